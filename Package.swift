@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Shades",
+    products: [
+        // MARK: Public API
+        /// Generators, filters and analysis; no file I/O. Depends only on FFTW, so an app can embed it.
+        .library(name: "ShadesDSP", targets: ["ShadesDSP"]),
+        /// Sound files (libsndfile) and resampling (libsamplerate).
+        .library(name: "ShadesIO", targets: ["ShadesIO"]),
+        /// Render jobs: a sound description plus duration, rate, channels and level → a normalised file.
+        .library(name: "ShadesRender", targets: ["ShadesRender"]),
+        .executable(name: "shades", targets: ["shades"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: Implementation details: one thin module per C library
+        .systemLibrary(
+            name: "CFFTW", pkgConfig: "fftw3f",
+            providers: [.apt(["libfftw3-dev"]), .brew(["fftw"])]),
+        .systemLibrary(
+            name: "CSndFile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),
+        .systemLibrary(
+            name: "CSampleRate", pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
+
+        // MARK: Modules
+        .target(name: "ShadesDSP", dependencies: ["CFFTW"]),
+        .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate"]),
+        .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO"]),
+        .executableTarget(
+            name: "shades",
+            dependencies: ["ShadesRender", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        // MARK: Tests
+        .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP"]),
+        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
+        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "shades"]),
+    ]
+)

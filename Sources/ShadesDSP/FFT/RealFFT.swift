@@ -1,0 +1,82 @@
+import CFFTW
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// FFTW planning is not thread-safe; every plan is made and destroyed under this lock. Executing is
+/// lock-free.
+private final class PlanningLock: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}
+
+private let planningLock = PlanningLock()
+
+/// A single-precision real FFT of one size, over buffers it owns (FFTW-aligned).
+///
+/// The only place that calls FFTW. `forward()` transforms ``withSignal(_:)``'s samples into
+/// ``withSpectrum(_:)``'s bins; `inverse()` goes back (unnormalised, as FFTW: the result is `size` times
+/// the input) and overwrites the spectrum. The spectrum is interleaved (re, im) for bins 0…size/2.
+public final class RealFFT: @unchecked Sendable {
+    /// Transform length in samples.
+    public let size: Int
+    /// Bins in the spectrum (size/2 + 1).
+    public var binCount: Int { size / 2 + 1 }
+    private let signal: UnsafeMutablePointer<Float>
+    private let spectrum: UnsafeMutablePointer<fftwf_complex>
+    private let forwardPlan: fftwf_plan
+    private let inversePlan: fftwf_plan
+
+    /// Plans transforms of `size` samples. `measure` spends time finding the fastest plan (worth it for
+    /// transforms run many times).
+    public init(size: Int, measure: Bool = false) {
+        precondition(size >= 2, "FFT size must be at least 2")
+        self.size = size
+        let signal = fftwf_alloc_real(size)!
+        let spectrum = fftwf_alloc_complex(size / 2 + 1)!
+        let flags = UInt32(measure ? FFTW_MEASURE : FFTW_ESTIMATE)
+        let n = Int32(size)
+        (forwardPlan, inversePlan) = planningLock.withLock {
+            (fftwf_plan_dft_r2c_1d(n, signal, spectrum, flags)!,
+             fftwf_plan_dft_c2r_1d(n, spectrum, signal, flags | UInt32(FFTW_DESTROY_INPUT))!)
+        }
+        self.signal = signal
+        self.spectrum = spectrum
+        signal.initialize(repeating: 0, count: size)
+        UnsafeMutableRawPointer(spectrum).bindMemory(to: Float.self, capacity: 2 * binCount)
+            .initialize(repeating: 0, count: 2 * binCount)
+    }
+
+    deinit {
+        planningLock.withLock {
+            fftwf_destroy_plan(forwardPlan)
+            fftwf_destroy_plan(inversePlan)
+        }
+        fftwf_free(signal)
+        fftwf_free(spectrum)
+    }
+
+    /// Lends the time-domain buffer (`size` samples).
+    public func withSignal<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+        try body(UnsafeMutableBufferPointer(start: signal, count: size))
+    }
+
+    /// Lends the spectrum as interleaved (re, im) Floats, 2 × ``binCount`` of them.
+    public func withSpectrum<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+        let floats = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Float.self)
+        return try body(UnsafeMutableBufferPointer(start: floats, count: 2 * binCount))
+    }
+
+    /// Signal → spectrum.
+    public func forward() { fftwf_execute(forwardPlan) }
+
+    /// Spectrum → signal (unnormalised); the spectrum is destroyed.
+    public func inverse() { fftwf_execute(inversePlan) }
+}

@@ -1,0 +1,67 @@
+/// Seamless loops of coloured noise by FFT synthesis over the whole loop.
+///
+/// Every bin from 1 to Nyquist gets the exact magnitude of the ideal colour (f^(−β/2) with the same 8 Hz
+/// infrasonic high-pass as the stream) and a uniformly random phase; DC is zero. The inverse FFT of the
+/// whole length is periodic by construction, so the step from the last sample back to the first is
+/// like any other, and its spectrum is the ideal line exactly. White noise needs no shaping: its samples
+/// are independent, so any stretch of the stream already loops seamlessly.
+public enum LoopNoise {
+    /// Renders `frameCount` frames of one signal at unit RMS into `output`.
+    ///
+    /// - Parameters:
+    ///   - colour: β ≠ 0 (white noise loops from the stream).
+    ///   - key: the signal's random stream (see ``SeedStream``).
+    public static func render(colour: NoiseColour, sampleRate: Double, key: UInt64,
+                              into output: UnsafeMutableBufferPointer<Float>) {
+        let n = output.count
+        precondition(colour.beta != 0 && n >= 2)
+        let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
+        let fft = RealFFT(size: n)
+        var random = LaneRandom(key: key)
+        var energy = 0.0
+        fft.withSpectrum { bins in
+            bins[0] = 0
+            bins[1] = 0
+            var k = 1
+            while k < fft.binCount {
+                let words = random.next()
+                let (c, s) = WhiteNoise.unitPhasors(words)
+                for lane in 0..<8 where k + lane < fft.binCount {
+                    let bin = k + lane
+                    let magnitude = design.idealMagnitude(atFrequency: Double(bin) * sampleRate / Double(n))
+                    let isNyquist = n % 2 == 0 && bin == n / 2
+                    bins[2 * bin] = Float(magnitude) * (isNyquist ? (c[lane] < 0 ? -1 : 1) : c[lane])
+                    bins[2 * bin + 1] = isNyquist ? 0 : Float(magnitude) * s[lane]
+                    energy += (isNyquist ? 1 : 2) * magnitude * magnitude
+                }
+                k += 8
+            }
+        }
+        fft.inverse()
+        // Parseval: Σx² = energy / n for FFTW's unnormalised inverse, so RMS = √energy / n.
+        let scale = Float(Double(n) / energy.squareRoot())
+        fft.withSignal { signal in
+            for i in 0..<n { output[i] = signal[i] * scale }
+        }
+    }
+}
+
+extension WhiteNoise {
+    /// Eight points uniformly distributed on the unit circle: (cos θ, sin θ).
+    ///
+    /// The low 2 bits of each word pick a quadrant, the top 23 the angle inside it; the quarter-turn
+    /// rotation is done with bit operations (a masked select would run lane by lane).
+    @inline(__always) public static func unitPhasors(_ words: SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>) {
+        let fraction = floatOfSmall(words &>> 9) * (1 / 8_388_608) + (0.5 / 8_388_608)
+        let (s, c) = sinCosSmall((fraction - 0.5) * (Float.pi / 2))
+        let quadrant = words & 3
+        // Odd quadrants swap cos and sin; quadrants 1, 2 negate x; quadrants 2, 3 negate y.
+        let swap = SIMD8<UInt32>.zero &- (quadrant & 1)
+        let cBits = unsafeBitCast(c, to: SIMD8<UInt32>.self), sBits = unsafeBitCast(s, to: SIMD8<UInt32>.self)
+        let xBits = cBits ^ ((cBits ^ sBits) & swap)
+        let yBits = sBits ^ ((cBits ^ sBits) & swap)
+        let xSign = ((quadrant &+ 1) & 2) &<< 30
+        let ySign = (quadrant & 2) &<< 30
+        return (unsafeBitCast(xBits ^ xSign, to: SIMD8<Float>.self), unsafeBitCast(yBits ^ ySign, to: SIMD8<Float>.self))
+    }
+}

@@ -1,0 +1,99 @@
+/// Endless coloured noise for a player: PSD ∝ f^−β, unit-variance white noise through the
+/// ``NoiseShapingDesign`` filter, scaled so the RMS level is `levelDBFS` in expectation.
+///
+/// Each independent signal (ear) draws from its own random stream keyed by the seed and the channel.
+/// The filters start in steady state (one second of warm-up is rendered and dropped), so the first
+/// sample already has the full spectrum and level.
+public final class NoiseSource: AudioSource {
+    public let sampleRate: Double
+    public let colour: NoiseColour
+    public let layout: ChannelLayout
+    /// RMS level in dBFS (in expectation).
+    public let levelDBFS: Double
+    public var channelCount: Int { layout.outputChannelCount }
+    private var renderer: ChunkedRenderer<ColouredNoiseKernel>
+
+    /// Frames per internal chunk.
+    static let chunkFrames = 4096
+
+    /// - Parameters:
+    ///   - colour: spectral exponent β in [−2, 2].
+    ///   - sampleRate: Hz, 8,000 … 192,000.
+    ///   - layout: channel layout (stereo: independent noise per ear).
+    ///   - levelDBFS: RMS level in dBFS.
+    ///   - seed: makes the output reproducible.
+    ///   - distribution: sample distribution of white noise (β = 0 only; coloured noise is Gaussian).
+    ///   - firstSignal: index of the first independent signal's random stream. A stereo source's right
+    ///     ear equals a mono source with `firstSignal: 1`, so ears can be rendered on separate threads.
+    public init(colour: NoiseColour, sampleRate: Double, layout: ChannelLayout = .stereo,
+                levelDBFS: Double = -20, seed: UInt64 = 1, distribution: WhiteDistribution = .gaussian,
+                firstSignal: Int = 0) throws(ParameterError) {
+        try validateSampleRate(sampleRate)
+        guard levelDBFS.isFinite, levelDBFS <= 0 else {
+            throw ParameterError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
+        }
+        guard distribution == .gaussian || colour.beta == 0 else {
+            throw ParameterError(parameter: "distribution", value: distribution.rawValue,
+                                 allowed: "gaussian for coloured noise; uniform only for white noise")
+        }
+        self.sampleRate = sampleRate
+        self.colour = colour
+        self.layout = layout
+        self.levelDBFS = levelDBFS
+        let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
+        let gain = Float(Decibels.amplitude(levelDBFS) * design.normalisingGain)
+        let kernels = (0..<layout.signalCount).map { signal in
+            ColouredNoiseKernel(design: design, distribution: distribution, gain: gain,
+                                key: SeedStream.noise.key(seed: seed, channel: firstSignal + signal), chunkFrames: Self.chunkFrames)
+        }
+        renderer = ChunkedRenderer(kernels: kernels, layout: layout, chunkFrames: Self.chunkFrames)
+        if colour.beta != 0 { warmUp(frames: Int(sampleRate)) }
+    }
+
+    deinit { renderer.deallocate() }
+
+    public func render(into block: AudioBlock) { renderer.render(into: block) }
+
+    private func warmUp(frames: Int) {
+        let chunks = (frames + Self.chunkFrames - 1) / Self.chunkFrames
+        let scratch = AudioBuffer(channelCount: channelCount, frameCapacity: Self.chunkFrames)
+        for _ in 0..<chunks { scratch.withBlock { render(into: $0) } }
+    }
+}
+
+/// One ear's noise: white noise, then the shaping filter, then the gain.
+struct ColouredNoiseKernel: ChunkKernel {
+    private var random: LaneRandom
+    private let distribution: WhiteDistribution
+    private let iir: BlockIIRFilter?
+    private let fir: FIRFilter?
+    private let gain: Float
+
+    init(design: NoiseShapingDesign, distribution: WhiteDistribution, gain: Float, key: UInt64, chunkFrames: Int) {
+        random = LaneRandom(key: key)
+        self.distribution = distribution
+        self.gain = gain
+        if design.sections.isEmpty {
+            iir = nil
+            fir = nil
+        } else {
+            iir = BlockIIRFilter(cascade: IIRCascade(sections: design.sections))
+            fir = FIRFilter(taps: design.firTaps.map { Float($0) }, maximumFrames: chunkFrames)
+        }
+    }
+
+    mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>) {
+        WhiteNoise.fill(chunk, distribution: distribution, random: &random)
+        iir?.process(chunk)
+        fir?.process(chunk)
+        let g = gain
+        for i in chunk.indices { chunk[i] *= g }
+    }
+}
+
+/// Throws unless `sampleRate` is in ``supportedSampleRates``.
+public func validateSampleRate(_ sampleRate: Double) throws(ParameterError) {
+    guard sampleRate.isFinite, supportedSampleRates.contains(sampleRate) else {
+        throw ParameterError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "8000 … 192000 Hz")
+    }
+}

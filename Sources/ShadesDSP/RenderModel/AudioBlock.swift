@@ -1,0 +1,122 @@
+/// Non-interleaved Float32 channels owned by the caller, for one render call.
+///
+/// The shape of an `AVAudioSourceNode` render callback: one pointer per channel, each valid for
+/// `frameCount` samples. A block never owns memory; sub-ranges share the caller's pointer list, so
+/// slicing a block allocates nothing.
+public struct AudioBlock {
+    @usableFromInline let channelStarts: UnsafeBufferPointer<UnsafeMutablePointer<Float>>
+    @usableFromInline let frameOffset: Int
+    /// Frames (samples per channel) in this block.
+    public let frameCount: Int
+
+    /// Wraps caller-owned channel pointers; each must be valid for `frameCount` samples.
+    public init(channels: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        precondition(frameCount >= 0, "frameCount must be >= 0")
+        self.channelStarts = channels
+        self.frameOffset = 0
+        self.frameCount = frameCount
+    }
+
+    @usableFromInline init(channelStarts: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frameOffset: Int, frameCount: Int) {
+        self.channelStarts = channelStarts
+        self.frameOffset = frameOffset
+        self.frameCount = frameCount
+    }
+
+    /// Number of channels.
+    @inlinable public var channelCount: Int { channelStarts.count }
+
+    /// The samples of one channel in this block.
+    @inlinable public func channel(_ index: Int) -> UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: channelStarts[index] + frameOffset, count: frameCount)
+    }
+
+    /// The frames `range` of this block (relative to its start), sharing the same memory.
+    @inlinable public func frames(_ range: Range<Int>) -> AudioBlock {
+        precondition(range.lowerBound >= 0 && range.upperBound <= frameCount, "frame range out of block")
+        return AudioBlock(channelStarts: channelStarts, frameOffset: frameOffset + range.lowerBound, frameCount: range.count)
+    }
+
+    /// Sets every sample of the block to zero.
+    @inlinable public func clear() {
+        for c in 0..<channelCount { channel(c).update(repeating: 0) }
+    }
+}
+
+/// Owned, non-interleaved Float32 audio: the non-real-time counterpart of ``AudioBlock``.
+///
+/// Memory is allocated once in `init`; ``withBlock(frames:_:)`` lends it out as an ``AudioBlock`` that
+/// must not escape the closure.
+public final class AudioBuffer: @unchecked Sendable {
+    /// Number of channels.
+    public let channelCount: Int
+    /// Frames (samples per channel) the buffer holds.
+    public let frameCapacity: Int
+    private let storage: UnsafeMutablePointer<Float>
+    private let pointers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
+
+    /// Allocates `channelCount` channels of `frameCapacity` samples, zeroed unless `zeroed` is false
+    /// (for buffers the caller fills completely). Large buffers ask the system for huge pages: a
+    /// 10-minute stereo buffer then costs a few hundred page faults instead of 56,000.
+    public init(channelCount: Int, frameCapacity: Int, zeroed: Bool = true) {
+        precondition(channelCount > 0 && frameCapacity >= 0)
+        self.channelCount = channelCount
+        self.frameCapacity = frameCapacity
+        let count = max(1, channelCount * frameCapacity)
+        storage = LargeAllocation.allocateFloats(count)
+        if zeroed { storage.initialize(repeating: 0, count: count) }
+        pointers = .allocate(capacity: channelCount)
+        for c in 0..<channelCount { pointers[c] = storage + c * frameCapacity }
+    }
+
+    deinit {
+        LargeAllocation.free(storage)
+        pointers.deallocate()
+    }
+
+    /// Lends frames `frames` of the buffer as a block; the block must not escape `body`.
+    public func withBlock<R>(frames: Range<Int>? = nil, _ body: (AudioBlock) throws -> R) rethrows -> R {
+        let range = frames ?? 0..<frameCapacity
+        let whole = AudioBlock(channels: UnsafeBufferPointer(pointers), frameCount: frameCapacity)
+        return try body(whole.frames(range))
+    }
+
+    /// Lends one channel's samples; they must not escape `body`.
+    public func withChannel<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+        try body(UnsafeMutableBufferPointer(start: pointers[index], count: frameCapacity))
+    }
+
+    /// A copy of one channel as an array (for tests and analysis).
+    public func samples(channel index: Int) -> [Float] {
+        Array(UnsafeBufferPointer(start: pointers[index], count: frameCapacity))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Memory for large sample buffers: 2 MiB-aligned and advised for transparent huge pages on Linux.
+enum LargeAllocation {
+    static func allocateFloats(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let bytes = count * MemoryLayout<Float>.stride
+        let hugePage = 2 << 20
+        var raw: UnsafeMutableRawPointer?
+        let alignment = bytes >= 2 * hugePage ? hugePage : 64
+        guard posix_memalign(&raw, alignment, bytes) == 0, let raw else { fatalError("out of memory for \(count) samples") }
+        #if os(Linux)
+        if alignment == hugePage { madvise(raw, bytes, MADV_HUGEPAGE) }
+        #endif
+        return raw.bindMemory(to: Float.self, capacity: count)
+    }
+
+    static func free(_ pointer: UnsafeMutablePointer<Float>) {
+        #if canImport(Glibc)
+        Glibc.free(pointer)
+        #else
+        Darwin.free(pointer)
+        #endif
+    }
+}

@@ -1,0 +1,85 @@
+/// One independent signal's generator, producing fixed-size chunks.
+public protocol ChunkKernel {
+    /// Fills `chunk` (exactly the renderer's chunk length) with the next samples of this signal.
+    mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>)
+}
+
+/// Runs one kernel per independent signal in fixed chunks aligned to frame 0 and routes the signals to
+/// output channels by a ``ChannelLayout``.
+///
+/// Because every kernel always sees whole chunks at the same absolute positions, the output does not
+/// depend on how a caller slices its render calls. A call that starts on a chunk boundary renders whole
+/// chunks straight into the caller's buffer; the rest goes through one chunk of buffered samples.
+public struct ChunkedRenderer<Kernel: ChunkKernel> {
+    /// Frames per chunk.
+    public let chunkFrames: Int
+    public let layout: ChannelLayout
+    private var kernels: [Kernel]
+    private let pending: UnsafeMutablePointer<Float>   // signalCount × chunkFrames
+    private var readPosition: Int
+
+    /// `kernels` holds one kernel per independent signal of `layout`.
+    public init(kernels: [Kernel], layout: ChannelLayout, chunkFrames: Int) {
+        precondition(kernels.count == layout.signalCount, "one kernel per independent signal")
+        self.kernels = kernels
+        self.layout = layout
+        self.chunkFrames = chunkFrames
+        pending = .allocate(capacity: kernels.count * chunkFrames)
+        pending.initialize(repeating: 0, count: kernels.count * chunkFrames)
+        readPosition = chunkFrames
+    }
+
+    /// Frees the chunk buffer; call once from the owner's `deinit`.
+    public func deallocate() { pending.deallocate() }
+
+    private func pendingChunk(_ signal: Int) -> UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: pending + signal * chunkFrames, count: chunkFrames)
+    }
+
+    /// Renders `block.frameCount` frames into `block`.
+    public mutating func render(into block: AudioBlock) {
+        precondition(block.channelCount == layout.outputChannelCount, "block has the wrong channel count")
+        var done = 0
+        while done < block.frameCount {
+            let remaining = block.frameCount - done
+            if readPosition == chunkFrames && remaining >= chunkFrames {
+                renderWholeChunk(into: block.frames(done..<done + chunkFrames))
+                done += chunkFrames
+                continue
+            }
+            if readPosition == chunkFrames {
+                for s in kernels.indices { kernels[s].renderChunk(into: pendingChunk(s)) }
+                readPosition = 0
+            }
+            let n = min(remaining, chunkFrames - readPosition)
+            for c in 0..<block.channelCount {
+                let destination = block.channel(c).baseAddress! + done
+                if let s = layout.signal(forOutputChannel: c) {
+                    destination.update(from: pending + s * chunkFrames + readPosition, count: n)
+                } else {
+                    destination.update(repeating: 0, count: n)
+                }
+            }
+            readPosition += n
+            done += n
+        }
+    }
+
+    private mutating func renderWholeChunk(into block: AudioBlock) {
+        var firstChannelOfSignal = (-1, -1)
+        for c in 0..<block.channelCount {
+            let destination = block.channel(c)
+            guard let s = layout.signal(forOutputChannel: c) else {
+                destination.update(repeating: 0)
+                continue
+            }
+            let first = s == 0 ? firstChannelOfSignal.0 : firstChannelOfSignal.1
+            if first >= 0 {
+                destination.baseAddress!.update(from: block.channel(first).baseAddress!, count: chunkFrames)
+            } else {
+                kernels[s].renderChunk(into: destination)
+                if s == 0 { firstChannelOfSignal.0 = c } else { firstChannelOfSignal.1 = c }
+            }
+        }
+    }
+}

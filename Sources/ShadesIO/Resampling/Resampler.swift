@@ -1,0 +1,46 @@
+import CSampleRate
+import ShadesDSP
+
+/// Sample-rate conversion with libsamplerate (the one place that calls it).
+public enum Resampler {
+    /// Converter quality, from libsamplerate's sinc converters.
+    public enum Quality: String, CaseIterable, Sendable, Codable {
+        /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth (default).
+        case best
+        /// SRC_SINC_MEDIUM_QUALITY.
+        case medium
+        /// SRC_SINC_FASTEST.
+        case fastest
+
+        var converter: Int32 {
+            switch self {
+            case .best: return Int32(SRC_SINC_BEST_QUALITY)
+            case .medium: return Int32(SRC_SINC_MEDIUM_QUALITY)
+            case .fastest: return Int32(SRC_SINC_FASTEST)
+            }
+        }
+    }
+
+    /// Converts every channel of `buffer` from `inputRate` to `outputRate` Hz (`src_simple`).
+    public static func convert(_ buffer: AudioBuffer, from inputRate: Double, to outputRate: Double,
+                               quality: Quality = .best) throws(AudioFileError) -> AudioBuffer {
+        let ratio = outputRate / inputRate
+        let outputFrames = Int((Double(buffer.frameCapacity) * ratio).rounded())
+        let output = AudioBuffer(channelCount: buffer.channelCount, frameCapacity: outputFrames)
+        for c in 0..<buffer.channelCount {
+            let code: Int32 = buffer.withChannel(c) { input in
+                output.withChannel(c) { out in
+                    var data = SRC_DATA()
+                    data.data_in = UnsafePointer(input.baseAddress)
+                    data.input_frames = Int(input.count)
+                    data.data_out = out.baseAddress
+                    data.output_frames = Int(out.count)
+                    data.src_ratio = ratio
+                    return src_simple(&data, quality.converter, 1)
+                }
+            }
+            guard code == 0 else { throw .runtime("resampling failed: \(String(cString: src_strerror(code)))") }
+        }
+        return output
+    }
+}

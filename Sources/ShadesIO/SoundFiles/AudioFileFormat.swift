@@ -1,0 +1,68 @@
+/// Sample format of a written file.
+public enum SampleFormat: String, CaseIterable, Sendable, Codable {
+    /// 16-bit PCM with TPDF dither.
+    case s16
+    /// 24-bit PCM.
+    case s24
+    /// 32-bit IEEE float.
+    case f32
+
+    /// The largest sample magnitude that is written without clipping (full scale 1.0). For s16 one LSB is
+    /// kept free for the ±1 LSB dither.
+    public var clipLimit: Double {
+        switch self {
+        case .s16: return 32_766.0 / 32_768.0
+        case .s24, .f32: return 1
+        }
+    }
+}
+
+/// Container of a written file, chosen by the file extension.
+public enum Container: String, CaseIterable, Sendable, Codable {
+    case wav
+    case flac
+
+    /// The container for `path`'s extension (`.wav`, `.flac`; case-insensitive).
+    public init(path: String) throws(AudioFileError) {
+        let ext = path.split(separator: "/").last.flatMap { name in
+            name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } : nil
+        }
+        switch ext {
+        case "wav": self = .wav
+        case "flac": self = .flac
+        default:
+            throw AudioFileError.usage("output \(path) has an unsupported extension (allowed: .wav, .flac)")
+        }
+    }
+
+    /// Whether the container stores `format`.
+    public func supports(_ format: SampleFormat) -> Bool { self == .wav || format != .f32 }
+}
+
+/// An output file's container and sample format.
+public struct AudioFileFormat: Sendable, Equatable, Codable {
+    public let container: Container
+    public let sampleFormat: SampleFormat
+
+    /// Throws when the container cannot hold the sample format (FLAC holds s16 and s24 only).
+    public init(container: Container, sampleFormat: SampleFormat) throws(AudioFileError) {
+        guard container.supports(sampleFormat) else {
+            throw AudioFileError.usage("format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")
+        }
+        self.container = container
+        self.sampleFormat = sampleFormat
+    }
+}
+
+/// Errors from reading or writing sound files. `usage` errors are the caller's input; `runtime` errors
+/// come from the file system or the codec.
+public enum AudioFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    case usage(String)
+    case runtime(String)
+
+    public var description: String {
+        switch self {
+        case .usage(let message), .runtime(let message): return message
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import CSndFile
+import ShadesDSP
+
+/// The one place that calls libsndfile: opening, reading, writing and closing sound files.
+final class SoundFile {
+    private let handle: OpaquePointer
+    let sampleRate: Int
+    let channelCount: Int
+    let frameCount: Int
+    private let path: String
+    private var isOpen = true
+
+    private init(handle: OpaquePointer, info: SF_INFO, path: String) {
+        self.handle = handle
+        sampleRate = Int(info.samplerate)
+        channelCount = Int(info.channels)
+        frameCount = Int(info.frames)
+        self.path = path
+    }
+
+    deinit { if isOpen { sf_close(handle) } }
+
+    /// Opens `path` for writing (`sf_open`, SFM_WRITE).
+    static func create(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat,
+                       frameCount: Int) throws(AudioFileError) -> SoundFile {
+        let bytesPerSample = format.sampleFormat == .s16 ? 2 : (format.sampleFormat == .s24 ? 3 : 4)
+        let needsRF64 = format.container == .wav && frameCount * channelCount * bytesPerSample > 0xFFFF_0000
+        let major: Int32
+        switch format.container {
+        case .wav: major = Int32(needsRF64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV)
+        case .flac: major = Int32(SF_FORMAT_FLAC)
+        }
+        let minor: Int32
+        switch format.sampleFormat {
+        case .s16: minor = Int32(SF_FORMAT_PCM_16)
+        case .s24: minor = Int32(SF_FORMAT_PCM_24)
+        case .f32: minor = Int32(SF_FORMAT_FLOAT)
+        }
+        var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: Int32(channelCount),
+                           format: major | minor, sections: 0, seekable: 0)
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw .runtime("cannot write \(path): \(String(cString: sf_strerror(nil)))")
+        }
+        let file = SoundFile(handle: handle, info: info, path: path)
+        if format.sampleFormat == .f32 {
+            // No PEAK chunk: its timestamp would make identical renders differ byte for byte.
+            sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        }
+        return file
+    }
+
+    /// Opens `path` for reading (`sf_open`, SFM_READ).
+    static func open(path: String) throws(AudioFileError) -> SoundFile {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .runtime("cannot read \(path): \(String(cString: sf_strerror(nil)))")
+        }
+        return SoundFile(handle: handle, info: info, path: path)
+    }
+
+    /// Sets a string tag (`sf_set_string`): comment and software.
+    func setStrings(comment: String?, software: String) {
+        if let comment { sf_set_string(handle, Int32(SF_STR_COMMENT), comment) }
+        sf_set_string(handle, Int32(SF_STR_SOFTWARE), software)
+    }
+
+    /// The comment tag (`sf_get_string`), if any.
+    var comment: String? {
+        sf_get_string(handle, Int32(SF_STR_COMMENT)).map { String(cString: $0) }
+    }
+
+    /// Major format name, e.g. "WAV" or "FLAC", and the sample format.
+    var formatCode: Int32 {
+        var info = SF_INFO()
+        sf_command(handle, Int32(SFC_GET_CURRENT_SF_INFO), &info, Int32(MemoryLayout<SF_INFO>.size))
+        return info.format
+    }
+
+    func write(interleaved samples: UnsafeBufferPointer<Int16>) throws(AudioFileError) {
+        let frames = samples.count / channelCount
+        guard sf_writef_short(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError() }
+    }
+
+    func write(interleaved samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        let frames = samples.count / channelCount
+        guard sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError() }
+    }
+
+    /// Reads up to `samples.count / channelCount` frames; returns the frames read.
+    func read(interleaved samples: UnsafeMutableBufferPointer<Float>) -> Int {
+        Int(sf_readf_float(handle, samples.baseAddress, sf_count_t(samples.count / channelCount)))
+    }
+
+    /// Finishes the header and closes (`sf_close`); reports a failure to finish the file.
+    func close() throws(AudioFileError) {
+        guard isOpen else { return }
+        let pending = sf_error(handle)
+        let error = pending == 0 ? nil : writeError()
+        isOpen = false
+        let code = sf_close(handle)
+        if let error { throw error }
+        guard code == 0 else { throw .runtime("cannot finish \(path): \(String(cString: sf_error_number(code)))") }
+    }
+
+    private func writeError() -> AudioFileError {
+        .runtime("cannot write \(path): \(String(cString: sf_strerror(handle)))")
+    }
+}

@@ -1,0 +1,25 @@
+import ShadesDSP
+
+/// What to render: a source and its own parameters (duration, rate, level … are in ``RenderRequest``).
+public enum SoundDescription: Sendable, Equatable, Codable {
+    /// Noise of PSD ∝ f^−β.
+    case noise(colour: NoiseColour, distribution: WhiteDistribution)
+    /// A pure tone.
+    case tone(frequencyHz: Double)
+
+    /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
+    public var summary: String {
+        switch self {
+        case .noise(let colour, let distribution):
+            let name = NoiseColour.named.first { $0.colour == colour }?.name ?? "noise"
+            return "\(name) beta=\(formatNumber(colour.beta))" + (colour.beta == 0 ? " distribution=\(distribution.rawValue)" : "")
+        case .tone(let frequencyHz):
+            return "tone frequency=\(formatNumber(frequencyHz))Hz"
+        }
+    }
+}
+
+/// A number without a trailing ".0".
+func formatNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}

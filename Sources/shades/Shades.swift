@@ -1,0 +1,52 @@
+import ArgumentParser
+import ShadesRender
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps `main` thin: parse, run, and turn every error into one line and an exit code
+/// (2 for bad input, 1 for failures while running).
+@main
+struct Shades: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shades",
+        abstract: "Therapeutic sounds for tinnitus research: exact noise colours and tones as WAV/FLAC.",
+        discussion: """
+            Examples:
+              shades render pink --duration 10m --channels stereo --level -20 --seed 7 -o pink.wav
+              shades render brown --duration 1h --loop -o brown.wav
+              shades render tone --frequency 6kHz --duration 2m --channels left -o tone.wav
+            """,
+        version: "0.1.0",
+        subcommands: [RenderCommand.self])
+
+    static func main() {
+        installInterruptCleanup()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as CommandFailure {
+            fail(error.message, code: error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) }  // --help, --version
+            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid input"
+            fail(message, code: 2)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        var line = "shades: error: \(message)\n"
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        Glibc.exit(code)
+    }
+}
+
+/// An error that ends the command with a one-line message.
+struct CommandFailure: Error {
+    let message: String
+    let exitCode: Int32
+
+    static func usage(_ message: String) -> CommandFailure { CommandFailure(message: message, exitCode: 2) }
+    static func runtime(_ message: String) -> CommandFailure { CommandFailure(message: message, exitCode: 1) }
+}

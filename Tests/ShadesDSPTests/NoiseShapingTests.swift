@@ -1,0 +1,67 @@
+import Testing
+import ShadesDSP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The generator's spectral shaping itself, against the ideal line f^−β (offset fitted):
+/// the spec allows ±0.05 dB from 20 Hz to 20 kHz.
+@Suite struct NoiseShapingTests {
+    static let betas: [Double] = [-2, -1.5, -1, -0.5, 0.5, 1, 1.5, 2]
+    static let rates: [Double] = [8_000, 22_050, 44_100, 48_000, 96_000, 192_000]
+
+    /// Deviations (dB) of `magnitude(f)` from f^(−β/2) with the mean removed.
+    func deviations(beta: Double, frequencies: [Double], magnitude: (Double) -> Double) -> [Double] {
+        let raw = frequencies.map { 20 * log10(magnitude($0)) + 10 * beta * log10($0) }
+        let mean = raw.reduce(0, +) / Double(raw.count)
+        return raw.map { $0 - mean }
+    }
+
+    @Test(arguments: betas)
+    func designedResponseFollowsTheIdealLine(beta: Double) throws {
+        for rate in Self.rates {
+            let design = NoiseShapingDesign(colour: try NoiseColour(beta: beta), sampleRate: rate)
+            let top = NoiseShapingDesign.accurateBandTopHz(sampleRate: rate)
+            let dev = deviations(beta: beta, frequencies: logFrequencies(from: 20, to: top)) {
+                design.magnitude(atFrequency: $0)
+            }
+            #expect(dev.map(abs).max()! <= 0.05, "β \(beta) at \(rate) Hz: worst \(dev.map(abs).max()!) dB")
+        }
+    }
+
+    /// The Float kernels that run in the stream, measured from their impulse response.
+    @Test(arguments: betas)
+    func implementedResponseFollowsTheIdealLine(beta: Double) throws {
+        for rate in [44_100.0, 48_000] {
+            let design = NoiseShapingDesign(colour: try NoiseColour(beta: beta), sampleRate: rate)
+            let iir = BlockIIRFilter(cascade: IIRCascade(sections: design.sections))
+            let fir = FIRFilter(taps: design.firTaps.map { Float($0) }, maximumFrames: 4096)
+            let fft = RealFFT(size: 1 << 20)
+            fft.withSignal { signal in
+                signal.update(repeating: 0)
+                signal[0] = 1
+                for start in stride(from: 0, to: signal.count, by: 4096) {
+                    let chunk = UnsafeMutableBufferPointer(rebasing: signal[start..<start + 4096])
+                    iir.process(chunk)
+                    fir.process(chunk)
+                }
+            }
+            fft.forward()
+            let binWidth = rate / Double(fft.size)
+            let top = NoiseShapingDesign.accurateBandTopHz(sampleRate: rate)
+            let dev = fft.withSpectrum { bins in
+                deviations(beta: beta, frequencies: logFrequencies(from: 20, to: top)) { f in
+                    let k = Int((f / binWidth).rounded())
+                    return Double(hypotf(bins[2 * k], bins[2 * k + 1]))
+                }
+            }
+            #expect(dev.map(abs).max()! <= 0.05, "β \(beta) at \(rate) Hz: worst \(dev.map(abs).max()!) dB")
+        }
+    }
+
+    @Test func whiteNoiseNeedsNoShaping() {
+        let design = NoiseShapingDesign(colour: .white, sampleRate: 48_000)
+        #expect(design.sections.isEmpty)
+        #expect(design.magnitude(atFrequency: 1000) == 1)
+    }
+}
