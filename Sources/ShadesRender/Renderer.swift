@@ -27,7 +27,9 @@ public enum Renderer {
     public static func render(_ request: RenderRequest) throws(ParameterError) -> RenderedSound {
         try request.validate()
         let frames = request.frameCount
-        let layout = request.layout
+        // A tone is one signal: in stereo both ears carry it.
+        let layout: ChannelLayout
+        if case .tone = request.sound, request.layout == .stereo { layout = .diotic } else { layout = request.layout }
         let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: frames,
                                  zeroed: layout.signalCount == layout.outputChannelCount)
         var notes: [String] = []

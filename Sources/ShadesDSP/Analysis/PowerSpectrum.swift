@@ -11,6 +11,12 @@ public struct PowerSpectrum: Sendable {
     /// Power per Hz (full scale² / Hz), bins 0 … size/2. Integrating over all bins gives the mean square.
     public let density: [Double]
 
+    /// A spectrum from its parts (e.g. the average of several channels' spectra).
+    public init(binWidthHz: Double, density: [Double]) {
+        self.binWidthHz = binWidthHz
+        self.density = density
+    }
+
     /// Welch's method: Hann-windowed segments of `segmentLength` samples overlapping by half.
     public static func welch(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
                              segmentLength: Int = 65_536) -> PowerSpectrum {

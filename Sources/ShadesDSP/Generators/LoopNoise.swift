@@ -38,8 +38,8 @@ public enum LoopNoise {
             }
         }
         fft.inverse()
-        // Parseval: Σx² = energy / n for FFTW's unnormalised inverse, so RMS = √energy / n.
-        let scale = Float(Double(n) / energy.squareRoot())
+        // Parseval with FFTW's unnormalised inverse: Σx² = n · Σ_k |X_k|² = n · energy, so RMS = √energy.
+        let scale = Float(1 / energy.squareRoot())
         fft.withSignal { signal in
             for i in 0..<n { output[i] = signal[i] * scale }
         }

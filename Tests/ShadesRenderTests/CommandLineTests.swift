@@ -1,0 +1,103 @@
+import Testing
+import Foundation
+
+/// Runs the built `shades` executable, as a user would.
+struct Shell {
+    static var executable: String {
+        // The test bundle sits beside the products in the build folder.
+        let bundleFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundleFolder, bundleFolder.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("shades").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return bundleFolder.appendingPathComponent("shades").path
+    }
+
+    static func run(_ arguments: [String], in folder: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+}
+
+@Suite struct CommandLineTests {
+    let folder = temporaryFolder("cli")
+
+    /// The issue's command forms (shortened durations keep the suite quick; the forms are the same).
+    @Test(arguments: [
+        "render pink --duration 10s --rate 48000 --channels stereo --level -20 --seed 7 --format s16 -o pink.wav",
+        "render white --duration 9s -o white.flac",
+        "render brown --duration 0.1h --loop -o brown.wav",
+        "render noise --beta 0.5 --duration 3s -o tilt.wav",
+        "render tone --frequency 6kHz --duration 0.2m --channels left -o tone.wav",
+        "render noise --beta -1.5 --duration 1.5s --format f32 -o blue.wav",
+        "render tone --frequency 440Hz --duration 1s --loop --level -30dBFS -o a440.flac",
+    ])
+    func issueExamplesWork(command: String) throws {
+        let arguments = command.split(separator: " ").map(String.init)
+        let result = try Shell.run(arguments, in: folder)
+        #expect(result.status == 0, "\(command): \(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/\(arguments.last!)"))
+        #expect(result.stdout.contains("wrote"))
+    }
+
+    @Test func sameCommandTwiceGivesTheSameBytes() throws {
+        for name in ["one.wav", "two.wav"] {
+            _ = try Shell.run(["render", "pink", "--duration", "2s", "--seed", "7", "-o", name], in: folder)
+        }
+        let one = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/one.wav"))
+        let two = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/two.wav"))
+        #expect(one == two && !one.isEmpty)
+    }
+
+    /// Every bad input: one line naming the parameter, the right exit code, no output file.
+    @Test(arguments: [
+        ("render pink --duration nan -o out.wav", Int32(2), "duration"),
+        ("render pink --duration inf -o out.wav", 2, "duration"),
+        ("render pink --duration -5s -o out.wav", 2, "duration"),
+        ("render pink --duration 0 -o out.wav", 2, "duration"),
+        ("render tone --frequency 0 --duration 1s -o out.wav", 2, "frequency"),
+        ("render tone --frequency -440 --duration 1s -o out.wav", 2, "frequency"),
+        ("render tone --frequency 24kHz --duration 1s -o out.wav", 2, "frequency"),
+        ("render tone --frequency 30kHz --rate 44100 --duration 1s -o out.wav", 2, "frequency"),
+        ("render tone --frequency nan --duration 1s -o out.wav", 2, "frequency"),
+        ("render purple --duration 1s -o out.wav", 2, "source"),
+        ("render noise --beta 2.5 --duration 1s -o out.wav", 2, "beta"),
+        ("render noise --beta -3 --duration 1s -o out.wav", 2, "beta"),
+        ("render noise --duration 1s -o out.wav", 2, "beta"),
+        ("render pink --duration 1s --rate 4000 -o out.wav", 2, "rate"),
+        ("render pink --duration 1s --rate 500kHz -o out.wav", 2, "rate"),
+        ("render pink --duration 1s --level 3 -o out.wav", 2, "level"),
+        ("render pink --duration 1s --channels quad -o out.wav", 2, "channels"),
+        ("render pink --duration 1s --format s8 -o out.wav", 2, "format"),
+        ("render pink --duration 1s --format f32 -o out.flac", 2, "format"),
+        ("render pink --duration 1s -o out.mp3", 2, "extension"),
+        ("render pink --duration 1s -o /nonexistent-folder/out.wav", 1, "folder"),
+        ("render white --duration 2s --level -2 -o out.wav", 1, "highest level that fits"),
+        ("render tone --frequency 1kHz --duration 1s --level -1 -o out.wav", 1, "highest level that fits"),
+    ])
+    func badInputGetsOneLineAnExitCodeAndNoFile(command: String, status: Int32, mentions: String) throws {
+        let result = try Shell.run(command.split(separator: " ").map(String.init), in: folder)
+        #expect(result.status == status, "\(command): exit \(result.status), \(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(command): \(result.stderr)")
+        #expect(result.stderr.contains(mentions), "\(command): \(result.stderr)")
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("out") || $0.hasSuffix(".tmp") }
+        #expect(outputs.isEmpty, "\(command) left \(outputs)")
+    }
+
+    @Test func helpShowsExamples() throws {
+        let result = try Shell.run(["render", "--help"], in: folder)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("shades render brown --duration 1h --loop -o brown.wav"))
+    }
+}

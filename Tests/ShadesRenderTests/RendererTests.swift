@@ -1,0 +1,117 @@
+import Testing
+import Foundation
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+func temporaryFolder(_ name: String) -> String {
+    let path = NSTemporaryDirectory() + "shades-\(name)-\(getpid())-\(UUID().uuidString)"
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite struct RendererTests {
+    let folder = temporaryFolder("render")
+
+    @Test(arguments: [SampleFormat.s16, .s24, .f32])
+    func writtenFileHasTheAskedRMSWithin0_01dB(format: SampleFormat) throws {
+        for (sound, level) in [(SoundDescription.noise(colour: .pink, distribution: .gaussian), -20.0),
+                               (.noise(colour: .brown, distribution: .gaussian), -31.5),
+                               (.tone(frequencyHz: 440), -12.0)] {
+            let request = RenderRequest(sound: sound, durationSeconds: 5, sampleRate: 48_000, layout: .stereo,
+                                        levelDBFS: level, seed: 3)
+            let path = "\(folder)/level-\(format).wav"
+            try Renderer.write(try Renderer.render(request), to: path, sampleFormat: format)
+            let decoded = try DecodedAudio(contentsOf: path)
+            for c in 0..<2 {
+                let measured = decoded.buffer.withChannel(c) { SignalLevel.rmsDBFS(UnsafeBufferPointer($0)) }
+                #expect(abs(measured - level) < 0.01, "\(sound.summary) \(format) channel \(c): \(measured) dBFS")
+            }
+        }
+    }
+
+    @Test func sameRequestGivesByteIdenticalFilesAndAnotherSeedDoesNot() throws {
+        var request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 3, seed: 7)
+        for (i, name) in ["a.wav", "b.wav"].enumerated() {
+            _ = i
+            try Renderer.write(try Renderer.render(request), to: "\(folder)/\(name)", sampleFormat: .s16)
+        }
+        request.seed = 8
+        try Renderer.write(try Renderer.render(request), to: "\(folder)/c.wav", sampleFormat: .s16)
+        let a = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/a.wav"))
+        let b = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/b.wav"))
+        let c = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/c.wav"))
+        #expect(a == b)
+        #expect(a != c)
+    }
+
+    @Test func fileRenderIsTheStreamUpToItsGain() throws {
+        let request = RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 2,
+                                    sampleRate: 44_100, layout: .stereo, levelDBFS: -20, seed: 5)
+        let rendered = try Renderer.render(request)
+        let stream = try NoiseSource(colour: .brown, sampleRate: 44_100, layout: .stereo, levelDBFS: -20, seed: 5)
+            .renderBuffer(frameCount: request.frameCount)
+        for c in 0..<2 { #expect(rendered.buffer.samples(channel: c) == stream.samples(channel: c)) }
+    }
+
+    @Test func aFileThatWouldClipIsNotWrittenAndTheErrorNamesTheHighestLevel() throws {
+        let request = RenderRequest(sound: .noise(colour: .white, distribution: .gaussian), durationSeconds: 2, levelDBFS: -3)
+        let path = "\(folder)/clip.wav"
+        do {
+            try Renderer.write(try Renderer.render(request), to: path, sampleFormat: .s16)
+            Issue.record("expected a clipping error")
+        } catch let error as RenderError {
+            #expect(error.description.contains("would clip"))
+            #expect(error.description.contains("highest level that fits"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func loopedToneIsAdjustedToWholeCyclesAndReported() throws {
+        let request = RenderRequest(sound: .tone(frequencyHz: 1000.3), durationSeconds: 1, layout: .mono, loop: true)
+        let rendered = try Renderer.render(request)
+        #expect(rendered.renderedFrequencyHz == 1000)
+        #expect(rendered.notes.first?.contains("adjusted from 1000.3 Hz to 1000.0 Hz") == true)
+        let x = rendered.buffer.samples(channel: 0)
+        // The sample after the last is the first again: a seamless loop.
+        let next = Float(sin(2 * Double.pi * 1000 * Double(x.count) / 48_000) * 0.7079457843841379)
+        #expect(abs(next - x[0]) < 1e-6)
+    }
+
+    @Test func loopedNoiseFileIsPeriodicWithExactLevel() throws {
+        let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 4,
+                                    layout: .stereo, levelDBFS: -23, seed: 9, loop: true)
+        let rendered = try Renderer.render(request)
+        #expect(rendered.buffer.samples(channel: 0) != rendered.buffer.samples(channel: 1))
+        for c in 0..<2 {
+            let rms = rendered.buffer.withChannel(c) { SignalLevel.rms(UnsafeBufferPointer($0)) } * Double(rendered.gains[c])
+            #expect(abs(Decibels.fromAmplitude(rms) + 23) < 0.001)
+        }
+    }
+
+    @Test func commentTagHoldsTheParameters() throws {
+        let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 1, seed: 42)
+        let path = "\(folder)/tag.flac"
+        try Renderer.write(try Renderer.render(request), to: path, sampleFormat: .s24)
+        let comment = try DecodedAudio(contentsOf: path).comment ?? ""
+        #expect(comment.contains("render pink beta=1"))
+        #expect(comment.contains("seed=42"))
+        #expect(comment.contains("format=s24"))
+    }
+
+    @Test func valueParsing() throws {
+        #expect(try ValueParsing.seconds("90s") == 90)
+        #expect(try ValueParsing.seconds("10m") == 600)
+        #expect(try ValueParsing.seconds("1h") == 3600)
+        #expect(try ValueParsing.seconds("1.5s") == 1.5)
+        #expect(try ValueParsing.seconds("50ms") == 0.05)
+        #expect(try ValueParsing.seconds("12") == 12)
+        #expect(try ValueParsing.hertz("6kHz") == 6000)
+        #expect(try ValueParsing.hertz("440Hz") == 440)
+        #expect(try ValueParsing.hertz("6000") == 6000)
+        #expect(try ValueParsing.decibels("-20dBFS") == -20)
+        for bad in ["nan", "inf", "-inf", "", "abc", "10x", "1e999"] {
+            #expect(throws: ParameterError.self, "\(bad)") { try ValueParsing.seconds(bad) }
+        }
+    }
+}
