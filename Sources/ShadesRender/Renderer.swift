@@ -20,125 +20,155 @@ public struct RenderedSound: @unchecked Sendable {
     public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
 }
 
-/// Renders ``RenderRequest``s to memory and files.
+/// What a file render did.
+public struct FileRenderReport: Sendable {
+    /// Linear gain applied to each signal so its RMS is the asked level.
+    public let gains: [Float]
+    /// Largest |sample| after the gain (linear, full scale 1.0).
+    public let peak: Double
+    public let renderedFrequencyHz: Double?
+    public let notes: [String]
+    public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
+}
+
+/// Renders ``RenderRequest``s to memory and to files.
 public enum Renderer {
-    /// Renders `request`: each independent signal on its own thread, then measures each channel so the
-    /// written file has exactly the asked RMS level.
+    /// Frames per chunk when streaming to a file or measuring.
+    static let chunkFrames = 32_768
+
+    /// Renders `request` into memory (each independent signal on its own thread) and measures each
+    /// channel. For analysis and tests; files are written by ``renderFile(_:to:sampleFormat:)``,
+    /// which streams and never holds the audio.
     public static func render(_ request: RenderRequest) throws(ParameterError) -> RenderedSound {
-        try request.validate()
-        let frames = request.frameCount
-        // A tone is one signal: in stereo both ears carry it.
-        let layout: ChannelLayout
-        if case .tone = request.sound, request.layout == .stereo { layout = .diotic } else { layout = request.layout }
-        let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: frames,
-                                 zeroed: layout.signalCount == layout.outputChannelCount)
-        var notes: [String] = []
-        var renderedFrequency: Double?
-
-        // Output channel carrying each independent signal first; later channels copy it.
-        let firstChannel: [Int] = (0..<layout.signalCount).map { s in
-            (0..<layout.outputChannelCount).first { layout.signal(forOutputChannel: $0) == s }!
+        let plan = try SignalPlan(request: request)
+        let layout = plan.layout
+        let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: plan.frames)
+        let first = plan.firstChannel
+        DispatchQueue.concurrentPerform(iterations: plan.signalCount) { s in
+            output.withChannel(first[s]) { renderMono(plan.makeSource(s), into: $0) }
         }
-        switch request.sound {
-        case .noise(let colour, let distribution):
-            let shapedLoop = request.loop && colour.beta != 0
-            DispatchQueue.concurrentPerform(iterations: layout.signalCount) { s in
-                output.withChannel(firstChannel[s]) { channel in
-                    if shapedLoop {
-                        LoopNoise.render(colour: colour, sampleRate: request.sampleRate,
-                                         key: SeedStream.noise.key(seed: request.seed, channel: s), into: channel)
-                    } else {
-                        // Parameters were validated above, so this cannot throw.
-                        let source = try! NoiseSource(colour: colour, sampleRate: request.sampleRate, layout: .mono,
-                                                      levelDBFS: request.levelDBFS, seed: request.seed,
-                                                      distribution: distribution, firstSignal: s)
-                        renderMono(source, into: channel)
-                    }
-                }
-            }
-        case .tone(let frequencyHz):
-            var frequency = frequencyHz
-            if request.loop {
-                frequency = ToneSource.loopFrequency(near: frequencyHz, frameCount: frames, sampleRate: request.sampleRate)
-                if frequency != frequencyHz {
-                    notes.append("loop: tone frequency adjusted from \(formatNumber(frequencyHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - frequencyHz)) Hz) for a whole number of cycles")
-                }
-            }
-            guard frequency < request.sampleRate / 2 else {
-                throw ParameterError(parameter: "frequency", value: "\(frequencyHz) Hz",
-                                     allowed: "below Nyquist (\(request.sampleRate / 2) Hz) after whole-cycle loop adjustment")
-            }
-            renderedFrequency = frequency
-            let source = try ToneSource(frequencyHz: frequency, sampleRate: request.sampleRate, layout: .mono,
-                                        levelDBFS: -3.0103)
-            output.withChannel(firstChannel[0]) { renderMono(source, into: $0) }
-        }
-
-        // Copy signals into the other channels that carry them (diotic), silence the silent ones.
         for c in 0..<layout.outputChannelCount {
-            guard let s = layout.signal(forOutputChannel: c) else { continue }
-            if c != firstChannel[s] {
-                output.withChannel(firstChannel[s]) { source in
-                    output.withChannel(c) { $0.baseAddress!.update(from: source.baseAddress!, count: frames) }
-                }
+            guard let s = layout.signal(forOutputChannel: c), c != first[s] else { continue }
+            output.withChannel(first[s]) { source in
+                output.withChannel(c) { $0.baseAddress!.update(from: source.baseAddress!, count: plan.frames) }
             }
         }
-
-        // Measure and normalise each sounding channel to the asked RMS (channels in parallel).
-        let target = Decibels.amplitude(request.levelDBFS)
-        nonisolated(unsafe) let measured = UnsafeMutableBufferPointer<(sumOfSquares: Double, peak: Float)>
-            .allocate(capacity: layout.outputChannelCount)
-        defer { measured.deallocate() }
-        DispatchQueue.concurrentPerform(iterations: layout.outputChannelCount) { c in
-            measured[c] = output.withChannel(c) { SignalLevel.measure(UnsafeBufferPointer($0)) }
+        let measurements = plan.knownMeasurements ?? (0..<plan.signalCount).map { s in
+            output.withChannel(first[s]) { measureChunked(UnsafeBufferPointer($0)) }
         }
-        var gains = [Float](repeating: 1, count: layout.outputChannelCount)
-        var peak = 0.0
-        for c in 0..<layout.outputChannelCount where layout.signal(forOutputChannel: c) != nil {
-            let rms = (measured[c].sumOfSquares / Double(frames)).squareRoot()
-            gains[c] = rms > 0 ? Float(target / rms) : 1
-            peak = max(peak, Double(measured[c].peak) * Double(gains[c]))
-        }
-        return RenderedSound(request: request, buffer: output, gains: gains, peak: peak,
-                             renderedFrequencyHz: renderedFrequency, notes: notes)
+        let (signalGains, peak) = gains(for: measurements, request: request, frames: plan.frames)
+        var channelGains = [Float](repeating: 1, count: layout.outputChannelCount)
+        for c in 0..<layout.outputChannelCount { if let s = layout.signal(forOutputChannel: c) { channelGains[c] = signalGains[s] } }
+        return RenderedSound(request: request, buffer: output, gains: channelGains, peak: peak,
+                             renderedFrequencyHz: plan.renderedFrequencyHz, notes: plan.notes)
     }
 
-    /// Writes `sound` to `path` (WAV or FLAC by extension) in `sampleFormat`, atomically, with its
-    /// parameters in the comment tag. Refuses to write a file that would clip.
-    public static func write(_ sound: RenderedSound, to path: String, sampleFormat: SampleFormat) throws(RenderError) {
+    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat`, in two streaming passes:
+    /// the first measures each signal, the second renders it again, applies the exact gain, quantises and
+    /// writes. Nothing clips: a render that would is refused, naming the highest level that fits. The
+    /// file appears only when complete, with the parameters in its comment tag.
+    @discardableResult
+    public static func renderFile(_ request: RenderRequest, to path: String,
+                                  sampleFormat: SampleFormat) throws(RenderError) -> FileRenderReport {
         let format: AudioFileFormat
         do throws(AudioFileError) {
             format = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
         } catch { throw RenderError(error) }
+        let plan: SignalPlan
+        do throws(ParameterError) { plan = try SignalPlan(request: request) } catch { throw .usage(error.description) }
+
+        let measurements = plan.knownMeasurements ?? measure(plan)
+        let (gains, peak) = gains(for: measurements, request: request, frames: plan.frames)
         let limit = sampleFormat.clipLimit
-        if sound.peak > limit {
-            let highest = sound.request.levelDBFS - Decibels.fromAmplitude(sound.peak / limit)
-            throw .runtime("level \(formatNumber(sound.request.levelDBFS)) dBFS would clip (peak \(formatSigned(sound.peakDBFS, digits: 2)) dBFS in \(sampleFormat.rawValue)); the highest level that fits is \(formatFloor(highest)) dBFS")
+        if peak > limit {
+            let highest = request.levelDBFS - Decibels.fromAmplitude(peak / limit)
+            throw .runtime("level \(formatNumber(request.levelDBFS)) dBFS would clip (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) dBFS in \(sampleFormat.rawValue)); the highest level that fits is \(formatFloor(highest)) dBFS")
         }
+        let comment = Self.comment(for: request, renderedFrequencyHz: plan.renderedFrequencyHz, format: sampleFormat)
         do throws(AudioFileError) {
-            try AudioFileWriter.write(sound.buffer, sampleRate: Int(sound.request.sampleRate), gains: sound.gains,
-                                      to: path, format: format,
-                                      ditherKey: SeedStream.dither.key(seed: sound.request.seed, channel: 0),
-                                      comment: comment(for: sound, format: sampleFormat))
+            try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
+                let output = try AudioFileOutput(path: temporary, sampleRate: Int(request.sampleRate),
+                                                 channelCount: plan.layout.outputChannelCount, format: format,
+                                                 frameCount: plan.frames, comment: comment)
+                try StreamingWriter(plan: plan, gains: gains, sampleFormat: sampleFormat, seed: request.seed,
+                                    chunkFrames: chunkFrames).run(into: output)
+                try output.close()
+            }
         } catch { throw RenderError(error) }
+        return FileRenderReport(gains: gains, peak: peak, renderedFrequencyHz: plan.renderedFrequencyHz, notes: plan.notes)
+    }
+
+    /// Pass 1: every signal rendered chunk by chunk (signals in parallel) and measured, nothing kept.
+    static func measure(_ plan: SignalPlan) -> [SignalMeasurement] {
+        let results = ResultSlots<SignalMeasurement>(count: plan.signalCount)
+        DispatchQueue.concurrentPerform(iterations: plan.signalCount) { s in
+            let source = plan.makeSource(s)
+            let scratch = AudioBuffer(channelCount: 1, frameCapacity: chunkFrames, zeroed: false)
+            var total = SignalMeasurement(sumOfSquares: 0, peak: 0)
+            for start in stride(from: 0, to: plan.frames, by: chunkFrames) {
+                let n = min(chunkFrames, plan.frames - start)
+                scratch.withBlock(frames: 0..<n) { block in
+                    source.render(into: block)
+                    let m = SignalLevel.measure(UnsafeBufferPointer(block.channel(0)))
+                    total.sumOfSquares += m.sumOfSquares
+                    total.peak = max(total.peak, m.peak)
+                }
+            }
+            results[s] = total
+        }
+        return results.values
+    }
+
+    /// The same measurement over samples in memory (same chunks, same order, same sums as pass 1).
+    static func measureChunked(_ samples: UnsafeBufferPointer<Float>) -> SignalMeasurement {
+        var total = SignalMeasurement(sumOfSquares: 0, peak: 0)
+        for start in stride(from: 0, to: samples.count, by: chunkFrames) {
+            let m = SignalLevel.measure(UnsafeBufferPointer(rebasing: samples[start..<min(samples.count, start + chunkFrames)]))
+            total.sumOfSquares += m.sumOfSquares
+            total.peak = max(total.peak, m.peak)
+        }
+        return total
+    }
+
+    /// Gain per signal bringing its RMS to the asked level, and the resulting peak over all signals.
+    static func gains(for measurements: [SignalMeasurement], request: RenderRequest, frames: Int) -> ([Float], Double) {
+        let target = Decibels.amplitude(request.levelDBFS)
+        var peak = 0.0
+        let gains = measurements.map { m -> Float in
+            let rms = (m.sumOfSquares / Double(frames)).squareRoot()
+            let gain = rms > 0 ? Float(target / rms) : 1
+            peak = max(peak, Double(m.peak) * Double(gain))
+            return gain
+        }
+        return (gains, peak)
     }
 
     /// The comment tag: every parameter needed to render the file again.
-    public static func comment(for sound: RenderedSound, format: SampleFormat) -> String {
-        let r = sound.request
+    public static func comment(for r: RenderRequest, renderedFrequencyHz: Double?, format: SampleFormat) -> String {
         var text = "\(AudioFileWriter.software) render \(r.sound.summary)"
-        if let f = sound.renderedFrequencyHz, case .tone(let asked) = r.sound, f != asked { text += " rendered_frequency=\(f)Hz" }
+        if let f = renderedFrequencyHz, case .tone(let asked) = r.sound, f != asked { text += " rendered_frequency=\(f)Hz" }
         text += " duration=\(formatNumber(r.durationSeconds))s rate=\(formatNumber(r.sampleRate)) channels=\(r.layout.rawValue)"
         text += " level=\(formatNumber(r.levelDBFS))dBFS seed=\(r.seed) loop=\(r.loop) format=\(format.rawValue)"
         return text
     }
 
-    private static func renderMono(_ source: some AudioSource, into channel: UnsafeMutableBufferPointer<Float>) {
+    static func renderMono(_ source: some AudioSource, into channel: UnsafeMutableBufferPointer<Float>) {
         withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: 1) { pointers in
             pointers[0] = channel.baseAddress!
             source.render(into: AudioBlock(channels: UnsafeBufferPointer(pointers), frameCount: channel.count))
         }
     }
+}
+
+/// One result per parallel iteration.
+final class ResultSlots<T: Sendable>: @unchecked Sendable {
+    private var slots: [T?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    subscript(index: Int) -> T {
+        get { slots[index]! }
+        set { slots.withUnsafeMutableBufferPointer { $0[index] = newValue } }
+    }
+    var values: [T] { slots.map { $0! } }
 }
 
 /// A render failure: `usage` for the caller's input (exit code 2), `runtime` for everything else (1).

@@ -66,21 +66,18 @@ struct RenderCommand: ParsableCommand {
         do {
             try AtomicFile.checkWritable(output)
         } catch { throw CommandFailure.runtime(error.description) }
-        let sound: RenderedSound
+        let report: FileRenderReport
         do {
-            sound = try Renderer.render(request)
-        } catch { throw CommandFailure.usage(error.description) }
-        do {
-            try Renderer.write(sound, to: output, sampleFormat: format)
+            report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         } catch let error {
             switch error {
             case .usage(let m): throw CommandFailure.usage(m)
             case .runtime(let m): throw CommandFailure.runtime(m)
             }
         }
-        for note in sound.notes { print(note) }
+        for note in report.notes { print(note) }
         let seconds = Double(request.frameCount) / request.sampleRate
-        print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.layout.rawValue), \(format.rawValue), RMS \(request.levelDBFS) dBFS, peak \(String(format: sound.peakDBFS)) dBFS")
+        print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.layout.rawValue), \(format.rawValue), RMS \(request.levelDBFS) dBFS, peak \(String(format: report.peakDBFS)) dBFS")
     }
 
     func makeRequest() throws -> RenderRequest {

@@ -21,7 +21,7 @@ func temporaryFolder(_ name: String) -> String {
             let request = RenderRequest(sound: sound, durationSeconds: 5, sampleRate: 48_000, layout: .stereo,
                                         levelDBFS: level, seed: 3)
             let path = "\(folder)/level-\(format).wav"
-            try Renderer.write(try Renderer.render(request), to: path, sampleFormat: format)
+            try Renderer.renderFile(request, to: path, sampleFormat: format)
             let decoded = try DecodedAudio(contentsOf: path)
             for c in 0..<2 {
                 let measured = decoded.buffer.withChannel(c) { SignalLevel.rmsDBFS(UnsafeBufferPointer($0)) }
@@ -34,10 +34,10 @@ func temporaryFolder(_ name: String) -> String {
         var request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 3, seed: 7)
         for (i, name) in ["a.wav", "b.wav"].enumerated() {
             _ = i
-            try Renderer.write(try Renderer.render(request), to: "\(folder)/\(name)", sampleFormat: .s16)
+            try Renderer.renderFile(request, to: "\(folder)/\(name)", sampleFormat: .s16)
         }
         request.seed = 8
-        try Renderer.write(try Renderer.render(request), to: "\(folder)/c.wav", sampleFormat: .s16)
+        try Renderer.renderFile(request, to: "\(folder)/c.wav", sampleFormat: .s16)
         let a = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/a.wav"))
         let b = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/b.wav"))
         let c = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/c.wav"))
@@ -54,15 +54,32 @@ func temporaryFolder(_ name: String) -> String {
         for c in 0..<2 { #expect(rendered.buffer.samples(channel: c) == stream.samples(channel: c)) }
     }
 
+    /// The streamed two-pass file holds exactly the in-memory render times its gain.
+    @Test(arguments: [RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 3.3,
+                                    layout: .right, seed: 2),
+                      RenderRequest(sound: .noise(colour: .violet, distribution: .gaussian), durationSeconds: 2,
+                                    layout: .stereo, seed: 3, loop: true),
+                      RenderRequest(sound: .tone(frequencyHz: 3_000), durationSeconds: 1.7, layout: .stereo, levelDBFS: -6)])
+    func streamedFileEqualsTheInMemoryRenderTimesItsGain(request: RenderRequest) throws {
+        let path = "\(folder)/same-\(request.seed)-\(request.loop).wav"
+        try Renderer.renderFile(request, to: path, sampleFormat: .f32)
+        let file = try DecodedAudio(contentsOf: path).buffer
+        let memory = try Renderer.render(request)
+        for c in 0..<file.channelCount {
+            let expected = memory.buffer.samples(channel: c).map { $0 * memory.gains[c] }
+            #expect(file.samples(channel: c) == expected, "channel \(c)")
+        }
+    }
+
     @Test func aFileThatWouldClipIsNotWrittenAndTheErrorNamesTheHighestLevel() throws {
         let request = RenderRequest(sound: .noise(colour: .white, distribution: .gaussian), durationSeconds: 2, levelDBFS: -3)
         let path = "\(folder)/clip.wav"
         do {
-            try Renderer.write(try Renderer.render(request), to: path, sampleFormat: .s16)
+            try Renderer.renderFile(request, to: path, sampleFormat: .s16)
             Issue.record("expected a clipping error")
-        } catch let error as RenderError {
-            #expect(error.description.contains("would clip"))
-            #expect(error.description.contains("highest level that fits"))
+        } catch {
+            #expect("\(error)".contains("would clip"))
+            #expect("\(error)".contains("highest level that fits"))
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
@@ -92,7 +109,7 @@ func temporaryFolder(_ name: String) -> String {
     @Test func commentTagHoldsTheParameters() throws {
         let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 1, seed: 42)
         let path = "\(folder)/tag.flac"
-        try Renderer.write(try Renderer.render(request), to: path, sampleFormat: .s24)
+        try Renderer.renderFile(request, to: path, sampleFormat: .s24)
         let comment = try DecodedAudio(contentsOf: path).comment ?? ""
         #expect(comment.contains("render pink beta=1"))
         #expect(comment.contains("seed=42"))

@@ -78,16 +78,20 @@ struct ColouredNoiseKernel: ChunkKernel {
             fir = nil
         } else {
             iir = BlockIIRFilter(cascade: IIRCascade(sections: design.sections))
-            fir = FIRFilter(taps: design.firTaps.map { Float($0) }, maximumFrames: chunkFrames)
+            // The gain rides on the FIR taps: no separate pass.
+            fir = FIRFilter(taps: design.firTaps.map { Float($0) * gain }, maximumFrames: chunkFrames)
         }
     }
 
     mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>) {
         WhiteNoise.fill(chunk, distribution: distribution, random: &random)
-        iir?.process(chunk)
-        fir?.process(chunk)
-        let g = gain
-        for i in chunk.indices { chunk[i] *= g }
+        if let iir, let fir {
+            iir.process(chunk)
+            fir.process(chunk)
+        } else {
+            let g = gain
+            for i in chunk.indices { chunk[i] *= g }
+        }
     }
 }
 

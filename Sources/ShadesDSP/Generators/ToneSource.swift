@@ -29,8 +29,9 @@ public final class ToneSource: AudioSource {
                 levelDBFS: Double = -20, startPhase: Double = 0) throws(ParameterError) {
         try validateSampleRate(sampleRate)
         try validateFrequency(frequencyHz, sampleRate: sampleRate)
-        let peak = Decibels.amplitude(levelDBFS) * 2.0.squareRoot()
-        guard levelDBFS.isFinite, peak <= 1 else {
+        // Full scale allowed to rounding: −3.0103 dBFS is a unit-peak sine.
+        let peak = min(1, Decibels.amplitude(levelDBFS) * 2.0.squareRoot())
+        guard levelDBFS.isFinite, Decibels.amplitude(levelDBFS) * 2.0.squareRoot() <= 1 + 1e-9 else {
             throw ParameterError(parameter: "level", value: "\(levelDBFS) dBFS",
                                  allowed: "≤ -3.01 dBFS for a tone (its peak is 3.01 dB above its RMS)")
         }

@@ -56,8 +56,7 @@ public final class AudioBuffer: @unchecked Sendable {
     private let pointers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
 
     /// Allocates `channelCount` channels of `frameCapacity` samples, zeroed unless `zeroed` is false
-    /// (for buffers the caller fills completely). Large buffers ask the system for huge pages: a
-    /// 10-minute stereo buffer then costs a few hundred page faults instead of 56,000.
+    /// (for buffers the caller fills completely).
     public init(channelCount: Int, frameCapacity: Int, zeroed: Bool = true) {
         precondition(channelCount > 0 && frameCapacity >= 0)
         self.channelCount = channelCount
@@ -98,17 +97,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Memory for large sample buffers: 2 MiB-aligned and advised for transparent huge pages on Linux.
+/// Memory for sample buffers, 64-byte aligned for SIMD loads.
+///
+/// (Transparent huge pages were tried for long buffers: on these VMs one allocation stalled for half a
+/// second in compaction. Long renders stream through small buffers instead; see `FileRenderer`.)
 enum LargeAllocation {
     static func allocateFloats(_ count: Int) -> UnsafeMutablePointer<Float> {
-        let bytes = count * MemoryLayout<Float>.stride
-        let hugePage = 2 << 20
         var raw: UnsafeMutableRawPointer?
-        let alignment = bytes >= 2 * hugePage ? hugePage : 64
-        guard posix_memalign(&raw, alignment, bytes) == 0, let raw else { fatalError("out of memory for \(count) samples") }
-        #if os(Linux)
-        if alignment == hugePage { madvise(raw, bytes, MADV_HUGEPAGE) }
-        #endif
+        guard posix_memalign(&raw, 64, count * MemoryLayout<Float>.stride) == 0, let raw else {
+            fatalError("out of memory for \(count) samples")
+        }
         return raw.bindMemory(to: Float.self, capacity: count)
     }
 

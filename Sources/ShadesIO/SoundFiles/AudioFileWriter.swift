@@ -1,6 +1,33 @@
 import ShadesDSP
 
-/// Writes audio to WAV or FLAC through libsndfile, atomically.
+/// A sound file being written frame block by frame block (WAV or FLAC through libsndfile).
+/// Write to a temporary path inside ``AtomicFile/write(to:_:)`` so a failure leaves nothing behind.
+public final class AudioFileOutput {
+    private let file: SoundFile
+    public let channelCount: Int
+    public let format: AudioFileFormat
+
+    /// Creates `path` for `frameCount` frames (used to pick RF64 for WAV files over 4 GiB).
+    public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat, frameCount: Int,
+                comment: String?) throws(AudioFileError) {
+        file = try SoundFile.create(path: path, sampleRate: sampleRate, channelCount: channelCount,
+                                    format: format, frameCount: frameCount)
+        file.setStrings(comment: comment, software: AudioFileWriter.software)
+        self.channelCount = channelCount
+        self.format = format
+    }
+
+    /// Appends interleaved 16-bit frames.
+    public func write(_ interleaved: UnsafeBufferPointer<Int16>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
+
+    /// Appends interleaved Float frames (stored as s24 or f32; libsndfile converts).
+    public func write(_ interleaved: UnsafeBufferPointer<Float>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
+
+    /// Finishes the header and closes the file.
+    public func close() throws(AudioFileError) { try file.close() }
+}
+
+/// Writes whole buffers to WAV or FLAC through libsndfile, atomically.
 public enum AudioFileWriter {
     /// Software tag stored in every file.
     public static let software = "shades \(ShadesVersion.string)"
@@ -8,41 +35,45 @@ public enum AudioFileWriter {
     /// Writes `buffer`'s channels, each multiplied by its gain, to `path`.
     ///
     /// - Parameters:
-    ///   - gains: linear gain per channel (already checked not to clip: see ``clipHeadroom``).
-    ///   - ditherKey: the TPDF dither stream for 16-bit output.
+    ///   - gains: linear gain per channel (the caller has checked that nothing clips).
+    ///   - ditherKey: TPDF dither stream for 16-bit output (channel c uses `ditherKey &+ c`).
     ///   - comment: stored in the file's comment tag (the generating parameters).
     public static func write(_ buffer: AudioBuffer, sampleRate: Int, gains: [Float], to path: String,
                              format: AudioFileFormat, ditherKey: UInt64, comment: String?) throws(AudioFileError) {
         precondition(gains.count == buffer.channelCount)
         let channelCount = buffer.channelCount
         let frameCount = buffer.frameCapacity
-        var channels: [UnsafeMutableBufferPointer<Float>] = []
-        for c in 0..<channelCount { buffer.withChannel(c) { channels.append($0) } }
         try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
-            let file = try SoundFile.create(path: temporary, sampleRate: sampleRate, channelCount: channelCount,
-                                            format: format, frameCount: frameCount)
-            file.setStrings(comment: comment, software: software)
+            let output = try AudioFileOutput(path: temporary, sampleRate: sampleRate, channelCount: channelCount,
+                                             format: format, frameCount: frameCount, comment: comment)
             let chunk = 1 << 16
-            switch format.sampleFormat {
-            case .s16:
-                var quantizer = Quantizer(ditherKey: ditherKey)
-                let interleaved = UnsafeMutableBufferPointer<Int16>.allocate(capacity: chunk * channelCount)
-                defer { interleaved.deallocate() }
-                for start in stride(from: 0, to: frameCount, by: chunk) {
-                    let range = start..<min(frameCount, start + chunk)
-                    quantizer.interleaveS16(channels, frames: range, gains: gains, into: interleaved)
-                    try file.write(interleaved: UnsafeBufferPointer(rebasing: interleaved[0..<range.count * channelCount]))
+            var quantizers = (0..<channelCount).map { SignalQuantizer(ditherKey: ditherKey &+ UInt64($0)) }
+            let planes16 = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * channelCount)
+            let planesFloat = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channelCount)
+            let interleaved16 = UnsafeMutablePointer<Int16>.allocate(capacity: chunk * channelCount)
+            let interleavedFloat = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channelCount)
+            defer { planes16.deallocate(); planesFloat.deallocate(); interleaved16.deallocate(); interleavedFloat.deallocate() }
+            for start in stride(from: 0, to: frameCount, by: chunk) {
+                let n = min(chunk, frameCount - start)
+                for c in 0..<channelCount {
+                    buffer.withChannel(c) { channel in
+                        let samples = UnsafeBufferPointer(rebasing: channel[start..<start + n])
+                        if format.sampleFormat == .s16 {
+                            quantizers[c].quantize16(samples, gain: gains[c], into: UnsafeMutableBufferPointer(start: planes16 + c * chunk, count: n))
+                        } else {
+                            SignalQuantizer.scale(samples, gain: gains[c], into: UnsafeMutableBufferPointer(start: planesFloat + c * chunk, count: n))
+                        }
+                    }
                 }
-            case .s24, .f32:
-                let interleaved = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * channelCount)
-                defer { interleaved.deallocate() }
-                for start in stride(from: 0, to: frameCount, by: chunk) {
-                    let range = start..<min(frameCount, start + chunk)
-                    Quantizer.interleaveFloat(channels, frames: range, gains: gains, into: interleaved)
-                    try file.write(interleaved: UnsafeBufferPointer(rebasing: interleaved[0..<range.count * channelCount]))
+                if format.sampleFormat == .s16 {
+                    Interleave.frames((0..<channelCount).map { UnsafePointer(planes16 + $0 * chunk) }, frames: n, into: interleaved16)
+                    try output.write(UnsafeBufferPointer(start: interleaved16, count: n * channelCount))
+                } else {
+                    Interleave.frames((0..<channelCount).map { UnsafePointer(planesFloat + $0 * chunk) }, frames: n, into: interleavedFloat)
+                    try output.write(UnsafeBufferPointer(start: interleavedFloat, count: n * channelCount))
                 }
             }
-            try file.close()
+            try output.close()
         }
     }
 }

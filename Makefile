@@ -1,0 +1,51 @@
+# Shades: the two commands a newcomer runs on a fresh Debian machine.
+#   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
+#   make test        install the C libraries if missing, run the test suite (release build)
+
+DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The DSP kernels use 8-lane SIMD with fused multiply-add: build for AVX2 + FMA when the CPU has them.
+CPU_FLAGS := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null && echo "-Xswiftc -target-cpu -Xswiftc haswell")
+SWIFT_FLAGS := -c release $(CPU_FLAGS)
+SHADES := .build/release/shades
+CATALOGUE := catalogue
+
+.PHONY: deps build catalogue test bench bench-quick compare-peers clean
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	swift build $(SWIFT_FLAGS) --product shades
+
+# Renders every line of Presets/*.presets (arguments of `shades render`) into ./catalogue, built in a
+# temporary folder and moved into place only when every sound rendered.
+catalogue: build
+	@rm -rf $(CATALOGUE).tmp && mkdir -p $(CATALOGUE).tmp
+	@set -e; for preset in Presets/*.presets; do \
+		grep -v '^\s*\(#\|$$\)' "$$preset" | while read -r args; do \
+			(cd $(CATALOGUE).tmp && ../$(SHADES) render $$args); \
+		done; \
+	done
+	@rm -rf $(CATALOGUE).old && { [ ! -d $(CATALOGUE) ] || mv $(CATALOGUE) $(CATALOGUE).old; } && mv $(CATALOGUE).tmp $(CATALOGUE) && rm -rf $(CATALOGUE).old
+	@echo "catalogue: $$(ls $(CATALOGUE) | wc -l) files in ./$(CATALOGUE)"
+
+test: deps
+	swift test $(SWIFT_FLAGS)
+
+bench: deps
+	cd Benchmarks && swift package $(CPU_FLAGS) benchmark --no-progress
+
+bench-quick: deps
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package $(CPU_FLAGS) benchmark --no-progress --quiet
+
+compare-peers: build
+	bash Benchmarks/compare-peers.sh
+
+clean:
+	rm -rf .build $(CATALOGUE) $(CATALOGUE).tmp Benchmarks/.build
