@@ -1,9 +1,7 @@
 import ShadesDSP
-
-/// Renders `frames` frames from `source` in one call.
-func renderAll(_ source: some AudioSource, frames: Int) -> AudioBuffer {
-    source.renderBuffer(frameCount: frames)
-}
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Renders `frames` frames in blocks of pseudo-random sizes (1 … maxBlock) from a fixed generator.
 func renderInRandomBlocks(_ source: some AudioSource, frames: Int, maxBlock: Int, seed: UInt64) -> AudioBuffer {
@@ -33,7 +31,3 @@ func logFrequencies(from low: Double, to high: Double, perOctave: Int = 24) -> [
     result.append(high)
     return result
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

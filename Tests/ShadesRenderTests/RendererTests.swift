@@ -32,8 +32,7 @@ func temporaryFolder(_ name: String) -> String {
 
     @Test func sameRequestGivesByteIdenticalFilesAndAnotherSeedDoesNot() throws {
         var request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 3, seed: 7)
-        for (i, name) in ["a.wav", "b.wav"].enumerated() {
-            _ = i
+        for name in ["a.wav", "b.wav"] {
             try Renderer.renderFile(request, to: "\(folder)/\(name)", sampleFormat: .s16)
         }
         request.seed = 8

@@ -1,23 +1,7 @@
 import CFFTW
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// FFTW planning is not thread-safe; every plan is made and destroyed under this lock. Executing is
 /// lock-free.
-private final class PlanningLock: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
-    }
-}
-
-private let planningLock = PlanningLock()
+private let planningLock = PosixLock()
 
 /// A single-precision real FFT of one size, over buffers it owns (FFTW-aligned).
 ///

@@ -1,3 +1,4 @@
+import ShadesDSP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,7 +10,7 @@ import Darwin
 public enum AtomicFile {
     /// Temporary files being written, removed by ``removeTemporaryFiles()`` (e.g. on SIGINT).
     nonisolated(unsafe) private static var active: Set<String> = []
-    private static let lock = ActiveLock()
+    private static let lock = PosixLock()
 
     /// Calls `body` with a temporary path in `path`'s folder, then renames it to `path`.
     /// On any error the temporary file is removed and the error rethrown.
@@ -65,13 +66,3 @@ public enum AtomicFile {
     nonisolated(unsafe) private static var counter = 0
 }
 
-/// A pthread mutex (the IO module is used from several render threads).
-final class ActiveLock: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
-    }
-}
