@@ -41,8 +41,10 @@ test: deps
 bench: deps
 	cd Benchmarks && swift package $(CPU_FLAGS) benchmark --no-progress
 
+# Short CI run: prints the table, then fails if a streaming render call allocated (Thresholds/: 0 mallocs).
 bench-quick: deps
-	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package $(CPU_FLAGS) benchmark --no-progress --quiet
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package $(CPU_FLAGS) benchmark --no-progress
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package $(CPU_FLAGS) benchmark thresholds check --target Sources --filter 'Stream-.*' --no-progress
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh

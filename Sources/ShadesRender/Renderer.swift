@@ -34,7 +34,7 @@ public struct FileRenderReport: Sendable {
 /// Renders ``RenderRequest``s to memory and to files.
 public enum Renderer {
     /// Frames per chunk when streaming to a file or measuring.
-    static let chunkFrames = 32_768
+    static let chunkFrames = 65_536
 
     /// Renders `request` into memory (each independent signal on its own thread) and measures each
     /// channel. For analysis and tests; files are written by ``renderFile(_:to:sampleFormat:)``,

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import ShadesDSP
 
 /// One request's independent signals: how to make each as a mono source starting at frame 0, and how
@@ -32,25 +33,24 @@ struct SignalPlan: Sendable {
         case .noise(let colour, let distribution):
             layout = request.layout
             renderedFrequencyHz = nil
-            knownMeasurements = nil
             let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.seed, request.frameCount)
             if request.loop && colour.beta != 0 {
                 // FFT synthesis over the whole loop: render each signal once, then play it back.
-                let loops = (0..<layout.signalCount).map { s -> AudioBuffer in
+                let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
                     let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
                     buffer.withChannel(0) {
                         LoopNoise.render(colour: colour, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s), into: $0)
                     }
                     return buffer
                 }
-                let shared = LoopBuffers(buffers: loops)
-                makeSource = { s in BufferSource(buffer: shared.buffers[s], sampleRate: rate) }
+                (makeSource, knownMeasurements) = Self.playBack(loops, sampleRate: rate)
             } else {
                 // Validated above: the source cannot throw.
                 makeSource = { s in
                     try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
                                      distribution: distribution, firstSignal: s)
                 }
+                knownMeasurements = nil
             }
         case .tone(let askedHz):
             layout = request.layout == .stereo ? .diotic : request.layout
@@ -73,6 +73,25 @@ struct SignalPlan: Sendable {
             knownMeasurements = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
         }
         self.notes = notes
+    }
+
+    /// Runs `body` for 0..<count on parallel threads and collects the results in order.
+    static func inParallel<T: Sendable>(_ count: Int, _ body: @Sendable (Int) -> T) -> [T] {
+        let results = ResultSlots<T>(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { results[$0] = body($0) }
+        return results.values
+    }
+
+    /// Sources playing rendered signals back, and their measurements (chunked, as pass 1 measures).
+    /// (Keeping a long shaped-noise render in memory instead of rendering it twice was measured: no
+    /// faster on 2 cores, because fresh memory costs the kernel about as much as the second render.)
+    static func playBack(_ buffers: [AudioBuffer], sampleRate: Double)
+        -> (@Sendable (Int) -> any AudioSource, [SignalMeasurement]) {
+        let measurements = inParallel(buffers.count) { s in
+            buffers[s].withChannel(0) { Renderer.measureChunked(UnsafeBufferPointer($0)) }
+        }
+        let shared = LoopBuffers(buffers: buffers)
+        return ({ s in BufferSource(buffer: shared.buffers[s], sampleRate: sampleRate) }, measurements)
     }
 
     /// Σ sin²(2π·c·n) for n in 0..<N, exactly: N/2 − ½·Re Σ e^{i4πcn}.
@@ -99,7 +118,7 @@ public struct SignalMeasurement: Sendable, Equatable {
     public var peak: Float
 }
 
-/// Loop buffers shared read-only by the passes.
+/// Rendered signals shared read-only by the passes.
 final class LoopBuffers: @unchecked Sendable {
     let buffers: [AudioBuffer]
     init(buffers: [AudioBuffer]) { self.buffers = buffers }

@@ -20,7 +20,7 @@ final class StreamingWriter: @unchecked Sendable {
     private let free: [[DispatchSemaphore]]
     private let cancelled = Atomic<Bool>(false)
 
-    private static let slots = 2
+    private static let slots = 3
 
     init(plan: SignalPlan, gains: [Float], sampleFormat: SampleFormat, seed: UInt64, chunkFrames: Int) {
         self.plan = plan

@@ -18,12 +18,15 @@ public final class BlockIIRFilter {
     private let outputFromState: UnsafeMutablePointer<SIMD8<Float>>   // column per state
     private let outputFromInput: UnsafeMutablePointer<SIMD8<Float>>   // column per input position
     private var state = SIMD16<Float>()
+    /// States in use: filters with up to 8 (brown, violet and their neighbours) run a half-width kernel.
+    private let stateCount: Int
 
     /// Builds the block matrices of `cascade` (whose modal form must have at most 16 states).
     public init(cascade: IIRCascade) {
         let system = ModalSystem(sections: cascade.sections)
         let n = system.stateCount
         precondition(n <= Self.maximumStates, "block IIR holds at most 16 states")
+        stateCount = n
         stateFromInput = .allocate(capacity: Self.blockFrames)
         outputFromState = .allocate(capacity: Self.maximumStates)
         outputFromState.initialize(repeating: .zero, count: Self.maximumStates)
@@ -70,6 +73,14 @@ public final class BlockIIRFilter {
     /// Filters `samples` in place; the count must be a multiple of 8.
     public func process(_ samples: UnsafeMutableBufferPointer<Float>) {
         precondition(samples.count % Self.blockFrames == 0, "block IIR processes whole groups of 8")
+        if stateCount <= 8 { processEight(samples) } else { processSixteen(samples) }
+    }
+
+    // Both kernels keep the loop-carried path short: the input terms of the next state are summed first
+    // (they do not depend on the state), and the state enters last through two multiply-adds. Outputs
+    // are summed in independent partial sums. Waiting on long chains was 3× slower.
+
+    private func processSixteen(_ samples: UnsafeMutableBufferPointer<Float>) {
         guard let base = samples.baseAddress else { return }
         let raw = UnsafeMutableRawPointer(base)
         let diagonal = stateDiagonal, partner = statePartner
@@ -77,22 +88,56 @@ public final class BlockIIRFilter {
         var offset = 0
         while offset < samples.count {
             let x = raw.loadUnaligned(fromByteOffset: offset * 4, as: SIMD8<Float>.self)
-            var y = SIMD8<Float>()
+            var inputEven = x[0] * stateFromInput[0], inputOdd = x[1] * stateFromInput[1]
+            var yEven = x[0] * outputFromInput[0], yOdd = x[1] * outputFromInput[1]
+            for i in stride(from: 2, to: 8, by: 2) {
+                inputEven.addProduct(x[i], stateFromInput[i]); inputOdd.addProduct(x[i + 1], stateFromInput[i + 1])
+                yEven.addProduct(x[i], outputFromInput[i]); yOdd.addProduct(x[i + 1], outputFromInput[i + 1])
+            }
+            var yStateEven = s[0] * outputFromState[0], yStateOdd = s[1] * outputFromState[1]
+            for k in stride(from: 2, to: 16, by: 2) {
+                yStateEven.addProduct(s[k], outputFromState[k]); yStateOdd.addProduct(s[k + 1], outputFromState[k + 1])
+            }
             // Lane k's partner is lane k ^ 1: swap neighbouring lanes.
             let swapped = SIMD16<Float>(s[1], s[0], s[3], s[2], s[5], s[4], s[7], s[6],
                                         s[9], s[8], s[11], s[10], s[13], s[12], s[15], s[14])
-            var next = s * diagonal
-            next.addProduct(swapped, partner)
-            for i in 0..<8 {
-                y.addProduct(x[i], outputFromInput[i])
-                next.addProduct(x[i], stateFromInput[i])
-            }
-            for k in 0..<16 { y.addProduct(s[k], outputFromState[k]) }
-            raw.storeBytes(of: y, toByteOffset: offset * 4, as: SIMD8<Float>.self)
+            let next = (inputEven + inputOdd).addingProduct(s, diagonal).addingProduct(swapped, partner)
+            raw.storeBytes(of: (yEven + yOdd) + (yStateEven + yStateOdd), toByteOffset: offset * 4, as: SIMD8<Float>.self)
             s = next
             offset += 8
         }
         state = s
+    }
+
+    /// The same with the state in one 8-lane vector.
+    private func processEight(_ samples: UnsafeMutableBufferPointer<Float>) {
+        guard let base = samples.baseAddress else { return }
+        let raw = UnsafeMutableRawPointer(base)
+        let diagonal = stateDiagonal.lowHalf, partner = statePartner.lowHalf
+        let fromInput = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 8)
+        defer { fromInput.deallocate() }
+        for i in 0..<8 { fromInput[i] = stateFromInput[i].lowHalf }
+        var s = state.lowHalf
+        var offset = 0
+        while offset < samples.count {
+            let x = raw.loadUnaligned(fromByteOffset: offset * 4, as: SIMD8<Float>.self)
+            var inputEven = x[0] * fromInput[0], inputOdd = x[1] * fromInput[1]
+            var yEven = x[0] * outputFromInput[0], yOdd = x[1] * outputFromInput[1]
+            for i in stride(from: 2, to: 8, by: 2) {
+                inputEven.addProduct(x[i], fromInput[i]); inputOdd.addProduct(x[i + 1], fromInput[i + 1])
+                yEven.addProduct(x[i], outputFromInput[i]); yOdd.addProduct(x[i + 1], outputFromInput[i + 1])
+            }
+            var yStateEven = s[0] * outputFromState[0], yStateOdd = s[1] * outputFromState[1]
+            for k in stride(from: 2, to: 8, by: 2) {
+                yStateEven.addProduct(s[k], outputFromState[k]); yStateOdd.addProduct(s[k + 1], outputFromState[k + 1])
+            }
+            let swapped = SIMD8<Float>(s[1], s[0], s[3], s[2], s[5], s[4], s[7], s[6])
+            let next = (inputEven + inputOdd).addingProduct(s, diagonal).addingProduct(swapped, partner)
+            raw.storeBytes(of: (yEven + yOdd) + (yStateEven + yStateOdd), toByteOffset: offset * 4, as: SIMD8<Float>.self)
+            s = next
+            offset += 8
+        }
+        state = SIMD16(lowHalf: s, highHalf: .zero)
     }
 }
 

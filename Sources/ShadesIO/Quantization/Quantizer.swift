@@ -56,12 +56,27 @@ public struct SignalQuantizer: Sendable {
 /// Interleaves planar channels (some silent) into one frame-ordered buffer.
 public enum Interleave {
     /// `planes[c]` (nil = silence) → `output[frame * planes.count + c]` for `frames` frames.
-    public static func frames<T: Numeric>(_ planes: [UnsafePointer<T>?], frames: Int, into output: UnsafeMutablePointer<T>) {
-        let channels = planes.count
-        if channels == 1 {
-            if let p = planes[0] { output.update(from: p, count: frames) } else { output.update(repeating: 0, count: frames) }
+    public static func frames(_ planes: [UnsafePointer<Int16>?], frames: Int, into output: UnsafeMutablePointer<Int16>) {
+        if planes.count == 2, let left = planes[0], let right = planes[1] {
+            // Stereo: pack each pair of 16-bit samples into one 32-bit word.
+            output.withMemoryRebound(to: UInt32.self, capacity: frames) { words in
+                for i in 0..<frames {
+                    words[i] = UInt32(UInt16(bitPattern: left[i])) | UInt32(UInt16(bitPattern: right[i])) << 16
+                }
+            }
             return
         }
+        interleave(planes, frames: frames, into: output)
+    }
+
+    /// `planes[c]` (nil = silence) → `output[frame * planes.count + c]` for `frames` frames.
+    public static func frames(_ planes: [UnsafePointer<Float>?], frames: Int, into output: UnsafeMutablePointer<Float>) {
+        interleave(planes, frames: frames, into: output)
+    }
+
+    @inline(__always)
+    private static func interleave<T: Numeric>(_ planes: [UnsafePointer<T>?], frames: Int, into output: UnsafeMutablePointer<T>) {
+        let channels = planes.count
         for (c, plane) in planes.enumerated() {
             if let plane {
                 for i in 0..<frames { output[i * channels + c] = plane[i] }

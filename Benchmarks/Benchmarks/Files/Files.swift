@@ -1,0 +1,55 @@
+// File benchmarks: `Renderer.renderFile`, the path `shades render` takes: render, measure, apply the
+// exact gain, dither/quantise and write through libsndfile, for a 60 s stereo 48 kHz pink noise file,
+// written to a temporary directory.
+
+import Benchmark
+import Foundation
+import ShadesBenchmarkSupport
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// A scratch directory for the files, made before measuring starts and removed afterwards.
+final class ScratchDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("shades-bench-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// One iteration = one `Renderer.renderFile` of `request` to `fileName` in `format`.
+func renderFileBenchmark(_ fileName: String, _ format: SampleFormat, _ request: RenderRequest) {
+    Benchmark("RenderFile-\(fileName)") { benchmark, scratch in
+        let path = scratch.url.appendingPathComponent(fileName).path
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        do {
+            try Renderer.renderFile(request, to: path, sampleFormat: format)
+        } catch {
+            benchmark.error("rendering \(fileName) failed: \(error)")
+        }
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        try? FileManager.default.removeItem(atPath: path)
+        ShadesBench.record(benchmark, frames: request.frameCount, channels: request.layout.outputChannelCount,
+                           sampleRate: request.sampleRate, elapsed: elapsed)
+    } setup: { () throws -> ScratchDirectory in
+        try ScratchDirectory()
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    ShadesBench.configureSuite()
+
+    let pink60s = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60,
+                                sampleRate: 48_000, layout: .stereo)
+    renderFileBenchmark("pink-60s-stereo-s16.wav", .s16, pink60s)
+    renderFileBenchmark("pink-60s-stereo-f32.wav", .f32, pink60s)
+    renderFileBenchmark("pink-60s-stereo-s16.flac", .s16, pink60s)
+}

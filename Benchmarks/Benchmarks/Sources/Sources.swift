@@ -1,0 +1,150 @@
+// Synthesis benchmarks: the streaming render path a real-time player calls, whole-loop FFT synthesis,
+// and the offline whole-file render (Renderer.render).
+//
+// Metrics: wallClock, throughput, mallocCountTotal, plus the custom samplesPerSecond (frames × channels
+// per second) and realTimeFactor (seconds of audio per second). Streaming benchmarks must not allocate:
+// their mallocCountTotal threshold is exactly 0 (Thresholds/*.p90.json, checked by
+// `swift package benchmark thresholds check`).
+
+import Benchmark
+import ShadesBenchmarkSupport
+import ShadesDSP
+import ShadesRender
+
+/// Frames per render call, as an audio callback would ask for.
+let framesPerCall = 512
+let sampleRate = 48_000.0
+
+/// A source and the caller-owned buffer it renders into, both made before measuring starts.
+final class StreamState {
+    let source: any AudioSource
+    let buffer: AudioBuffer
+
+    init(_ source: any AudioSource) {
+        self.source = source
+        buffer = AudioBuffer(channelCount: source.channelCount, frameCapacity: framesPerCall)
+    }
+}
+
+/// A caller-owned output for one mono loop.
+final class LoopState {
+    let output: UnsafeMutableBufferPointer<Float>
+
+    init(frames: Int) {
+        output = .allocate(capacity: frames)
+        output.initialize(repeating: 0)
+    }
+
+    deinit { output.deallocate() }
+}
+
+/// A source that allocates on every render call: the control case proving the zero-malloc check bites.
+final class AllocatingSource: AudioSource {
+    let wrapped: any AudioSource
+    var sampleRate: Double { wrapped.sampleRate }
+    var channelCount: Int { wrapped.channelCount }
+
+    init(_ wrapped: any AudioSource) { self.wrapped = wrapped }
+
+    func render(into block: AudioBlock) {
+        let scratch = [Float](unsafeUninitializedCapacity: block.frameCount) { $0.initialize(repeating: 0); $1 = $0.count }
+        blackHole(scratch)
+        wrapped.render(into: block)
+    }
+}
+
+/// One iteration = 1,000 render calls of 512 frames (10.7 s of 48 kHz audio); `scalingFactor: .kilo`
+/// makes the scaled wallClock/throughput/mallocCountTotal columns per render call.
+func streamBenchmark(_ name: String, _ makeSource: @escaping () throws -> any AudioSource) {
+    Benchmark(
+        "Stream-\(name)",
+        configuration: .init(
+            scalingFactor: .kilo,
+            thresholds: [.mallocCountTotal: ShadesBench.exact])
+    ) { benchmark, state in
+        let source = state.source
+        state.buffer.withBlock { block in
+            let clock = ContinuousClock()
+            benchmark.startMeasurement()
+            let start = clock.now
+            for _ in benchmark.scaledIterations {
+                source.render(into: block)
+            }
+            let elapsed = start.duration(to: clock.now)
+            benchmark.stopMeasurement()
+            blackHole(block.channel(0)[framesPerCall - 1])
+            ShadesBench.record(benchmark, frames: benchmark.scaledIterations.count * framesPerCall,
+                               channels: block.channelCount, sampleRate: source.sampleRate, elapsed: elapsed)
+        }
+    } setup: { () throws -> StreamState in
+        StreamState(try makeSource())
+    }
+}
+
+/// One iteration = one whole loop of `seconds` of mono noise by FFT synthesis.
+func loopNoiseBenchmark(_ name: String, colour: NoiseColour, seconds: Int) {
+    let frames = seconds * Int(sampleRate)
+    Benchmark("LoopNoise-\(name)-\(seconds)s-mono") { benchmark, state in
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        LoopNoise.render(colour: colour, sampleRate: sampleRate, key: 1, into: state.output)
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        blackHole(state.output[frames - 1])
+        ShadesBench.record(benchmark, frames: frames, channels: 1, sampleRate: sampleRate, elapsed: elapsed)
+    } setup: { () -> LoopState in
+        LoopState(frames: frames)
+    }
+}
+
+/// One iteration = `Renderer.render` of a whole file in memory (rendering and level measurement,
+/// both ears in parallel), the path `shades render` takes before writing.
+func rendererBenchmark(_ name: String, _ request: RenderRequest) {
+    Benchmark("Renderer-\(name)") { benchmark in
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        let sound = try Renderer.render(request)
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        blackHole(sound.peak)
+        ShadesBench.record(benchmark, frames: request.frameCount, channels: sound.buffer.channelCount,
+                           sampleRate: request.sampleRate, elapsed: elapsed)
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    ShadesBench.configureSuite()
+
+    // Streaming: stereo, 48 kHz, 512-frame calls into a preallocated buffer.
+    let colours: [(String, NoiseColour)] = [
+        ("white", .white), ("pink", .pink), ("brown", .brown), ("blue", .blue), ("violet", .violet),
+    ]
+    for (name, colour) in colours {
+        streamBenchmark("\(name)-stereo") { try NoiseSource(colour: colour, sampleRate: sampleRate, layout: .stereo) }
+    }
+    streamBenchmark("noise-beta0.5-stereo") {
+        try NoiseSource(colour: NoiseColour(beta: 0.5), sampleRate: sampleRate, layout: .stereo)
+    }
+    streamBenchmark("tone-1kHz-stereo") { try ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo) }
+
+    if ShadesBench.selfTest {
+        // Must fail `thresholds check`: every render call allocates.
+        streamBenchmark("selftest-allocating") {
+            AllocatingSource(try ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
+        }
+    }
+
+    // Loop mode: FFT synthesis of a whole seamless loop.
+    loopNoiseBenchmark("pink", colour: .pink, seconds: 10)
+    loopNoiseBenchmark("brown", colour: .brown, seconds: 10)
+
+    // Whole-file render in memory: 60 s stereo pink, streamed and as a seamless loop.
+    rendererBenchmark("pink-60s-stereo", RenderRequest(
+        sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60, sampleRate: sampleRate,
+        layout: .stereo))
+    rendererBenchmark("pink-60s-stereo-loop", RenderRequest(
+        sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60, sampleRate: sampleRate,
+        layout: .stereo, loop: true))
+}
