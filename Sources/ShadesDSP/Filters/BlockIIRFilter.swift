@@ -15,6 +15,7 @@ public final class BlockIIRFilter {
     private var stateDiagonal = SIMD16<Float>()   // A⁸ on the diagonal
     private var statePartner = SIMD16<Float>()    // A⁸ between the lanes of a complex pair
     private let stateFromInput: UnsafeMutablePointer<SIMD16<Float>>   // column per input position
+    private let stateFromInputLow: UnsafeMutablePointer<SIMD8<Float>>  // the same, states 0…7 only
     private let outputFromState: UnsafeMutablePointer<SIMD8<Float>>   // column per state
     private let outputFromInput: UnsafeMutablePointer<SIMD8<Float>>   // column per input position
     private var state = SIMD16<Float>()
@@ -28,6 +29,7 @@ public final class BlockIIRFilter {
         precondition(n <= Self.maximumStates, "block IIR holds at most 16 states")
         stateCount = n
         stateFromInput = .allocate(capacity: Self.blockFrames)
+        stateFromInputLow = .allocate(capacity: Self.blockFrames)
         outputFromState = .allocate(capacity: Self.maximumStates)
         outputFromState.initialize(repeating: .zero, count: Self.maximumStates)
         outputFromInput = .allocate(capacity: Self.blockFrames)
@@ -57,12 +59,14 @@ public final class BlockIIRFilter {
             var column = SIMD16<Float>()
             for k in 0..<n { column[k] = Float(r.state[k]) }
             stateFromInput[i] = column
+            stateFromInputLow[i] = column.lowHalf
             outputFromInput[i] = r.outputs
         }
     }
 
     deinit {
         stateFromInput.deallocate()
+        stateFromInputLow.deallocate()
         outputFromState.deallocate()
         outputFromInput.deallocate()
     }
@@ -114,9 +118,7 @@ public final class BlockIIRFilter {
         guard let base = samples.baseAddress else { return }
         let raw = UnsafeMutableRawPointer(base)
         let diagonal = stateDiagonal.lowHalf, partner = statePartner.lowHalf
-        let fromInput = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 8)
-        defer { fromInput.deallocate() }
-        for i in 0..<8 { fromInput[i] = stateFromInput[i].lowHalf }
+        let fromInput = stateFromInputLow
         var s = state.lowHalf
         var offset = 0
         while offset < samples.count {
