@@ -1,0 +1,367 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Sinusoidal amplitude modulation found in a signal: x(t) ≈ c(t)·A·(1 + m·sin(2π·f·t + φ)).
+public struct ModulationEstimate: Sendable, Equatable {
+    /// Modulation rate f, in Hz.
+    public let rateHz: Double
+    /// Modulation depth m (0: none, 1: the envelope touches zero once per cycle).
+    public let depth: Double
+    /// Phase φ of the sine at the first sample analysed, in radians (−π … π).
+    public let phase: Double
+    /// RMS of the block-averaged power envelope around the fitted curve, relative to its mean: near 0 for
+    /// a tone carrier; for noise it is the envelope's own fluctuation (large for slow, narrow carriers).
+    public let residual: Double
+}
+
+/// Demodulation of amplitude-modulated sounds: the rate and depth of the envelope's sinusoidal modulation.
+///
+/// Method:
+/// 1. Power envelope |x + i·ℋ[x]|² of the analytic signal of the carrier band, by overlap-save FFT
+///    segments (``RealFFT``): negative frequencies are removed and the band weighted by H(f), 1 in the
+///    pass band with raised-cosine skirts an octave wide below it and up to twice its top (capped at
+///    Nyquist). The segments' spectra are summed into a power spectrum S(f) on the way.
+/// 2. The power envelope is averaged over blocks of D frames (about 8 blocks per cycle of the fastest
+///    rate searched); a block mean of sin(ωn + φ) is exactly K·sin(ω·centre + φ) with
+///    K = sin(ωD/2)/(D·sin(ω/2)), which the fitted amplitude is divided by.
+/// 3. Rate: the peak of the zero-padded periodogram of the block envelope inside the search range,
+///    refined by golden-section search of the least-squares sinusoid fit (the maximum-likelihood rate for
+///    a sinusoid in white noise).
+/// 4. Depth and phase: least squares of the block envelope against 1 and the first two harmonics. For a
+///    stationary carrier with spectrum S, the expected power envelope is exactly
+///    Σ S(f)·[H(f)² + m²/4·(H(f+fm)² + H(f−fm)²)] + m·Σ S(f)·H(f)·(H(f+fm) + H(f−fm))·sin θ
+///    − m²/2·Σ S(f)·H(f+fm)·H(f−fm)·cos 2θ (sums over positive and negative f), whatever the band
+///    weights; for a flat band it is (1 + m·sin θ)² times the carrier power. The ratio
+///    of the fitted first harmonic to the mean then gives m by a quadratic, with the sums taken over the
+///    measured spectrum. So the estimate is unbiased for noise carriers (the expectation is linear in the
+///    power envelope, unlike the magnitude envelope, whose mean is distorted wherever the band edges
+///    weight a component's two sidebands unequally), and exact for a tone whose sidebands lie in the
+///    pass band. The sums use the measured (modulated) spectrum for the carrier's, which is right for a
+///    spectrum smooth on the scale of fm. Pink noise is not smooth near its low end, and slow carrier
+///    components give a slowly fluctuating, noisier envelope: so the default band starts at 500 Hz.
+public enum ModulationAnalysis {
+    /// Default search range for the modulation rate, in Hz (the range ``AmplitudeModulatedSource`` allows).
+    public static let defaultRateRangeHz: ClosedRange<Double> = 0.5...100
+
+    /// Default carrier band: 500 Hz to 0.4 × the sample rate (skirts from 250 Hz and up to Nyquist).
+    /// A tone carrier below about 550 Hz needs a band of its own (e.g. half to twice its frequency).
+    public static func defaultCarrierBandHz(sampleRate: Double) -> ClosedRange<Double> {
+        500...(0.4 * sampleRate)
+    }
+
+    /// Estimates the rate, depth and phase of sinusoidal amplitude modulation in `samples`.
+    ///
+    /// Over a 3-minute 48 kHz render the rate comes out within 0.0001 Hz; the depth is unbiased, with a
+    /// scatter (one standard deviation, relative to m) of about 0.1 % for white noise at m = 0.3, 0.16 %
+    /// for pink noise at m = 1, 0.25 % for pink noise at 40 Hz and m = 0.3, and 0.00005 % for a tone.
+    /// Takes about 0.1 s.
+    /// - Parameters:
+    ///   - samples: one channel; at least 2 cycles of the slowest rate searched plus about 0.35 s.
+    ///   - sampleRate: Hz, 8,000 … 192,000.
+    ///   - rateRangeHz: where to look for the modulation rate, in Hz (0 < lower < upper ≤ rate / 32).
+    ///   - carrierBandHz: pass band of the carrier in Hz (see ``defaultCarrierBandHz(sampleRate:)``);
+    ///     it should start well above the modulation rate.
+    public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
+                                rateRangeHz: ClosedRange<Double> = defaultRateRangeHz,
+                                carrierBandHz: ClosedRange<Double>? = nil) throws(ParameterError) -> ModulationEstimate {
+        try validateSampleRate(sampleRate)
+        guard rateRangeHz.lowerBound.isFinite, rateRangeHz.upperBound.isFinite, rateRangeHz.lowerBound > 0,
+              rateRangeHz.upperBound > rateRangeHz.lowerBound, rateRangeHz.upperBound <= sampleRate / 32 else {
+            throw ParameterError(parameter: "rate-range", value: "\(rateRangeHz.lowerBound) … \(rateRangeHz.upperBound) Hz",
+                                 allowed: "0 < lower < upper ≤ \(sampleRate / 32) Hz (rate / 32)")
+        }
+        let band = carrierBandHz ?? defaultCarrierBandHz(sampleRate: sampleRate)
+        guard band.lowerBound.isFinite, band.upperBound.isFinite, band.lowerBound >= 1,
+              band.upperBound > band.lowerBound, band.lowerBound < sampleRate / 2 else {
+            throw ParameterError(parameter: "carrier-band", value: "\(band.lowerBound) … \(band.upperBound) Hz",
+                                 allowed: "1 Hz ≤ lower < upper, lower below Nyquist (\(sampleRate / 2) Hz)")
+        }
+        let blockFrames = max(1, Int(sampleRate / (8 * rateRangeHz.upperBound)))
+        let plan = EnvelopePlan(band: band, sampleRate: sampleRate)
+        let neededFrames = 2 * plan.guardFrames + Int((2 * sampleRate / rateRangeHz.lowerBound).rounded(.up)) + 16 * blockFrames
+        guard samples.count >= neededFrames else {
+            throw ParameterError(parameter: "duration", value: "\(Double(samples.count) / sampleRate) s",
+                                 allowed: "at least \(Double(neededFrames) / sampleRate) s (2 cycles of \(rateRangeHz.lowerBound) Hz plus edges)")
+        }
+
+        let (envelope, spectrum) = plan.analyse(samples, blockFrames: blockFrames)
+        // Blocks near the ends see the zero padding through the band filter: leave them out.
+        let first = (plan.guardFrames + blockFrames - 1) / blockFrames
+        let last = (samples.count - plan.guardFrames) / blockFrames
+        let times = BlockTimes(firstBlock: first, blockFrames: blockFrames, sampleRate: sampleRate)
+        let (rateHz, fit) = envelope.withUnsafeBufferPointer { all in
+            let used = UnsafeBufferPointer(rebasing: all[first..<last])
+            let rate = bestRate(used, times: times, rangeHz: rateRangeHz)
+            return (rate, HarmonicFit(used, times: times, rateHz: rate, harmonics: 2))
+        }
+        let omega = 2 * Double.pi * rateHz / sampleRate
+        let blockGain = blockFrames == 1 ? 1 : sin(omega * Double(blockFrames) / 2) / (Double(blockFrames) * sin(omega / 2))
+        let (mean, sine, cosine) = (fit.coefficients[0], fit.coefficients[1], fit.coefficients[2])
+        guard mean > 0 else {   // silence
+            return ModulationEstimate(rateHz: rateHz, depth: 0, phase: 0, residual: 0)
+        }
+        let ratio = (sine * sine + cosine * cosine).squareRoot() / (blockGain * mean)
+        let depth = plan.depth(powerEnvelopeRatio: ratio, rateHz: rateHz, spectrum: spectrum)
+        return ModulationEstimate(rateHz: rateHz, depth: depth, phase: atan2(cosine, sine),
+                                  residual: fit.residualRMS / mean)
+    }
+
+    /// The rate in `rangeHz` whose sinusoid fits `envelope` best.
+    private static func bestRate(_ envelope: UnsafeBufferPointer<Double>, times: BlockTimes,
+                                 rangeHz: ClosedRange<Double>) -> Double {
+        // Coarse: periodogram peak, zero-padded 4× or more.
+        let n = envelope.count
+        var size = 1024
+        while size < 4 * n { size *= 2 }
+        let fft = RealFFT(size: size)
+        let mean = envelope.reduce(0, +) / Double(n)
+        fft.withSignal { signal in
+            for i in 0..<n { signal[i] = Float(envelope[i] - mean) }
+            signal.baseAddress!.advanced(by: n).update(repeating: 0, count: size - n)
+        }
+        fft.forward()
+        let envelopeRate = times.sampleRate / Double(times.blockFrames)
+        let binHz = envelopeRate / Double(size)
+        let lowBin = max(1, Int((rangeHz.lowerBound / binHz).rounded(.up)))
+        let highBin = min(size / 2 - 1, Int((rangeHz.upperBound / binHz).rounded(.down)))
+        var peakBin = lowBin, peakPower = -1.0
+        fft.withSpectrum { bins in
+            for k in lowBin...max(lowBin, highBin) {
+                let re = Double(bins[2 * k]), im = Double(bins[2 * k + 1])
+                if re * re + im * im > peakPower { (peakBin, peakPower) = (k, re * re + im * im) }
+            }
+        }
+        // Fine: golden-section search of the least-squares fit within one padded bin either side.
+        var lo = max(rangeHz.lowerBound, Double(peakBin - 1) * binHz)
+        var hi = min(rangeHz.upperBound, Double(peakBin + 1) * binHz)
+        let ratio = (5.0.squareRoot() - 1) / 2
+        var x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo)
+        var f1 = HarmonicFit(envelope, times: times, rateHz: x1, harmonics: 1).explained
+        var f2 = HarmonicFit(envelope, times: times, rateHz: x2, harmonics: 1).explained
+        while hi - lo > 1e-7 {
+            if f1 < f2 {
+                lo = x1; x1 = x2; f1 = f2
+                x2 = lo + ratio * (hi - lo)
+                f2 = HarmonicFit(envelope, times: times, rateHz: x2, harmonics: 1).explained
+            } else {
+                hi = x2; x2 = x1; f2 = f1
+                x1 = hi - ratio * (hi - lo)
+                f1 = HarmonicFit(envelope, times: times, rateHz: x1, harmonics: 1).explained
+            }
+        }
+        return (lo + hi) / 2
+    }
+}
+
+/// Times of block centres: block j (counted in the whole signal) is centred on frame j·D + (D − 1)/2.
+private struct BlockTimes {
+    let firstBlock: Int
+    let blockFrames: Int
+    let sampleRate: Double
+
+    /// Seconds at the centre of the `index`-th block used.
+    func seconds(_ index: Int) -> Double {
+        (Double((firstBlock + index) * blockFrames) + Double(blockFrames - 1) / 2) / sampleRate
+    }
+}
+
+/// Least squares of values against 1 and sin(kθ), cos(kθ) for k = 1 … harmonics, θ = 2π·f·t.
+private struct HarmonicFit {
+    /// a, then (sin, cos) coefficients of each harmonic.
+    var coefficients: [Double]
+    /// Σ fitted·value: larger is a better fit (the residual sum of squares is Σvalue² minus this).
+    var explained = 0.0
+    var residualRMS = 0.0
+
+    init(_ values: UnsafeBufferPointer<Double>, times: BlockTimes, rateHz: Double, harmonics: Int) {
+        precondition(harmonics == 1 || harmonics == 2)
+        let p = 1 + 2 * harmonics
+        let n = values.count
+        var normal = [Double](repeating: 0, count: p * p)
+        var right = [Double](repeating: 0, count: p)
+        var yy = 0.0
+        var basis = [Double](repeating: 1, count: p)
+        let step = 2 * Double.pi * rateHz * Double(times.blockFrames) / times.sampleRate
+        let (stepS, stepC) = (sin(step), cos(step))
+        var start = 0
+        // A phasor rotated block by block, re-anchored from the exact time every 4,096 blocks.
+        while start < n {
+            let end = min(n, start + 4096)
+            let cycles = rateHz * times.seconds(start)
+            let angle = 2 * Double.pi * (cycles - cycles.rounded(.down))
+            var (s, c) = (sin(angle), cos(angle))
+            for i in start..<end {
+                let y = values[i]
+                basis[1] = s; basis[2] = c
+                if harmonics == 2 { basis[3] = 2 * s * c; basis[4] = c * c - s * s }
+                for r in 0..<p {
+                    right[r] += y * basis[r]
+                    for q in r..<p { normal[r * p + q] += basis[r] * basis[q] }
+                }
+                yy += y * y
+                (s, c) = (s * stepC + c * stepS, c * stepC - s * stepS)
+            }
+            start = end
+        }
+        for r in 0..<p { for q in 0..<r { normal[r * p + q] = normal[q * p + r] } }
+        coefficients = Self.solve(normal, right, size: p)
+        explained = zip(coefficients, right).reduce(0) { $0 + $1.0 * $1.1 }
+        residualRMS = n > 0 ? (max(0, yy - explained) / Double(n)).squareRoot() : 0
+    }
+
+    /// Solves the p×p system by Gaussian elimination with partial pivoting (zeros if singular).
+    private static func solve(_ matrix: [Double], _ right: [Double], size p: Int) -> [Double] {
+        var a = matrix, b = right
+        for column in 0..<p {
+            let pivot = (column..<p).max { abs(a[$0 * p + column]) < abs(a[$1 * p + column]) }!
+            guard a[pivot * p + column] != 0 else { return [Double](repeating: 0, count: p) }
+            if pivot != column {
+                for q in 0..<p { a.swapAt(pivot * p + q, column * p + q) }
+                b.swapAt(pivot, column)
+            }
+            for row in column + 1..<p {
+                let factor = a[row * p + column] / a[column * p + column]
+                for q in column..<p { a[row * p + q] -= factor * a[column * p + q] }
+                b[row] -= factor * b[column]
+            }
+        }
+        var x = [Double](repeating: 0, count: p)
+        for row in stride(from: p - 1, through: 0, by: -1) {
+            var sum = b[row]
+            for q in row + 1..<p { sum -= a[row * p + q] * x[q] }
+            x[row] = sum / a[row * p + row]
+        }
+        return x
+    }
+}
+
+/// Overlap-save analytic band filter: FFT segments of `segmentFrames` with `guardFrames` of context each
+/// side (the filter's impulse response decays to about 1e-5 within the guard).
+private struct EnvelopePlan {
+    let sampleRate: Double
+    let segmentFrames: Int
+    let guardFrames: Int
+    private let low: Double, high: Double, skirtTop: Double
+    private var weights: [Float] = []   // H at bins 0 … segmentFrames/2
+
+    init(band: ClosedRange<Double>, sampleRate: Double) {
+        self.sampleRate = sampleRate
+        let nyquist = sampleRate / 2
+        low = band.lowerBound
+        high = min(band.upperBound, nyquist)
+        skirtTop = min(2 * high, nyquist)
+        // The narrowest skirt sets the impulse response's length (a raised-cosine edge of width W
+        // decays as 1/t³ after about 1/W).
+        let narrowest = min(low / 2, skirtTop > high ? skirtTop - high : .infinity)
+        var guardFrames = 4096
+        while Double(guardFrames) < 32 * sampleRate / narrowest { guardFrames *= 2 }
+        self.guardFrames = guardFrames
+        segmentFrames = max(1 << 17, 4 * guardFrames)
+        let size = segmentFrames
+        weights = (0...size / 2).map { k in Float(weight(Double(k) * sampleRate / Double(size))) }
+    }
+
+    /// The band weight H at `frequencyHz` (any real frequency; aliased into (−rate/2, rate/2], and 0 for
+    /// negative frequencies, DC and Nyquist: the analytic signal).
+    func weight(_ frequencyHz: Double) -> Double {
+        let f = frequencyHz - sampleRate * (frequencyHz / sampleRate).rounded()
+        if f <= low / 2 || f >= sampleRate / 2 { return 0 }
+        if f < low { return 0.5 - 0.5 * cos(Double.pi * (f - low / 2) / (low / 2)) }
+        if f <= high { return 1 }
+        if f < skirtTop { return 0.5 + 0.5 * cos(Double.pi * (f - high) / (skirtTop - high)) }
+        return 0
+    }
+
+    /// The depth m whose expected power envelope has first harmonic / mean = `ratio` at `rateHz`, for a
+    /// carrier with power spectrum `spectrum` (bins 0 … segmentFrames/2).
+    func depth(powerEnvelopeRatio ratio: Double, rateHz: Double, spectrum: [Double]) -> Double {
+        // Two-sided sums over the carrier's frequencies f: P0 = Σ S·H(f)², PS = Σ S·(H(f+fm)² + H(f−fm)²),
+        // Q = Σ S·H(f)·(H(f+fm) + H(f−fm)). Mean = P0 + m²/4·PS, first harmonic = m·Q.
+        var p0 = 0.0, ps = 0.0, q = 0.0
+        let binHz = sampleRate / Double(segmentFrames)
+        for k in 0..<spectrum.count {
+            let isEdge = k == 0 || k == spectrum.count - 1
+            for f in isEdge ? [Double(k) * binHz] : [Double(k) * binHz, -Double(k) * binHz] {
+                let h = weight(f), up = weight(f + rateHz), down = weight(f - rateHz)
+                p0 += spectrum[k] * h * h
+                ps += spectrum[k] * (up * up + down * down)
+                q += spectrum[k] * h * (up + down)
+            }
+        }
+        // ratio·PS/4·m² − Q·m + ratio·P0 = 0: the root that is 0 for ratio 0.
+        guard ratio > 0, ps > 0 else { return 0 }
+        let a = ratio * ps / 4, discriminant = q * q - 4 * a * ratio * p0
+        return (q - max(0, discriminant).squareRoot()) / (2 * a)
+    }
+
+    /// Block means of the power envelope |analytic signal|² over blocks of `blockFrames` (whole blocks
+    /// only), and the power spectrum of the input summed over the segments.
+    func analyse(_ samples: UnsafeBufferPointer<Float>, blockFrames: Int) -> (envelope: [Double], spectrum: [Double]) {
+        let count = samples.count
+        let blocks = count / blockFrames
+        var envelope = [Double](repeating: 0, count: blocks)
+        var spectrum = [Double](repeating: 0, count: weights.count)
+        guard blocks > 0 else { return (envelope, spectrum) }
+        let size = segmentFrames, valid = segmentFrames - 2 * guardFrames
+        let fft = RealFFT(size: size)
+        let saved = UnsafeMutableBufferPointer<Float>.allocate(capacity: size + 2)
+        let real = UnsafeMutableBufferPointer<Float>.allocate(capacity: valid)
+        defer { saved.deallocate(); real.deallocate() }
+        let scale = 1 / Float(size)
+        var blockIndex = 0, inBlock = 0, blockSum = 0.0
+        var start = 0
+        while start < blocks * blockFrames {
+            // Input frames start − guard ..< start − guard + size, zero outside the signal.
+            fft.withSignal { signal in
+                signal.update(repeating: 0)
+                let from = max(0, start - guardFrames), to = min(count, start - guardFrames + size)
+                if to > from {
+                    (signal.baseAddress! + (from - (start - guardFrames)))
+                        .update(from: samples.baseAddress! + from, count: to - from)
+                }
+            }
+            fft.forward()
+            fft.withSpectrum { bins in
+                for k in 0..<weights.count {
+                    let re = bins[2 * k], im = bins[2 * k + 1]
+                    spectrum[k] += Double(re * re + im * im)
+                    bins[2 * k] = re * weights[k]
+                    bins[2 * k + 1] = im * weights[k]
+                }
+                _ = saved.update(fromContentsOf: bins)
+            }
+            fft.inverse()
+            let n = min(valid, count - start)
+            fft.withSignal { signal in
+                real.baseAddress!.update(from: signal.baseAddress! + guardFrames, count: n)
+            }
+            // Hilbert transform: multiply the positive-frequency bins by −i.
+            fft.withSpectrum { bins in
+                for k in 0..<weights.count {
+                    bins[2 * k] = saved[2 * k + 1]
+                    bins[2 * k + 1] = -saved[2 * k]
+                }
+            }
+            fft.inverse()
+            fft.withSignal { signal in
+                let imaginary = signal.baseAddress! + guardFrames
+                for i in 0..<n {
+                    let re = real[i] * scale, im = imaginary[i] * scale
+                    blockSum += Double(re * re + im * im)
+                    inBlock += 1
+                    if inBlock == blockFrames {
+                        if blockIndex < blocks { envelope[blockIndex] = blockSum / Double(blockFrames) }
+                        blockIndex += 1
+                        inBlock = 0
+                        blockSum = 0
+                    }
+                }
+            }
+            start += valid
+        }
+        return (envelope, spectrum)
+    }
+}

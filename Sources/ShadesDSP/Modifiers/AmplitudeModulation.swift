@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Which level amplitude modulation keeps equal to the unmodulated carrier's.
+public enum AmplitudeModulationLevel: String, CaseIterable, Sendable, Codable {
+    /// Same RMS as the carrier: the gain curve is divided by √(1 + m²/2).
+    case rms
+    /// Same peak as the carrier: the gain curve is divided by (1 + m), so its largest value is 1.
+    case peak
+}
+
+/// Sinusoidal amplitude modulation of any source: x(t) = c(t)·(1 + m·sin(2π·fm·t + φ)) / k, where k keeps
+/// the carrier's RMS (√(1 + m²/2)) or its peak (1 + m).
+///
+/// The 10 Hz AM stimuli of Neff et al. 2017 (Front. Aging Neurosci. 9:130), Neff et al. 2019 (Trends
+/// Hear. 23; tones at the tinnitus frequency modulated at 10 or 40 Hz) and Schoisswohl et al. 2019
+/// (Audiol. Neurotol. 24:309; AM noise).
+///
+/// Frame n has t = n / sampleRate counted from the carrier's frame 0. The gain curve is made in segments
+/// of ``segmentFrames`` frames aligned to frame 0: each segment's phase is computed afresh in Double
+/// cycles from its absolute frame index, and eight lanes rotate a Double phasor inside it. So the curve
+/// equals the formula to Float precision after any number of hours, and the output does not depend on
+/// how the caller slices its render calls.
+public final class AmplitudeModulatedSource: AudioSource {
+    /// The modulated source; this modifier renders it and owns its position from now on.
+    public let carrier: any AudioSource
+    /// Modulation rate fm in Hz (``allowedRateHz``).
+    public let rateHz: Double
+    /// Modulation depth m, 0 … 1 (1: the gain reaches 0 once per cycle).
+    public let depth: Double
+    /// Start phase φ of the sine, in radians.
+    public let startPhase: Double
+    /// The level kept equal to the carrier's.
+    public let keep: AmplitudeModulationLevel
+    /// The linear factor 1/k applied to (1 + m·sin): 1/√(1 + m²/2) or 1/(1 + m).
+    public let levelFactor: Double
+    public var sampleRate: Double { carrier.sampleRate }
+    public var channelCount: Int { carrier.channelCount }
+
+    /// Allowed modulation rates, in Hz.
+    public static let allowedRateHz: ClosedRange<Double> = 0.5...100
+    /// Frames per gain segment (segments start at multiples of this from frame 0).
+    public static let segmentFrames = 1024
+
+    private let cyclesPerFrame: Double
+    private let startCycles: Double           // φ / 2π reduced to [0, 1)
+    private let gains: UnsafeMutablePointer<Float>  // gain curve of segment `gainSegment`
+    private var gainSegment = -1
+    private var position = 0                  // absolute frame of the next render call
+
+    /// - Parameters:
+    ///   - carrier: any source; its frames are multiplied by the gain curve.
+    ///   - rateHz: modulation rate in Hz, 0.5 … 100 (default 10 Hz, Neff 2017).
+    ///   - depth: modulation depth m, 0 … 1 (default 1).
+    ///   - startPhase: phase φ of the modulating sine at frame 0, in radians (default 0).
+    ///   - keep: keep the carrier's RMS (default) or its peak.
+    public init(carrier: any AudioSource, rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0,
+                keep: AmplitudeModulationLevel = .rms) throws(ParameterError) {
+        guard rateHz.isFinite, Self.allowedRateHz.contains(rateHz) else {
+            throw ParameterError(parameter: "am", value: "\(rateHz) Hz", allowed: "0.5 … 100 Hz")
+        }
+        guard depth.isFinite, (0...1).contains(depth) else {
+            throw ParameterError(parameter: "am-depth", value: "\(depth)", allowed: "0 … 1")
+        }
+        guard startPhase.isFinite else {
+            throw ParameterError(parameter: "am-phase", value: "\(startPhase) rad", allowed: "a finite angle in radians")
+        }
+        self.carrier = carrier
+        self.rateHz = rateHz
+        self.depth = depth
+        self.startPhase = startPhase
+        self.keep = keep
+        levelFactor = Self.levelFactor(depth: depth, keep: keep)
+        cyclesPerFrame = rateHz / carrier.sampleRate
+        let cycles = startPhase / (2 * Double.pi)
+        startCycles = cycles - cycles.rounded(.down)
+        gains = .allocate(capacity: Self.segmentFrames)
+        gains.initialize(repeating: 0, count: Self.segmentFrames)
+    }
+
+    deinit { gains.deallocate() }
+
+    /// The factor 1/k that keeps the level: 1/√(1 + m²/2) for ``AmplitudeModulationLevel/rms``,
+    /// 1/(1 + m) for ``AmplitudeModulationLevel/peak``.
+    public static func levelFactor(depth: Double, keep: AmplitudeModulationLevel) -> Double {
+        switch keep {
+        case .rms: return 1 / (1 + depth * depth / 2).squareRoot()
+        case .peak: return 1 / (1 + depth)
+        }
+    }
+
+    /// The exact gain (Double) applied to absolute frame `frame`: (1 + m·sin(2π·fm·n/rate + φ))·levelFactor.
+    /// A pure function of the parameters, for tests and plots.
+    public func gain(atFrame frame: Int) -> Double {
+        var cycles = Double(frame) * rateHz / sampleRate + startPhase / (2 * Double.pi)
+        cycles -= cycles.rounded(.down)
+        return (1 + depth * sin(2 * Double.pi * cycles)) * levelFactor
+    }
+
+    /// The rate nearest `rateHz` with a whole number of modulation cycles (at least one) in `frameCount`
+    /// frames, so a loop of that length is seamless. For a very short loop the result can exceed
+    /// ``allowedRateHz``.
+    public static func loopRate(near rateHz: Double, frameCount: Int, sampleRate: Double) -> Double {
+        let cycles = max(1, (rateHz * Double(frameCount) / sampleRate).rounded())
+        return cycles * sampleRate / Double(frameCount)
+    }
+
+    public func render(into block: AudioBlock) {
+        carrier.render(into: block)
+        let segmentFrames = Self.segmentFrames
+        var done = 0
+        while done < block.frameCount {
+            let frame = position + done
+            let segment = frame / segmentFrames
+            let offset = frame - segment * segmentFrames
+            if segment != gainSegment {
+                fillGains(segment: segment)
+                gainSegment = segment
+            }
+            let count = min(block.frameCount - done, segmentFrames - offset)
+            block.multiply(frames: done..<done + count, by: UnsafePointer(gains + offset))
+            done += count
+        }
+        position += block.frameCount
+    }
+
+    /// Computes the gain curve of segment `segment` (absolute frames segment·1024 …) into `gains`.
+    private func fillGains(segment: Int) {
+        let twoPi = 2 * Double.pi
+        var cycles = Double(segment * Self.segmentFrames) * cyclesPerFrame + startCycles
+        cycles -= cycles.rounded(.down)
+        var re = SIMD8<Double>(), im = SIMD8<Double>()
+        for lane in 0..<8 {
+            let angle = twoPi * (cycles + Double(lane) * cyclesPerFrame)
+            re[lane] = cos(angle)
+            im[lane] = sin(angle)
+        }
+        let step = twoPi * 8 * cyclesPerFrame
+        let c = SIMD8<Double>(repeating: cos(step)), s = SIMD8<Double>(repeating: sin(step))
+        let offset = SIMD8<Double>(repeating: levelFactor), scale = SIMD8<Double>(repeating: levelFactor * depth)
+        let out = UnsafeMutableRawPointer(gains)
+        var i = 0
+        while i < Self.segmentFrames {
+            out.storeBytes(of: SIMD8<Float>(offset + scale * im), toByteOffset: i * 4, as: SIMD8<Float>.self)
+            (re, im) = (re * c - im * s, re * s + im * c)
+            i += 8
+        }
+    }
+}
+
+extension AudioBlock {
+    /// Multiplies frames `range` of every channel by `gains[0 ..< range.count]`.
+    @inline(__always) func multiply(frames range: Range<Int>, by gains: UnsafePointer<Float>) {
+        let n = range.count
+        for c in 0..<channelCount {
+            let samples = channel(c).baseAddress! + range.lowerBound
+            for i in 0..<n { samples[i] *= gains[i] }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Fades and pulses: gain envelopes made of raised-cosine ramps, sampled at absolute frame positions.
+//
+// Every envelope here is a continuous-time curve sampled at whole frames: a ramp of N frames starting at
+// frame s has gain 0.5 − 0.5·cos(π·(n − s)/N) at frame n (0 at s, 1 at s + N), and a ramp ending at frame e
+// is its mirror image, 0.5 − 0.5·cos(π·(e − n)/N) (1 at e − N, 0 at e). So a fade-out ends at frame e with
+// gain 0 (the first silent frame), and a sound faded in and out is symmetric in time.
+
+/// Gain of a raised-cosine ramp `x` frames into a ramp of `frames` frames: 0.5 − 0.5·cos(π·x/frames),
+/// and 1 from `x ≥ frames` on.
+@inline(__always) func raisedCosineGain(_ x: Int, rampFrames frames: Int) -> Double {
+    x >= frames ? 1 : 0.5 - 0.5 * cos(Double.pi * Double(x) / Double(frames))
+}
+
+/// One stretch of an envelope, up to (not including) frame `end`.
+struct EnvelopePiece {
+    enum Shape {
+        case silent
+        case unity
+        /// Rising ramp of `frames` frames that starts (gain 0) at absolute frame `start`.
+        case rise(start: Int, frames: Int)
+        /// Falling ramp of `frames` frames that ends (gain 0) at absolute frame `end`.
+        case fall(end: Int, frames: Int)
+    }
+    var shape: Shape
+    var end: Int
+}
+
+/// Applies envelope pieces to blocks through a small preallocated gain buffer.
+struct EnvelopeApplier {
+    static let scratchFrames = 256
+    private let scratch: UnsafeMutablePointer<Float>
+
+    init() {
+        scratch = .allocate(capacity: Self.scratchFrames)
+        scratch.initialize(repeating: 0, count: Self.scratchFrames)
+    }
+
+    func deallocate() { scratch.deallocate() }
+
+    /// Applies `shape` to frames `range` of `block`, whose frame 0 is absolute frame `blockStart`.
+    func apply(_ shape: EnvelopePiece.Shape, to block: AudioBlock, frames range: Range<Int>, blockStart: Int) {
+        switch shape {
+        case .unity:
+            return
+        case .silent:
+            block.frames(range).clear()
+        case .rise, .fall:
+            var done = range.lowerBound
+            while done < range.upperBound {
+                let count = min(range.upperBound - done, Self.scratchFrames)
+                for i in 0..<count {
+                    let frame = blockStart + done + i
+                    let gain: Double
+                    switch shape {
+                    case let .rise(start, frames): gain = raisedCosineGain(frame - start, rampFrames: frames)
+                    case let .fall(end, frames): gain = raisedCosineGain(end - frame, rampFrames: frames)
+                    default: gain = 1
+                    }
+                    scratch[i] = Float(gain)
+                }
+                block.multiply(frames: done..<done + count, by: UnsafePointer(scratch))
+                done += count
+            }
+        }
+    }
+}
+
+/// Formats seconds as milliseconds for messages: "25", "12.5" (to the microsecond).
+func millisecondsText(_ seconds: Double) -> String {
+    let ms = (seconds * 1e6).rounded() / 1e3
+    return ms == ms.rounded() && abs(ms) < 1e15 ? String(Int(ms)) : "\(ms)"
+}
+
+/// A source faded in from silence at frame 0 and out to silence at `totalFrames`, with raised-cosine
+/// ramps; silence after `totalFrames` (the source is not rendered past it).
+///
+/// Fade-in gain at frame n < Nin: 0.5 − 0.5·cos(π·n/Nin) (frame 0 is silent). Fade-out gain at frame n
+/// with T − Nout < n < T: 0.5 − 0.5·cos(π·(T − n)/Nout), the mirror image: frame T is the first silent one.
+/// Ramp lengths are the durations rounded to whole frames.
+public final class FadedSource: AudioSource {
+    /// The faded source; this modifier renders it and owns its position from now on.
+    public let source: any AudioSource
+    /// Frames in the fade-in ramp (Nin).
+    public let fadeInFrames: Int
+    /// Frames in the fade-out ramp (Nout).
+    public let fadeOutFrames: Int
+    /// Frames until silence (T): the fade-out ends here.
+    public let totalFrames: Int
+    public var sampleRate: Double { source.sampleRate }
+    public var channelCount: Int { source.channelCount }
+    private let applier = EnvelopeApplier()
+    private var position = 0
+
+    /// - Parameters:
+    ///   - fadeInSeconds: raised-cosine fade-in from frame 0, in seconds (≥ 0; 0 for none).
+    ///   - fadeOutSeconds: raised-cosine fade-out ending at `totalFrames`, in seconds (≥ 0; 0 for none).
+    ///   - totalFrames: frames until silence; both fades together must fit in it.
+    public convenience init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double,
+                            totalFrames: Int) throws(ParameterError) {
+        try self.init(source: source, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
+                      totalFrames: totalFrames, names: ("fade-in", "fade-out"))
+    }
+
+    /// The same raised-cosine fade of `fadeSeconds` (≥ 0, e.g. 0.05) at both ends.
+    public convenience init(source: any AudioSource, fadeSeconds: Double, totalFrames: Int) throws(ParameterError) {
+        try self.init(source: source, fadeInSeconds: fadeSeconds, fadeOutSeconds: fadeSeconds,
+                      totalFrames: totalFrames, names: ("fade", "fade"))
+    }
+
+    private init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double, totalFrames: Int,
+                 names: (fadeIn: String, fadeOut: String)) throws(ParameterError) {
+        let rate = source.sampleRate
+        guard totalFrames >= 0 else {
+            throw ParameterError(parameter: "duration", value: "\(totalFrames) frames", allowed: "0 frames or more")
+        }
+        let totalSeconds = Double(totalFrames) / rate
+        for (name, seconds) in [(names.fadeIn, fadeInSeconds), (names.fadeOut, fadeOutSeconds)] {
+            guard seconds.isFinite, seconds >= 0, seconds <= totalSeconds else {
+                throw ParameterError(parameter: name, value: "\(millisecondsText(seconds)) ms",
+                                     allowed: "0 … \(millisecondsText(totalSeconds)) ms (the duration)")
+            }
+        }
+        guard fadeInSeconds + fadeOutSeconds <= totalSeconds * (1 + 1e-12) else {
+            throw ParameterError(
+                parameter: "fade", value: "\(millisecondsText(fadeInSeconds)) ms in + \(millisecondsText(fadeOutSeconds)) ms out",
+                allowed: "fades together at most the duration, \(millisecondsText(totalSeconds)) ms")
+        }
+        self.source = source
+        self.totalFrames = totalFrames
+        let fadeIn = min(totalFrames, Int((fadeInSeconds * rate).rounded()))
+        fadeInFrames = fadeIn
+        fadeOutFrames = min(totalFrames - fadeIn, Int((fadeOutSeconds * rate).rounded()))
+    }
+
+    deinit { applier.deallocate() }
+
+    /// The envelope piece holding absolute frame `frame`.
+    private func piece(at frame: Int) -> EnvelopePiece {
+        let fallStart = fadeOutFrames > 0 ? totalFrames - fadeOutFrames + 1 : totalFrames
+        if frame < fadeInFrames { return EnvelopePiece(shape: .rise(start: 0, frames: fadeInFrames), end: fadeInFrames) }
+        if frame < fallStart { return EnvelopePiece(shape: .unity, end: fallStart) }
+        if frame < totalFrames { return EnvelopePiece(shape: .fall(end: totalFrames, frames: fadeOutFrames), end: totalFrames) }
+        return EnvelopePiece(shape: .silent, end: .max)
+    }
+
+    public func render(into block: AudioBlock) {
+        let live = max(0, min(block.frameCount, totalFrames - position))
+        if live > 0 { source.render(into: block.frames(0..<live)) }
+        if live < block.frameCount { block.frames(live..<block.frameCount).clear() }
+        var done = 0
+        while done < live {
+            let piece = piece(at: position + done)
+            let count = min(live - done, piece.end - (position + done))
+            applier.apply(piece.shape, to: block, frames: done..<done + count, blockStart: position)
+            done += count
+        }
+        position += block.frameCount
+    }
+}
+
+/// Pulsed (gated) sound for audiometry: on for `onSeconds`, off for `offSeconds`, with raised-cosine
+/// rise and fall inside the on time; silence after `pulseCount` pulses.
+///
+/// Audiometer convention: rise/fall 20–50 ms, on and off about 200–250 ms. Pulse k starts at frame
+/// round(k·(on + off)·rate), computed from absolute time, so pulse boundaries never drift; every pulse has
+/// the same shape (on time and ramps rounded to whole frames once). In pulse k starting at frame s, with
+/// on frames L and ramp frames R, frame n has gain 0.5 − 0.5·cos(π·(n − s)/R) on the rise, 1 in between,
+/// 0.5 − 0.5·cos(π·(s + L − n)/R) on the fall and 0 from s + L until the next pulse. The source keeps
+/// running through the off time (a gated continuous tone).
+public final class PulsedSource: AudioSource {
+    /// The gated source; this modifier renders it and owns its position from now on.
+    public let source: any AudioSource
+    /// On time per pulse (ramps included), in seconds.
+    public let onSeconds: Double
+    /// Silent time between pulses, in seconds.
+    public let offSeconds: Double
+    /// Raised-cosine rise and fall time, in seconds.
+    public let rampSeconds: Double
+    /// Pulses before silence, or nil for endless pulses.
+    public let pulseCount: Int?
+    /// On frames per pulse (L), ramps included.
+    public let onFrames: Int
+    /// Frames of each ramp (R), at most half the on frames.
+    public let rampFrames: Int
+    public var sampleRate: Double { source.sampleRate }
+    public var channelCount: Int { source.channelCount }
+    private let periodFrames: Double          // (on + off)·rate, not rounded
+    private let applier = EnvelopeApplier()
+    private var position = 0
+    private var pulse = 0                     // the pulse holding `position`: start(pulse) ≤ position
+
+    /// - Parameters:
+    ///   - onSeconds: on time per pulse including the ramps, in seconds (> 0, at least one frame).
+    ///   - offSeconds: silent gap between pulses, in seconds (≥ 0).
+    ///   - rampSeconds: raised-cosine rise and fall time, in seconds, 0 … onSeconds/2.
+    ///   - pulseCount: number of pulses (≥ 1), or nil for endless pulses.
+    public init(source: any AudioSource, onSeconds: Double = 0.2, offSeconds: Double = 0.2,
+                rampSeconds: Double = 0.025, pulseCount: Int? = nil) throws(ParameterError) {
+        let rate = source.sampleRate
+        guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
+            throw ParameterError(parameter: "pulse", value: "on \(millisecondsText(onSeconds)) ms",
+                                 allowed: "an on time of at least one frame (\(millisecondsText(1 / rate)) ms)")
+        }
+        guard offSeconds.isFinite, offSeconds >= 0 else {
+            throw ParameterError(parameter: "pulse", value: "off \(millisecondsText(offSeconds)) ms",
+                                 allowed: "an off time ≥ 0 ms")
+        }
+        guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
+            throw ParameterError(
+                parameter: "ramp", value: "\(millisecondsText(rampSeconds)) ms",
+                allowed: "0 … \(millisecondsText(onSeconds / 2)) ms: rise and fall fit in the \(millisecondsText(onSeconds)) ms on time")
+        }
+        if let pulseCount, pulseCount < 1 {
+            throw ParameterError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more (or none for endless pulses)")
+        }
+        self.source = source
+        self.onSeconds = onSeconds
+        self.offSeconds = offSeconds
+        self.rampSeconds = rampSeconds
+        self.pulseCount = pulseCount
+        onFrames = Int((onSeconds * rate).rounded())
+        rampFrames = min(onFrames / 2, Int((rampSeconds * rate).rounded()))
+        periodFrames = (onSeconds + offSeconds) * rate
+    }
+
+    deinit { applier.deallocate() }
+
+    /// First frame of pulse `pulse` (0-based): round(pulse·(on + off)·rate).
+    public func pulseStartFrame(_ pulse: Int) -> Int {
+        Int((Double(pulse) * periodFrames).rounded())
+    }
+
+    /// The frame from which all is silent (end of the last pulse), or nil for endless pulses.
+    public var endFrame: Int? {
+        pulseCount.map { pulseStartFrame($0 - 1) + onFrames }
+    }
+
+    /// The envelope piece holding absolute frame `frame` (≥ the current pulse's start).
+    private func piece(at frame: Int) -> EnvelopePiece {
+        while pulse + 1 < (pulseCount ?? .max) && pulseStartFrame(pulse + 1) <= frame { pulse += 1 }
+        let start = pulseStartFrame(pulse)
+        let next = pulse + 1 < (pulseCount ?? .max) ? pulseStartFrame(pulse + 1) : .max
+        let onEnd = start + onFrames
+        let riseEnd = start + rampFrames
+        let fallStart = rampFrames > 0 ? onEnd - rampFrames + 1 : onEnd
+        let piece: EnvelopePiece
+        if frame < riseEnd {
+            piece = EnvelopePiece(shape: .rise(start: start, frames: rampFrames), end: riseEnd)
+        } else if frame < fallStart {
+            piece = EnvelopePiece(shape: .unity, end: fallStart)
+        } else if frame < onEnd {
+            piece = EnvelopePiece(shape: .fall(end: onEnd, frames: rampFrames), end: onEnd)
+        } else {
+            piece = EnvelopePiece(shape: .silent, end: next)
+        }
+        return EnvelopePiece(shape: piece.shape, end: min(piece.end, next))
+    }
+
+    public func render(into block: AudioBlock) {
+        let end = endFrame ?? .max
+        let live = max(0, min(block.frameCount, end - position))
+        if live > 0 { source.render(into: block.frames(0..<live)) }
+        if live < block.frameCount { block.frames(live..<block.frameCount).clear() }
+        var done = 0
+        while done < live {
+            let piece = piece(at: position + done)
+            let count = min(live - done, piece.end - (position + done))
+            applier.apply(piece.shape, to: block, frames: done..<done + count, blockStart: position)
+            done += count
+        }
+        position += block.frameCount
+    }
+}
