@@ -9,14 +9,23 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     /// Sample rate in Hz (8,000 … 192,000).
     public var sampleRate: Double
     public var layout: ChannelLayout
-    /// RMS level in dBFS of each sounding channel.
+    /// RMS level in dBFS of each sounding channel, measured on the sustained sound (before fades and
+    /// pulses; with amplitude modulation, after it).
     public var levelDBFS: Double
     public var seed: UInt64
-    /// Loop mode: the file repeats seamlessly (noise shaped over the whole length, tones with whole cycles).
+    /// Loop mode: the file repeats seamlessly (noise shaped over the whole length, tones and modulation
+    /// with whole cycles).
     public var loop: Bool
+    /// Amplitude modulation applied to the sound (Neff 2017/2019, Schoisswohl 2019).
+    public var modulation: Modulation?
+    /// Pulses (audiometry): on/off times with raised-cosine ramps.
+    public var pulses: Pulses?
+    /// Raised-cosine fade-in and fade-out, in seconds.
+    public var fades: Fades?
 
     public init(sound: SoundDescription, durationSeconds: Double, sampleRate: Double = 48_000,
-                layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1, loop: Bool = false) {
+                layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1, loop: Bool = false,
+                modulation: Modulation? = nil, pulses: Pulses? = nil, fades: Fades? = nil) {
         self.sound = sound
         self.durationSeconds = durationSeconds
         self.sampleRate = sampleRate
@@ -24,6 +33,9 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         self.levelDBFS = levelDBFS
         self.seed = seed
         self.loop = loop
+        self.modulation = modulation
+        self.pulses = pulses
+        self.fades = fades
     }
 
     /// Frames in the file: duration × rate, rounded.
@@ -59,6 +71,104 @@ public struct RenderRequest: Sendable, Equatable, Codable {
             }
         case .tone(let frequencyHz):
             try validateFrequency(frequencyHz, sampleRate: sampleRate)
+        case .narrowBandNoise(let centreHz, let widthOctaves):
+            _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
+            if loop {
+                do throws(ParameterError) {
+                    _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves,
+                                                         sampleRate: sampleRate, frameCount: frameCount)
+                } catch {
+                    throw ParameterError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
+                                         allowed: error.allowed)
+                }
+            }
+        }
+        if let modulation { try modulation.validate(sampleRate: sampleRate) }
+        if let pulses {
+            try pulses.validate(sampleRate: sampleRate)
+            if loop {
+                throw ParameterError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with --loop",
+                                     allowed: "pulses in a file of their own length")
+            }
+        }
+        if let fades {
+            try fades.validate(sampleRate: sampleRate, frames: frameCount)
+            if loop {
+                throw ParameterError(parameter: "fade", value: fades.summary, problem: "cannot be combined with --loop",
+                                     allowed: "fades on a file that is not a loop (a loop has no ends)")
+            }
         }
     }
+}
+
+/// Amplitude modulation x(t)·(1 + m·sin(2π·fm·t + φ)).
+public struct Modulation: Sendable, Equatable, Codable {
+    /// Modulation rate fm in Hz (0.5 … 100; 10 Hz in the studies).
+    public var rateHz: Double
+    /// Depth m in [0, 1].
+    public var depth: Double
+    /// Start phase φ in radians.
+    public var startPhase: Double
+    /// What stays equal to the unmodulated sound: its RMS (default) or its peak.
+    public var keep: AmplitudeModulationLevel
+
+    public init(rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0, keep: AmplitudeModulationLevel = .rms) {
+        (self.rateHz, self.depth, self.startPhase, self.keep) = (rateHz, depth, startPhase, keep)
+    }
+
+    func validate(sampleRate: Double) throws(ParameterError) {
+        _ = try AmplitudeModulatedSource(carrier: SilenceSource(sampleRate: sampleRate), rateHz: rateHz, depth: depth, startPhase: startPhase, keep: keep)
+    }
+
+    /// RMS of the modulated sound relative to the unmodulated one (1 when the RMS is kept).
+    var levelRatio: Double {
+        keep == .rms ? 1 : (1 + depth * depth / 2).squareRoot() / (1 + depth)
+    }
+
+    var summary: String {
+        "am=\(formatNumber(rateHz))Hz am_depth=\(formatNumber(depth)) am_phase=\(formatNumber(startPhase)) am_keep=\(keep.rawValue)"
+    }
+}
+
+/// Pulses: `onSeconds` on, `offSeconds` off, raised-cosine ramps inside the on time.
+public struct Pulses: Sendable, Equatable, Codable {
+    public var onSeconds: Double
+    public var offSeconds: Double
+    public var rampSeconds: Double
+    /// Number of pulses, or nil for as many as the duration holds.
+    public var count: Int?
+
+    public init(onSeconds: Double = 0.2, offSeconds: Double = 0.2, rampSeconds: Double = 0.025, count: Int? = nil) {
+        (self.onSeconds, self.offSeconds, self.rampSeconds, self.count) = (onSeconds, offSeconds, rampSeconds, count)
+    }
+
+    func validate(sampleRate: Double) throws(ParameterError) {
+        _ = try PulsedSource(source: SilenceSource(sampleRate: sampleRate), onSeconds: onSeconds, offSeconds: offSeconds,
+                             rampSeconds: rampSeconds, pulseCount: count)
+    }
+
+    /// Length of `count` pulses (the last one without its off time), in seconds.
+    public var countedDurationSeconds: Double? {
+        count.map { Double($0) * (onSeconds + offSeconds) - offSeconds }
+    }
+
+    var summary: String {
+        "\(formatNumber(onSeconds * 1000))ms/\(formatNumber(offSeconds * 1000))ms ramp=\(formatNumber(rampSeconds * 1000))ms"
+            + (count.map { " pulses=\($0)" } ?? "")
+    }
+}
+
+/// Raised-cosine fade-in and fade-out.
+public struct Fades: Sendable, Equatable, Codable {
+    public var inSeconds: Double
+    public var outSeconds: Double
+
+    public init(inSeconds: Double, outSeconds: Double) { (self.inSeconds, self.outSeconds) = (inSeconds, outSeconds) }
+
+    func validate(sampleRate: Double, frames: Int) throws(ParameterError) {
+        _ = try FadedSource(source: SilenceSource(sampleRate: sampleRate), fadeInSeconds: inSeconds,
+                            fadeOutSeconds: outSeconds, totalFrames: frames)
+    }
+
+    var summary: String { "\(formatNumber(inSeconds * 1000))ms/\(formatNumber(outSeconds * 1000))ms" }
 }

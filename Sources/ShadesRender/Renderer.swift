@@ -53,10 +53,8 @@ public enum Renderer {
                 output.withChannel(c) { $0.baseAddress!.update(from: source.baseAddress!, count: plan.frames) }
             }
         }
-        let measurements = plan.knownMeasurements ?? (0..<plan.signalCount).map { s in
-            output.withChannel(first[s]) { measureChunked(UnsafeBufferPointer($0)) }
-        }
-        let (signalGains, peak) = gains(for: measurements, request: request, frames: plan.frames)
+        let measurements = plan.knownMeasurements ?? measure(plan)
+        let (signalGains, peak) = gains(for: measurements, plan: plan, request: request)
         var channelGains = [Float](repeating: 1, count: layout.outputChannelCount)
         for c in 0..<layout.outputChannelCount { if let s = layout.signal(forOutputChannel: c) { channelGains[c] = signalGains[s] } }
         return RenderedSound(request: request, buffer: output, gains: channelGains, peak: peak,
@@ -78,13 +76,14 @@ public enum Renderer {
         do throws(ParameterError) { plan = try SignalPlan(request: request) } catch { throw .usage(error.description) }
 
         let measurements = plan.knownMeasurements ?? measure(plan)
-        let (gains, peak) = gains(for: measurements, request: request, frames: plan.frames)
+        let (gains, peak) = gains(for: measurements, plan: plan, request: request)
         let limit = sampleFormat.clipLimit
         if peak > limit {
             let highest = request.levelDBFS - Decibels.fromAmplitude(peak / limit)
             throw .runtime("level \(formatNumber(request.levelDBFS)) dBFS would clip (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) dBFS in \(sampleFormat.rawValue)); the highest level that fits is \(formatFloor(highest)) dBFS")
         }
-        let comment = Self.comment(for: request, renderedFrequencyHz: plan.renderedFrequencyHz, format: sampleFormat)
+        let comment = Self.comment(for: request, renderedFrequencyHz: plan.renderedFrequencyHz,
+                                   renderedModulationHz: plan.renderedModulationHz, format: sampleFormat)
         do throws(AudioFileError) {
             try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
                 let output = try AudioFileOutput(path: temporary, sampleRate: Int(request.sampleRate),
@@ -98,11 +97,12 @@ public enum Renderer {
         return FileRenderReport(gains: gains, peak: peak, renderedFrequencyHz: plan.renderedFrequencyHz, notes: plan.notes)
     }
 
-    /// Pass 1: every signal rendered chunk by chunk (signals in parallel) and measured, nothing kept.
+    /// Pass 1: every signal's sustained sound rendered chunk by chunk (signals in parallel) and
+    /// measured, nothing kept.
     static func measure(_ plan: SignalPlan) -> [SignalMeasurement] {
         let results = ResultSlots<SignalMeasurement>(count: plan.signalCount)
         DispatchQueue.concurrentPerform(iterations: plan.signalCount) { s in
-            let source = plan.makeSource(s)
+            let source = plan.makeSustainedSource(s)
             let scratch = AudioBuffer(channelCount: 1, frameCapacity: chunkFrames, zeroed: false)
             var total = SignalMeasurement(sumOfSquares: 0, peak: 0)
             for start in stride(from: 0, to: plan.frames, by: chunkFrames) {
@@ -130,12 +130,13 @@ public enum Renderer {
         return total
     }
 
-    /// Gain per signal bringing its RMS to the asked level, and the resulting peak over all signals.
-    static func gains(for measurements: [SignalMeasurement], request: RenderRequest, frames: Int) -> ([Float], Double) {
-        let target = Decibels.amplitude(request.levelDBFS)
+    /// Gain per signal bringing its sustained RMS to the asked level, and the resulting peak over all
+    /// signals (pulses and fades only lower it).
+    static func gains(for measurements: [SignalMeasurement], plan: SignalPlan, request: RenderRequest) -> ([Float], Double) {
+        let target = Decibels.amplitude(request.levelDBFS) * plan.levelRatio
         var peak = 0.0
         let gains = measurements.map { m -> Float in
-            let rms = (m.sumOfSquares / Double(frames)).squareRoot()
+            let rms = (m.sumOfSquares / Double(plan.frames)).squareRoot()
             let gain = rms > 0 ? Float(target / rms) : 1
             peak = max(peak, Double(m.peak) * Double(gain))
             return gain
@@ -144,9 +145,16 @@ public enum Renderer {
     }
 
     /// The comment tag: every parameter needed to render the file again.
-    public static func comment(for r: RenderRequest, renderedFrequencyHz: Double?, format: SampleFormat) -> String {
+    public static func comment(for r: RenderRequest, renderedFrequencyHz: Double?, renderedModulationHz: Double? = nil,
+                               format: SampleFormat) -> String {
         var text = "\(AudioFileWriter.software) render \(r.sound.summary)"
         if let f = renderedFrequencyHz, case .tone(let asked) = r.sound, f != asked { text += " rendered_frequency=\(f)Hz" }
+        if let m = r.modulation {
+            text += " " + m.summary
+            if let applied = renderedModulationHz, applied != m.rateHz { text += " rendered_am=\(applied)Hz" }
+        }
+        if let p = r.pulses { text += " pulse=" + p.summary }
+        if let f = r.fades { text += " fade_in/out=" + f.summary }
         text += " duration=\(formatNumber(r.durationSeconds))s rate=\(formatNumber(r.sampleRate)) channels=\(r.layout.rawValue)"
         text += " level=\(formatNumber(r.levelDBFS))dBFS seed=\(r.seed) loop=\(r.loop) format=\(format.rawValue)"
         return text

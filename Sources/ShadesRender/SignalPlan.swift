@@ -7,35 +7,47 @@ import Dispatch
 import ShadesDSP
 
 /// One request's independent signals: how to make each as a mono source starting at frame 0, and how
-/// they map to output channels. Measuring and writing both start from fresh sources, so both passes see
-/// exactly the same samples.
+/// they map to output channels. Every pass starts from fresh sources, so all passes see exactly the
+/// same samples.
+///
+/// Chain per signal: source (noise, tone, narrow-band noise; loops pre-rendered by FFT synthesis)
+/// → amplitude modulation → pulses → fades. The level is measured on the *sustained* sound (after the
+/// modulation, before pulses and fades), so a pulsed tone has the asked level while it sounds.
 struct SignalPlan: Sendable {
     /// Layout of the output (a stereo tone is diotic: one signal in both ears).
     let layout: ChannelLayout
     let frames: Int
     let sampleRate: Double
-    /// A fresh mono source of signal `s`.
+    /// A fresh mono source of signal `s` as written (with pulses and fades).
     let makeSource: @Sendable (_ signal: Int) -> any AudioSource
-    /// Σx² and peak per signal when known in closed form (tones), else nil: measure by rendering.
+    /// A fresh mono source of signal `s`'s sustained sound: what the level refers to.
+    let makeSustainedSource: @Sendable (_ signal: Int) -> any AudioSource
+    /// Σx² and peak of each sustained signal when known without rendering (plain tones, loops), else nil.
     let knownMeasurements: [SignalMeasurement]?
+    /// RMS of the written sound relative to the asked level's (below 1 when modulation keeps the peak).
+    let levelRatio: Double
     /// The tone frequency actually rendered (a loop adjusts it), in Hz.
     let renderedFrequencyHz: Double?
+    /// The modulation rate actually applied (a loop adjusts it), in Hz.
+    let renderedModulationHz: Double?
     let notes: [String]
 
     var signalCount: Int { layout.signalCount }
 
     init(request: RenderRequest) throws(ParameterError) {
         try request.validate()
-        frames = request.frameCount
-        sampleRate = request.sampleRate
+        let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.seed, request.frameCount)
+        self.frames = frames
+        sampleRate = rate
         var notes: [String] = []
+        let base: @Sendable (Int) -> any AudioSource
+        var measured: [SignalMeasurement]?
+        var toneFrequency: Double?
+
         switch request.sound {
         case .noise(let colour, let distribution):
             layout = request.layout
-            renderedFrequencyHz = nil
-            let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.seed, request.frameCount)
             if request.loop && colour.beta != 0 {
-                // FFT synthesis over the whole loop: render each signal once, then play it back.
                 let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
                     let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
                     buffer.withChannel(0) {
@@ -43,35 +55,92 @@ struct SignalPlan: Sendable {
                     }
                     return buffer
                 }
-                (makeSource, knownMeasurements) = Self.playBack(loops, sampleRate: rate)
+                (base, measured) = Self.playBack(loops, sampleRate: rate)
             } else {
                 // Validated above: the source cannot throw.
-                makeSource = { s in
+                base = { s in
                     try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
                                      distribution: distribution, firstSignal: s)
                 }
-                knownMeasurements = nil
+            }
+        case .narrowBandNoise(let centreHz, let widthOctaves):
+            layout = request.layout
+            if request.loop {
+                let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
+                    let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
+                    buffer.withChannel(0) {
+                        try! LoopNarrowBandNoise.render(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
+                                                   key: SeedStream.noise.key(seed: seed, channel: s), into: $0)
+                    }
+                    return buffer
+                }
+                (base, measured) = Self.playBack(loops, sampleRate: rate)
+            } else {
+                base = { s in
+                    try! NarrowBandNoiseSource(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
+                                               layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
+                }
             }
         case .tone(let askedHz):
             layout = request.layout == .stereo ? .diotic : request.layout
             var frequency = askedHz
             if request.loop {
-                frequency = ToneSource.loopFrequency(near: askedHz, frameCount: frames, sampleRate: request.sampleRate)
+                frequency = ToneSource.loopFrequency(near: askedHz, frameCount: frames, sampleRate: rate)
                 if frequency != askedHz {
                     notes.append("loop: tone frequency adjusted from \(formatNumber(askedHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - askedHz)) Hz) for a whole number of cycles")
                 }
-                guard frequency < request.sampleRate / 2 else {
+                guard frequency < rate / 2 else {
                     throw ParameterError(parameter: "frequency", value: "\(askedHz) Hz",
-                                         allowed: "below Nyquist (\(request.sampleRate / 2) Hz) after the whole-cycle loop adjustment")
+                                         allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
                 }
             }
-            renderedFrequencyHz = frequency
-            let rate = request.sampleRate
+            toneFrequency = frequency
             let rendered = frequency
             // Unit peak; the gain sets the level.
-            makeSource = { _ in try! ToneSource(frequencyHz: rendered, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
-            knownMeasurements = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
+            base = { _ in try! ToneSource(frequencyHz: rendered, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
+            measured = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
         }
+
+        // Amplitude modulation: part of the sustained sound.
+        var sustained = base
+        var modulationRate: Double?
+        if let modulation = request.modulation {
+            var rateHz = modulation.rateHz
+            if request.loop {
+                rateHz = AmplitudeModulatedSource.loopRate(near: modulation.rateHz, frameCount: frames, sampleRate: rate)
+                if rateHz != modulation.rateHz {
+                    notes.append("loop: modulation rate adjusted from \(formatNumber(modulation.rateHz)) Hz to \(rateHz) Hz (\(formatSigned(rateHz - modulation.rateHz)) Hz) for a whole number of cycles")
+                }
+            }
+            modulationRate = rateHz
+            let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)
+            sustained = { s in
+                try! AmplitudeModulatedSource(carrier: base(s), rateHz: m.rateHz, depth: m.depth, startPhase: m.startPhase, keep: m.keep)
+            }
+            measured = nil  // the modulated sound is measured
+        }
+        levelRatio = request.modulation?.levelRatio ?? 1
+
+        // Envelopes: pulses, then fades.
+        var final = sustained
+        if let pulses = request.pulses {
+            let inner = final
+            final = { s in
+                try! PulsedSource(source: inner(s), onSeconds: pulses.onSeconds, offSeconds: pulses.offSeconds,
+                                  rampSeconds: pulses.rampSeconds, pulseCount: pulses.count)
+            }
+        }
+        if let fades = request.fades {
+            let inner = final
+            final = { s in
+                try! FadedSource(source: inner(s), fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds, totalFrames: frames)
+            }
+        }
+        makeSource = final
+        makeSustainedSource = sustained
+        knownMeasurements = measured
+        renderedFrequencyHz = toneFrequency
+        renderedModulationHz = modulationRate
         self.notes = notes
     }
 
@@ -83,18 +152,18 @@ struct SignalPlan: Sendable {
     }
 
     /// Sources playing rendered signals back, and their measurements (chunked, as pass 1 measures).
-    /// (Keeping a long shaped-noise render in memory instead of rendering it twice was measured: no
+    /// (Keeping a long shaped-noise stream in memory instead of rendering it twice was measured: no
     /// faster on 2 cores, because fresh memory costs the kernel about as much as the second render.)
     static func playBack(_ buffers: [AudioBuffer], sampleRate: Double)
         -> (@Sendable (Int) -> any AudioSource, [SignalMeasurement]) {
         let measurements = inParallel(buffers.count) { s in
             buffers[s].withChannel(0) { Renderer.measureChunked(UnsafeBufferPointer($0)) }
         }
-        let shared = LoopBuffers(buffers: buffers)
+        let shared = SharedBuffers(buffers: buffers)
         return ({ s in BufferSource(buffer: shared.buffers[s], sampleRate: sampleRate) }, measurements)
     }
 
-    /// Σ sin²(2π·c·n) for n in 0..<N, exactly: N/2 − ½·Re Σ e^{i4πcn}.
+    /// Σ sin²(2π·c·n) for n in 0..<N, exactly: N/2 − ½·Σ cos(4π·c·n).
     static func sineEnergy(cyclesPerSample c: Double, frames n: Int) -> Double {
         let theta = 4 * Double.pi * c
         let denominator = sin(theta / 2)
@@ -119,7 +188,7 @@ public struct SignalMeasurement: Sendable, Equatable {
 }
 
 /// Rendered signals shared read-only by the passes.
-final class LoopBuffers: @unchecked Sendable {
+final class SharedBuffers: @unchecked Sendable {
     let buffers: [AudioBuffer]
     init(buffers: [AudioBuffer]) { self.buffers = buffers }
 }

@@ -6,6 +6,8 @@ public enum SoundDescription: Sendable, Equatable, Codable {
     case noise(colour: NoiseColour, distribution: WhiteDistribution)
     /// A pure tone.
     case tone(frequencyHz: Double)
+    /// Gaussian noise limited to the band centreHz·2^(±width/2), geometrically centred.
+    case narrowBandNoise(centreHz: Double, widthOctaves: Double)
 
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
     public var summary: String {
@@ -15,6 +17,8 @@ public enum SoundDescription: Sendable, Equatable, Codable {
             return "\(name) beta=\(formatNumber(colour.beta))" + (colour.beta == 0 ? " distribution=\(distribution.rawValue)" : "")
         case .tone(let frequencyHz):
             return "tone frequency=\(formatNumber(frequencyHz))Hz"
+        case .narrowBandNoise(let centreHz, let widthOctaves):
+            return "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct"
         }
     }
 }

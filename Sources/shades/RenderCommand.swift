@@ -6,16 +6,20 @@ import ShadesRender
 extension ChannelLayout: ExpressibleByArgument {}
 extension SampleFormat: ExpressibleByArgument {}
 extension WhiteDistribution: ExpressibleByArgument {}
+extension AmplitudeModulationLevel: ExpressibleByArgument {}
 
 /// `shades render SOURCE …`: one sound to one file.
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a noise colour or a tone to a WAV or FLAC file.",
+        abstract: "Render a noise colour, a tone or narrow-band noise to a WAV or FLAC file.",
         discussion: """
             Sources: white, pink, brown, blue, violet (PSD ∝ f^-β with β 0, 1, 2, -1, -2), noise (any --beta
-            in [-2, 2]) and tone (--frequency). Levels are RMS in dBFS; each sounding channel of the file has
-            exactly that RMS. A file that would clip is not written; the error names the highest level that fits.
+            in [-2, 2]), tone (--frequency) and nbn (narrow-band noise: --frequency, --width in octaves).
+            Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade.
+            Levels are RMS in dBFS of the sustained sound (with --am after modulation, before pulses and
+            fades); each sounding channel has exactly that RMS. A file that would clip is not written; the
+            error names the highest level that fits.
 
             Examples:
               shades render pink  --duration 10m --rate 48000 --channels stereo --level -20 --seed 7 --format s16 -o pink.wav
@@ -23,13 +27,17 @@ struct RenderCommand: ParsableCommand {
               shades render brown --duration 1h --loop -o brown.wav
               shades render noise --beta 0.5 --duration 30s -o tilt.wav
               shades render tone  --frequency 6kHz --duration 2m --channels left -o tone.wav
+              shades render pink --am 10 --am-depth 1 --duration 3m -o am-pink.wav
+              shades render tone --frequency 6kHz --am 40 --duration 3m -o am-tone.wav
+              shades render nbn --frequency 4kHz --width 0.5 --duration 1m -o nbn.wav
+              shades render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav
             """)
 
-    @Argument(help: "white, pink, brown, blue, violet, noise or tone.")
+    @Argument(help: "white, pink, brown, blue, violet, noise, tone or nbn.")
     var source: String
 
-    @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds.")
-    var duration: String
+    @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
+    var duration: String?
 
     @Option(help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …).")
     var rate: String = "48000"
@@ -52,8 +60,41 @@ struct RenderCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Spectral exponent β in [-2, 2] for 'noise' (PSD ∝ f^-β).")
     var beta: Double?
 
-    @Option(help: "Tone frequency: 6000, 6kHz, 440Hz.")
+    @Option(help: "Tone frequency, or centre of narrow-band noise: 6000, 6kHz, 440Hz.")
     var frequency: String?
+
+    @Option(help: "Narrow-band noise width in octaves (0.5: edges at frequency·2^±0.25).")
+    var width: Double = 0.5
+
+    @Option(help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
+    var am: String?
+
+    @Option(name: .customLong("am-depth"), help: "Modulation depth, 0 … 1.")
+    var amDepth: Double = 1
+
+    @Option(name: .customLong("am-phase"), parsing: .unconditional, help: "Modulation start phase in radians.")
+    var amPhase: Double = 0
+
+    @Option(name: .customLong("am-keep"), help: "What modulation keeps equal to the unmodulated sound: rms or peak.")
+    var amKeep: AmplitudeModulationLevel = .rms
+
+    @Option(help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
+    var pulse: String?
+
+    @Option(help: "Raised-cosine rise and fall of each pulse (20–50 ms is the audiometric convention).")
+    var ramp: String = "25ms"
+
+    @Option(name: .customLong("pulse-count"), help: "Number of pulses (the duration follows if --duration is not given).")
+    var pulseCount: Int?
+
+    @Option(help: "Raised-cosine fade-in and fade-out, e.g. 50ms.")
+    var fade: String?
+
+    @Option(name: .customLong("fade-in"), help: "Fade-in length (overrides --fade).")
+    var fadeIn: String?
+
+    @Option(name: .customLong("fade-out"), help: "Fade-out length (overrides --fade).")
+    var fadeOut: String?
 
     @Option(help: "White-noise sample distribution: gaussian or uniform.")
     var distribution: WhiteDistribution = .gaussian
@@ -87,21 +128,55 @@ struct RenderCommand: ParsableCommand {
             case "tone":
                 guard let frequency else { throw CommandFailure.usage("tone needs --frequency (above 0 and below Nyquist)") }
                 sound = .tone(frequencyHz: try ValueParsing.hertz(frequency))
+            case "nbn":
+                guard let frequency else { throw CommandFailure.usage("nbn needs --frequency (the band centre) and --width in octaves") }
+                sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
             case "noise":
                 guard let beta else { throw CommandFailure.usage("noise needs --beta (allowed: -2 … 2)") }
                 sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
             default:
                 guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
-                    throw CommandFailure.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, noise, tone)")
+                    throw CommandFailure.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, noise, tone, nbn)")
                 }
                 if beta != nil { throw CommandFailure.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
                 sound = .noise(colour: colour, distribution: distribution)
             }
-            if frequency != nil, case .noise = sound { throw CommandFailure.usage("--frequency applies to 'tone' only") }
+            if frequency != nil, case .noise = sound { throw CommandFailure.usage("--frequency applies to 'tone' and 'nbn' only") }
+
+            let modulation = try am.map { text throws in
+                Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
+            }
+            var pulses: Pulses?
+            if let pulse {
+                let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 2 else {
+                    throw ParameterError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+                }
+                pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
+                                offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
+                                rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+            } else if pulseCount != nil {
+                pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+            }
+            var fades: Fades?
+            if fade != nil || fadeIn != nil || fadeOut != nil {
+                let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
+                fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
+                              outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
+            }
+            let seconds: Double
+            if let duration {
+                seconds = try ValueParsing.seconds(duration)
+            } else if let counted = pulses?.countedDurationSeconds, counted > 0 {
+                seconds = counted
+            } else {
+                throw CommandFailure.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
+            }
             let request = RenderRequest(
-                sound: sound, durationSeconds: try ValueParsing.seconds(duration),
+                sound: sound, durationSeconds: seconds,
                 sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
-                levelDBFS: try ValueParsing.decibels(level), seed: seed, loop: loop)
+                levelDBFS: try ValueParsing.decibels(level), seed: seed, loop: loop,
+                modulation: modulation, pulses: pulses, fades: fades)
             try request.validate()
             return request
         } catch let error as ParameterError {

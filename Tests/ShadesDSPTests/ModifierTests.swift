@@ -232,7 +232,7 @@ private func ramp(_ x: Int, _ n: Int) -> Double { 0.5 - 0.5 * cos(Double.pi * Do
             Issue.record("ramp 120 ms accepted")
         } catch {
             #expect(error.parameter == "ramp")
-            #expect(error.description == "ramp 120 ms is out of range (allowed: 0 … 100 ms: rise and fall fit in the 200 ms on time)")
+            #expect(error.description == "ramp 120 ms is longer than half the 200 ms pulse (allowed: 0 … 100 ms, so rise and fall fit in the on time)")
         }
         #expect(try PulsedSource(source: ConstantSource(), onSeconds: 0.2, rampSeconds: 0.1).rampFrames == 4_800)
     }

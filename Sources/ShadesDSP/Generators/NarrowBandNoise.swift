@@ -263,6 +263,22 @@ public struct NarrowBandDesign: Sendable {
 /// (about 130 dB below the in-band bins). The band's bins are rate/length apart, so a loop needs at least
 /// rate/(upper − lower) frames.
 public enum LoopNarrowBandNoise {
+    /// The band's FFT bins in a loop of `frameCount` frames. Throws for a bad band, or `length` when the
+    /// loop is too short for any bin to fall inside the band.
+    public static func validate(centreHz: Double, widthOctaves: Double, sampleRate: Double,
+                                frameCount n: Int) throws(ParameterError) -> (firstBin: Int, lastBin: Int) {
+        let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves,
+                                                                sampleRate: sampleRate)
+        let firstBin = Int((lower * Double(n) / sampleRate).rounded(.up))
+        let lastBin = Int((upper * Double(n) / sampleRate).rounded(.down))
+        guard n >= 2, firstBin <= lastBin else {
+            let needed = Int((sampleRate / (upper - lower)).rounded(.up))
+            throw ParameterError(parameter: "length", value: "\(n) frames",
+                                 allowed: "at least \(needed) frames for this band (its bins are rate/length apart)")
+        }
+        return (firstBin, lastBin)
+    }
+
     /// Renders `output.count` frames of one signal at unit RMS into `output`.
     ///
     /// - Parameters:
@@ -272,16 +288,9 @@ public enum LoopNarrowBandNoise {
     ///   to fall inside the band.
     public static func render(centreHz: Double, widthOctaves: Double, sampleRate: Double, key: UInt64,
                               into output: UnsafeMutableBufferPointer<Float>) throws(ParameterError) {
-        let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves,
-                                                                sampleRate: sampleRate)
         let n = output.count
-        let firstBin = Int((lower * Double(n) / sampleRate).rounded(.up))
-        let lastBin = Int((upper * Double(n) / sampleRate).rounded(.down))
-        guard n >= 2, firstBin <= lastBin else {
-            let needed = Int((sampleRate / (upper - lower)).rounded(.up))
-            throw ParameterError(parameter: "length", value: "\(n) frames",
-                                 allowed: "at least \(needed) frames for this band (its bins are rate/length apart)")
-        }
+        let (firstBin, lastBin) = try validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate,
+                                               frameCount: n)
         // 0 < lower and upper < Nyquist: neither DC nor the Nyquist bin is ever in the band.
         let fft = RealFFT(size: n)
         var random = LaneRandom(key: key)

@@ -214,7 +214,8 @@ public final class PulsedSource: AudioSource {
         guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
             throw ParameterError(
                 parameter: "ramp", value: "\(millisecondsText(rampSeconds)) ms",
-                allowed: "0 … \(millisecondsText(onSeconds / 2)) ms: rise and fall fit in the \(millisecondsText(onSeconds)) ms on time")
+                problem: "is longer than half the \(millisecondsText(onSeconds)) ms pulse",
+                allowed: "0 … \(millisecondsText(onSeconds / 2)) ms, so rise and fall fit in the on time")
         }
         if let pulseCount, pulseCount < 1 {
             throw ParameterError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more (or none for endless pulses)")

@@ -1,12 +1,19 @@
-/// A parameter outside its allowed range: the message names the parameter, the value and the range.
+/// A bad parameter: the message names the parameter, the value, what is wrong and what is allowed.
 public struct ParameterError: Error, Sendable, Equatable, CustomStringConvertible {
     public let parameter: String
     public let value: String
+    /// What is wrong, e.g. "is out of range" or "cannot be combined with --loop".
+    public let problem: String
     public let allowed: String
 
+    /// A value outside its allowed range.
     public init(parameter: String, value: String, allowed: String) {
-        (self.parameter, self.value, self.allowed) = (parameter, value, allowed)
+        self.init(parameter: parameter, value: value, problem: "is out of range", allowed: allowed)
     }
 
-    public var description: String { "\(parameter) \(value) is out of range (allowed: \(allowed))" }
+    public init(parameter: String, value: String, problem: String, allowed: String) {
+        (self.parameter, self.value, self.problem, self.allowed) = (parameter, value, problem, allowed)
+    }
+
+    public var description: String { "\(parameter) \(value) \(problem) (allowed: \(allowed))" }
 }

@@ -2,7 +2,8 @@ import ShadesDSP
 
 /// Turns one signal's Float samples into file samples with a gain: 16-bit with TPDF dither of ±1 LSB
 /// (the difference of two independent uniform values) from the signal's own seeded stream, so the same
-/// render gives the same bytes every time and whatever the threading.
+/// render gives the same bytes every time and whatever the threading. Exact zeros need no dither and
+/// stay zero: the gaps between pulses and the ends of fades are digital silence.
 public struct SignalQuantizer: Sendable {
     private var dither: LaneRandom
 
@@ -33,7 +34,10 @@ public struct SignalQuantizer: Sendable {
             let v = x * scale + tpdf
             let rounded = unsafeBitCast(v + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
             let clamped = rounded.clamped(lowerBound: SIMD8(repeating: -32_768), upperBound: SIMD8(repeating: 32_767))
-            let narrow = SIMD8<Int16>(truncatingIfNeeded: clamped)
+            // All ones where x ≠ 0 (its magnitude bits are positive), zero where x is ±0.
+            let magnitude = unsafeBitCast(x, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
+            let nonZero = (SIMD8<Int32>.zero &- magnitude) &>> 31
+            let narrow = SIMD8<Int16>(truncatingIfNeeded: clamped & nonZero)
             if count == 8 {
                 target.storeBytes(of: narrow, toByteOffset: i * 2, as: SIMD8<Int16>.self)
             } else {

@@ -1,0 +1,174 @@
+import Foundation
+import ShadesDSP
+import ShadesIO
+
+/// One file of a stimulus set, as listed in its `index.json`.
+public struct StimulusFile: Codable, Sendable, Equatable {
+    /// File name inside the set's folder.
+    public let file: String
+    /// "pulsed-tone", "tone" or "nbn".
+    public let kind: String
+    /// Tone frequency or band centre, in Hz.
+    public let frequency: Double
+    /// Band width in octaves (narrow-band noise only).
+    public let widthOctaves: Double?
+    /// "left", "right" or "both".
+    public let ear: String
+    /// Length in seconds.
+    public let duration: Double
+    /// RMS level in dBFS of the sustained sound.
+    public let level: Double
+}
+
+/// The `index.json` of a stimulus set: shared parameters and every file.
+public struct StimulusIndex: Codable, Sendable {
+    public let set: String
+    public let generator: String
+    public let rate: Double
+    public let format: String
+    public let level: Double
+    public let files: [StimulusFile]
+}
+
+/// Folders of stimuli for audiometry and pitch matching, each with an `index.json` describing its files.
+public enum StimulusSets {
+    /// A file to render and how the index describes it.
+    public struct Item: Sendable {
+        public let request: RenderRequest
+        public let entry: StimulusFile
+    }
+
+    /// Standard audiometric frequencies (ASHA 2005), Hz.
+    public static let audiometricFrequencies: [Double] = [125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000]
+    /// Extended high frequencies, Hz.
+    public static let extendedHighFrequencies: [Double] = [9000, 10000, 11200, 12500, 14000, 16000]
+
+    /// Pulsed tones at `frequencies` (repeats dropped, order kept) for each ear in `ears` (left, right).
+    public static func audiometry(frequencies: [Double], ears: [ChannelLayout], pulses: Pulses, durationSeconds: Double,
+                                  levelDBFS: Double, sampleRate: Double) throws(ParameterError) -> [Item] {
+        guard !frequencies.isEmpty else {
+            throw ParameterError(parameter: "frequencies", value: "''", problem: "is empty", allowed: "one or more frequencies in Hz")
+        }
+        var items: [Item] = []
+        var seen = Set<Double>()
+        for f in frequencies where seen.insert(f).inserted {
+            for ear in ears {
+                let request = RenderRequest(sound: .tone(frequencyHz: f), durationSeconds: durationSeconds, sampleRate: sampleRate,
+                                            layout: ear, levelDBFS: levelDBFS, pulses: pulses)
+                try request.validate()
+                items.append(Item(request: request, entry: StimulusFile(
+                    file: "pulsed-tone-\(hertzName(f))-\(ear.rawValue)", kind: "pulsed-tone", frequency: f, widthOctaves: nil,
+                    ear: ear.rawValue, duration: Double(request.frameCount) / sampleRate, level: levelDBFS)))
+            }
+        }
+        return items
+    }
+
+    /// The quarter-octave (or `stepOctaves`) grid from `fromHz` to `toHz`: for each frequency a pure
+    /// tone and a ½-octave narrow-band noise, 1 s with 10 ms raised-cosine ramps, equal RMS.
+    public static func pitchMatch(fromHz: Double, toHz: Double, stepOctaves: Double, layout: ChannelLayout,
+                                  levelDBFS: Double, sampleRate: Double, seed: UInt64) throws(ParameterError) -> [Item] {
+        guard fromHz.isFinite, toHz.isFinite, fromHz > 0, toHz >= fromHz else {
+            throw ParameterError(parameter: "from/to", value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
+        }
+        guard stepOctaves.isFinite, stepOctaves > 0, stepOctaves <= 4 else {
+            throw ParameterError(parameter: "step", value: "\(stepOctaves)", allowed: "above 0 and up to 4 octaves")
+        }
+        var grid: [Double] = []
+        var k = 0
+        while true {
+            let f = fromHz * pow(2, Double(k) * stepOctaves)
+            if f > toHz * (1 + 1e-9) { break }
+            grid.append((f * 1000).rounded() / 1000)
+            k += 1
+        }
+        var items: [Item] = []
+        let fades = Fades(inSeconds: 0.01, outSeconds: 0.01)
+        for f in grid {
+            let sounds: [(SoundDescription, String, Double?)] = [(.tone(frequencyHz: f), "tone", nil),
+                                                                  (.narrowBandNoise(centreHz: f, widthOctaves: 0.5), "nbn", 0.5)]
+            for (sound, kind, width) in sounds {
+                let request = RenderRequest(sound: sound, durationSeconds: 1, sampleRate: sampleRate, layout: layout,
+                                            levelDBFS: levelDBFS, seed: seed, fades: fades)
+                try request.validate()
+                items.append(Item(request: request, entry: StimulusFile(
+                    file: "\(kind)-\(hertzName(f))", kind: kind, frequency: f, widthOctaves: width,
+                    ear: earName(layout), duration: 1, level: levelDBFS)))
+            }
+        }
+        return items
+    }
+
+    /// The octave-confusion triple F/2, F, 2F as 1 s tones with 10 ms ramps (Stein 2016; Henry).
+    public static func octaveCheck(frequencyHz: Double, layout: ChannelLayout, levelDBFS: Double,
+                                   sampleRate: Double) throws(ParameterError) -> [Item] {
+        try [frequencyHz / 2, frequencyHz, frequencyHz * 2].map { (f: Double) throws(ParameterError) -> Item in
+            let request = RenderRequest(sound: .tone(frequencyHz: f), durationSeconds: 1, sampleRate: sampleRate, layout: layout,
+                                        levelDBFS: levelDBFS, fades: Fades(inSeconds: 0.01, outSeconds: 0.01))
+            do throws(ParameterError) { try request.validate() } catch {
+                throw ParameterError(parameter: "octave-check", value: "\(formatNumber(frequencyHz)) Hz",
+                                     problem: "puts F/2 or 2F out of range",
+                                     allowed: "F with 2F below Nyquist (\(formatNumber(sampleRate / 2)) Hz)")
+            }
+            return Item(request: request, entry: StimulusFile(
+                file: "octave-check-\(hertzName(f))", kind: "tone", frequency: f, widthOctaves: nil,
+                ear: earName(layout), duration: 1, level: levelDBFS))
+        }
+    }
+
+    /// Renders `items` into `folder` (created if missing) with an `index.json`. Everything is written into
+    /// a temporary folder first and moved into place, so a failure leaves the folder as it was.
+    public static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
+                             container: Container) throws(RenderError) -> StimulusIndex {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        if manager.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
+            throw .runtime("cannot write into \(folder): it is a file")
+        }
+        let parent = (folder as NSString).deletingLastPathComponent
+        let staging = (parent.isEmpty ? "." : parent) + "/.\((folder as NSString).lastPathComponent).\(getpid()).tmp"
+        do {
+            try? manager.removeItem(atPath: staging)
+            try manager.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        } catch {
+            throw .runtime("cannot create the output folder \(folder): \(error.localizedDescription)")
+        }
+        defer { try? manager.removeItem(atPath: staging) }
+        var entries: [StimulusFile] = []
+        for item in items {
+            let name = "\(item.entry.file).\(container.rawValue)"
+            try Renderer.renderFile(item.request, to: "\(staging)/\(name)", sampleFormat: sampleFormat)
+            let e = item.entry
+            entries.append(StimulusFile(file: name, kind: e.kind, frequency: e.frequency, widthOctaves: e.widthOctaves,
+                                        ear: e.ear, duration: e.duration, level: e.level))
+        }
+        let first = items.first?.request
+        let index = StimulusIndex(set: set, generator: AudioFileWriter.software, rate: first?.sampleRate ?? 0,
+                                  format: "\(container.rawValue) \(sampleFormat.rawValue)", level: first?.levelDBFS ?? 0, files: entries)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(index).write(to: URL(fileURLWithPath: "\(staging)/index.json"))
+            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for name in entries.map(\.file) + ["index.json"] {
+                let target = "\(folder)/\(name)"
+                if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
+                try manager.moveItem(atPath: "\(staging)/\(name)", toPath: target)
+            }
+        } catch {
+            throw .runtime("cannot write into \(folder): \(error.localizedDescription)")
+        }
+        return index
+    }
+
+    /// "1000Hz", "1189.207Hz".
+    static func hertzName(_ f: Double) -> String { formatNumber((f * 1000).rounded() / 1000) + "Hz" }
+
+    static func earName(_ layout: ChannelLayout) -> String {
+        switch layout {
+        case .left: return "left"
+        case .right: return "right"
+        default: return "both"
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// `shades stimuli …`: folders of study stimuli with an index.json.
+struct StimuliCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stimuli",
+        abstract: "Write a folder of study stimuli and an index.json describing each file.",
+        subcommands: [Audiometry.self, PitchMatch.self])
+
+    /// Options every set shares.
+    struct SetOptions: ParsableArguments {
+        @Option(name: .shortAndLong, help: "Output folder (created if missing).")
+        var output: String
+
+        @Option(parsing: .unconditional, help: "RMS level in dBFS of every stimulus.")
+        var level: String = "-20"
+
+        @Option(help: "Sample rate in Hz.")
+        var rate: String = "48000"
+
+        @Option(help: "Sample format: s16, s24 or f32 (WAV only).")
+        var format: SampleFormat = .s16
+
+        @Option(help: "File type: wav or flac.")
+        var container: String = "wav"
+
+        func parsed() throws -> (level: Double, rate: Double, container: Container) {
+            do {
+                let container = try Container(path: "x.\(container)")
+                _ = try AudioFileFormat(container: container, sampleFormat: format)
+                return (try ValueParsing.decibels(level), try ValueParsing.hertz(rate, parameter: "rate"), container)
+            } catch let error as ParameterError {
+                throw CommandFailure.usage(error.description)
+            } catch let error as AudioFileError {
+                throw CommandFailure.usage(error.description)
+            }
+        }
+    }
+
+    struct Audiometry: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pulsed tones at the audiometric frequencies, per ear.",
+            discussion: """
+                Standard frequencies 125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000 Hz; --extended adds 9, 10,
+                11.2, 12.5, 14 and 16 kHz; --frequencies replaces the list (TinnitusNavigator's custom ones).
+                Example: shades stimuli audiometry --ear both -o audiometry/
+                """)
+
+        @OptionGroup var set: SetOptions
+
+        @Option(help: "left, right or both (one file per ear).")
+        var ear: String = "both"
+
+        @Option(help: "Comma-separated frequencies, e.g. 125,250,1kHz,6kHz.")
+        var frequencies: String?
+
+        @Flag(help: "Add the extended high frequencies 9–16 kHz.")
+        var extended = false
+
+        @Option(help: "On/off times of the pulses.")
+        var pulse: String = "200ms/200ms"
+
+        @Option(help: "Raised-cosine rise/fall of each pulse.")
+        var ramp: String = "25ms"
+
+        @Option(name: .customLong("pulse-count"), help: "Pulses per file.")
+        var pulseCount: Int = 3
+
+        func run() throws {
+            let (level, rate, container) = try set.parsed()
+            let items: [StimulusSets.Item]
+            do {
+                let ears: [ChannelLayout]
+                switch ear {
+                case "left": ears = [.left]
+                case "right": ears = [.right]
+                case "both": ears = [.left, .right]
+                default: throw ParameterError(parameter: "ear", value: "'\(ear)'", allowed: "left, right or both")
+                }
+                var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
+                if extended { list += StimulusSets.extendedHighFrequencies }
+                let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 2 else {
+                    throw ParameterError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+                }
+                let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
+                                    offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
+                                    rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+                guard pulseCount >= 1 else {
+                    throw ParameterError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more")
+                }
+                items = try StimulusSets.audiometry(frequencies: list, ears: ears, pulses: pulses,
+                                                    durationSeconds: pulses.countedDurationSeconds ?? 1,
+                                                    levelDBFS: level, sampleRate: rate)
+            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            try writeSet(items, name: "audiometry", options: set, container: container)
+        }
+    }
+
+    struct PitchMatch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pitch-match",
+            abstract: "Tones and ½-octave narrow-band noises on a quarter-octave grid for pitch matching.",
+            discussion: """
+                For each frequency from --from to --to in --step octaves: a 1 s pure tone and a 1 s ½-octave
+                narrow-band noise with 10 ms raised-cosine ramps, all at equal RMS. --octave-check F also writes
+                the octave-confusion triple F/2, F, 2F.
+                Example: shades stimuli pitch-match -o pitch/
+                """)
+
+        @OptionGroup var set: SetOptions
+
+        @Option(help: "Lowest frequency.")
+        var from: String = "1kHz"
+
+        @Option(help: "Highest frequency.")
+        var to: String = "16kHz"
+
+        @Option(help: "Grid step in octaves.")
+        var step: Double = 0.25
+
+        @Option(name: .customLong("octave-check"), help: "Also write tones at F/2, F and 2F.")
+        var octaveCheck: String?
+
+        @Option(help: "mono, stereo, diotic (default), left or right.")
+        var channels: ChannelLayout = .diotic
+
+        @Option(help: "Random seed of the narrow-band noises.")
+        var seed: UInt64 = 1
+
+        func run() throws {
+            let (level, rate, container) = try set.parsed()
+            var items: [StimulusSets.Item]
+            do {
+                items = try StimulusSets.pitchMatch(fromHz: try ValueParsing.hertz(from, parameter: "from"),
+                                                    toHz: try ValueParsing.hertz(to, parameter: "to"), stepOctaves: step,
+                                                    layout: channels, levelDBFS: level, sampleRate: rate, seed: seed)
+                if let octaveCheck {
+                    items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: "octave-check"),
+                                                          layout: channels, levelDBFS: level, sampleRate: rate)
+                }
+            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            try writeSet(items, name: "pitch-match", options: set, container: container)
+        }
+    }
+}
+
+/// "125,250,1kHz" → [125, 250, 1000]; an empty list or an entry that does not parse is an error.
+func parseFrequencyList(_ text: String) throws -> [Double] {
+    let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    guard !entries.allSatisfy(\.isEmpty) else {
+        throw ParameterError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
+                             allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")
+    }
+    return try entries.map { entry in
+        do { return try ValueParsing.hertz(entry, parameter: "frequencies") } catch {
+            throw ParameterError(parameter: "frequencies", value: "entry '\(entry)'", problem: "does not parse",
+                                 allowed: "frequencies such as 125, 1kHz or 440Hz, separated by commas")
+        }
+    }
+}
+
+func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container) throws {
+    do {
+        let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: options.format, container: container)
+        print("wrote \(index.files.count) files and index.json to \(options.output)")
+    } catch {
+        switch error {
+        case .usage(let m): throw CommandFailure.usage(m)
+        case .runtime(let m): throw CommandFailure.runtime(m)
+        }
+    }
+}
