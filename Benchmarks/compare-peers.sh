@@ -7,7 +7,8 @@
 # Environment:
 #   SHADES_BIN   the shades executable to time (default: <repo>/.build/release/shades, built if missing)
 #   RUNS         timed runs per command (default 5); WARMUP warm-up runs (default 1)
-#   JOBS         jobs to run, space-separated subset of "pink white brown tone" (default: all)
+#   JOBS         jobs to run, space-separated subset of "pink white brown tone am-pink nbn pulsed"
+#                (default: all)
 # Exit status: 0 whether or not the target is met (the table says); non-zero if a tool fails.
 set -euo pipefail
 
@@ -15,7 +16,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$script_dir/.." && pwd)
 runs=${RUNS:-5}
 warmup=${WARMUP:-1}
-jobs=(${JOBS:-pink white brown tone})
+jobs=(${JOBS:-pink white brown tone am-pink nbn pulsed})
 duration_s=600 # 10 minutes
 ffmpeg_target=0.25
 sox_target=0.10
@@ -79,8 +80,25 @@ job_commands() { # job_commands JOB: sets shades_cmd, sox_cmd, ffmpeg_cmd
             sox_cmd="sox -n -r 48000 -c 2 -b 16 out.wav synth $duration_s sine 1000 vol 0.1"
             ffmpeg_cmd="ffmpeg -loglevel error -y -f lavfi -i sine=f=1000:r=48000:d=$duration_s -ac 2 -c:a pcm_s16le out.wav"
             ;;
+        am-pink) # 10 Hz, depth 1 (Neff 2017): SoX tremolo, FFmpeg tremolo
+            shades_cmd="$shades render pink --am 10 --am-depth 1 --duration 10m --rate 48000 --channels stereo --format s16 -o out.wav"
+            sox_cmd="sox -n -r 48000 -c 2 -b 16 out.wav synth $duration_s pinknoise tremolo 10 100 vol 0.1"
+            ffmpeg_cmd="ffmpeg -loglevel error -y -f lavfi -i anoisesrc=c=pink:r=48000:a=0.1:d=$duration_s,tremolo=f=10:d=1 -ac 2 -c:a pcm_s16le out.wav"
+            ;;
+        nbn) # ½ octave at 4 kHz (3364-4757 Hz). Not equal filters: Shades ≥ 80 dB down 1/12 octave out;
+             # SoX's sinc is a long FIR; FFmpeg's bandpass is one biquad (shallow skirts).
+            shades_cmd="$shades render nbn --frequency 4kHz --width 0.5 --duration 10m --rate 48000 --channels stereo --format s16 -o out.wav"
+            sox_cmd="sox -n -r 48000 -c 2 -b 16 out.wav synth $duration_s whitenoise sinc 3364-4757 vol 0.3"
+            ffmpeg_cmd="ffmpeg -loglevel error -y -f lavfi -i anoisesrc=c=white:r=48000:a=0.3:d=$duration_s,bandpass=f=4000:width_type=o:w=0.5 -ac 2 -c:a pcm_s16le out.wav"
+            ;;
+        pulsed) # 1 kHz, 200 ms on / 200 ms off. Shades: 25 ms raised-cosine ramps, exact frames;
+                # SoX: square-wave AM (no ramps); FFmpeg: volume switched per 1,024-sample frame.
+            shades_cmd="$shades render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10m --rate 48000 --channels stereo --format s16 -o out.wav"
+            sox_cmd="sox -n -r 48000 -c 2 -b 16 out.wav synth $duration_s sine 1000 synth $duration_s square amod 2.5 vol 0.1"
+            ffmpeg_cmd="ffmpeg -loglevel error -y -f lavfi -i sine=f=1000:r=48000:d=$duration_s,volume=volume='lt(mod(t\\,0.4)\\,0.2)':eval=frame -ac 2 -c:a pcm_s16le out.wav"
+            ;;
         *)
-            echo "unknown job '$job' (allowed: pink white brown tone)" >&2
+            echo "unknown job '$job' (allowed: pink white brown tone am-pink nbn pulsed)" >&2
             exit 2
             ;;
     esac

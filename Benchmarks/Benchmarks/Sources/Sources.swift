@@ -129,6 +129,19 @@ let benchmarks: @Sendable () -> Void = {
     }
     streamBenchmark("tone-1kHz-stereo") { try ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo) }
 
+    // Therapy stimuli: 10 Hz AM pink noise, ½-octave narrow-band noise, pulsed audiometry tones.
+    streamBenchmark("am-pink-10Hz-stereo") {
+        try AmplitudeModulatedSource(carrier: NoiseSource(colour: .pink, sampleRate: sampleRate, layout: .stereo), rateHz: 10)
+    }
+    for centre in [1_000.0, 4_000] {
+        streamBenchmark("nbn-\(Int(centre))Hz-half-octave-stereo") {
+            try NarrowBandNoiseSource(centreHz: centre, widthOctaves: 0.5, sampleRate: sampleRate, layout: .stereo)
+        }
+    }
+    streamBenchmark("pulsed-tone-1kHz-stereo") {
+        try PulsedSource(source: ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
+    }
+
     if ShadesBench.selfTest {
         // Must fail `thresholds check`: every render call allocates.
         streamBenchmark("selftest-allocating") {
