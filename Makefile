@@ -2,7 +2,7 @@
 #   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
 #   make test        install the C libraries if missing, run the test suite (release build)
 
-DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev pkg-config
+DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The DSP kernels use 8-lane SIMD with fused multiply-add: build for AVX2 + FMA when the CPU has them.
 CPU_FLAGS := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null && echo "-Xswiftc -target-cpu -Xswiftc haswell")

@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "ShadesIO", targets: ["ShadesIO"]),
         /// Render jobs: a sound description plus duration, rate, channels and level → a normalised file.
         .library(name: "ShadesRender", targets: ["ShadesRender"]),
+        /// Measurements of sound files: spectrum, loudness (libebur128), tone, modulation, seams, ambient level.
+        .library(name: "ShadesAnalysis", targets: ["ShadesAnalysis"]),
         .executable(name: "shades", targets: ["shades"]),
     ],
     dependencies: [
@@ -27,18 +29,24 @@ let package = Package(
         .systemLibrary(
             name: "CSampleRate", pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
+        .systemLibrary(
+            name: "CEBUR128", pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"]), .brew(["libebur128"])]),
 
         // MARK: Modules
         .target(name: "ShadesDSP", dependencies: ["CFFTW"]),
         .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate"]),
         .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO"]),
+        .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128"]),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["ShadesRender", "ShadesAnalysis",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP"]),
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "shades"]),
+        .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "shades"]),
     ]
 )

@@ -69,6 +69,15 @@ final class SoundFile {
         sf_get_string(handle, Int32(SF_STR_COMMENT)).map { String(cString: $0) }
     }
 
+    /// The container's name as libsndfile gives it, e.g. "WAV (Microsoft)" (`SFC_GET_FORMAT_INFO`).
+    var containerName: String {
+        var info = SF_FORMAT_INFO()
+        info.format = formatCode & Int32(SF_FORMAT_TYPEMASK)
+        guard sf_command(handle, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+              let name = info.name else { return "unknown" }
+        return String(cString: name)
+    }
+
     /// Major format name, e.g. "WAV" or "FLAC", and the sample format.
     var formatCode: Int32 {
         var info = SF_INFO()
