@@ -89,10 +89,11 @@ public struct ThirdOctaveBand: Sendable, Equatable {
     public var lowerEdgeHz: Double { centreHz * pow(10, -0.05) }
     public var upperEdgeHz: Double { centreHz * pow(10, 0.05) }
 
-    /// The bands whose centres lie in `range` (Hz), e.g. 20…20,000 gives the 31 audio bands.
+    /// The bands whose nominal centres lie in `range` (Hz), e.g. 20…20,000 gives the 31 audio bands
+    /// (the exact centre of the "20 Hz" band is 19.95 Hz; bands are 26 % apart, so ±2 % is unambiguous).
     public static func bands(centredIn range: ClosedRange<Double>) -> [ThirdOctaveBand] {
         (-20...20).map { ThirdOctaveBand(centreHz: 1000 * pow(10, Double($0) / 10)) }
-            .filter { range.contains($0.centreHz * 0.9999) || range.contains($0.centreHz * 1.0001) }
+            .filter { $0.centreHz * 1.02 >= range.lowerBound && $0.centreHz / 1.02 <= range.upperBound }
     }
 }
 
