@@ -44,9 +44,10 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
+        .target(name: "ShadesTestSupport", path: "Tests/Support"),
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP"]),
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
-        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "shades"]),
-        .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "shades"]),
+        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
+        .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
     ]
 )

@@ -38,6 +38,7 @@ let package = Package(
                 .product(name: "ShadesDSP", package: "Shades"),
                 .product(name: "ShadesIO", package: "Shades"),
                 .product(name: "ShadesRender", package: "Shades"),
+                .product(name: "ShadesAnalysis", package: "Shades"),
             ],
             path: "Benchmarks/Files",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,33 +1,6 @@
 import Testing
 import Foundation
-
-/// Runs the built `shades` executable, as a user would.
-struct Shell {
-    static var executable: String {
-        // The test bundle sits beside the products in the build folder.
-        let bundleFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundleFolder, bundleFolder.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("shades").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return bundleFolder.appendingPathComponent("shades").path
-    }
-
-    static func run(_ arguments: [String], in folder: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
-    }
-}
+import ShadesTestSupport
 
 @Suite struct CommandLineTests {
     let folder = temporaryFolder("cli")

@@ -3,12 +3,8 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesTestSupport
 
-func temporaryFolder(_ name: String) -> String {
-    let path = NSTemporaryDirectory() + "shades-\(name)-\(getpid())-\(UUID().uuidString)"
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
 
 @Suite struct RendererTests {
     let folder = temporaryFolder("render")

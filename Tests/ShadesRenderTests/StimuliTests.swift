@@ -3,6 +3,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesTestSupport
 
 /// Therapy stimuli end to end: files as the studies specify them.
 @Suite struct StimuliTests {

@@ -4,6 +4,7 @@
 
 import Benchmark
 import Foundation
+import ShadesAnalysis
 import ShadesBenchmarkSupport
 import ShadesDSP
 import ShadesIO
@@ -44,6 +45,32 @@ func renderFileBenchmark(_ fileName: String, _ format: SampleFormat, _ request: 
     }
 }
 
+/// One iteration = `shades analyze` of a 10-minute stereo 48 kHz s16 file (target: under 1 s). The file
+/// is rendered in setup.
+func analyzeBenchmark() {
+    let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 600,
+                                sampleRate: 48_000, layout: .stereo)
+    Benchmark("Analyze-pink-10min-stereo-s16", configuration: .init(maxIterations: ShadesBench.quick ? 1 : 5)) { benchmark, scratch in
+        let path = scratch.url.appendingPathComponent("analyze.wav").path
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        do {
+            let analysis = try FileAnalysis.analyze(path: path, options: AnalysisOptions(expectedColour: .pink))
+            blackHole(analysis.report.loudness.integratedLUFS)
+        } catch {
+            benchmark.error("analysing failed: \(error)")
+        }
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        ShadesBench.record(benchmark, frames: request.frameCount, channels: 2, sampleRate: request.sampleRate, elapsed: elapsed)
+    } setup: { () throws -> ScratchDirectory in
+        let scratch = try ScratchDirectory()
+        try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("analyze.wav").path, sampleFormat: .s16)
+        return scratch
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     ShadesBench.configureSuite()
 
@@ -52,4 +79,5 @@ let benchmarks: @Sendable () -> Void = {
     renderFileBenchmark("pink-60s-stereo-s16.wav", .s16, pink60s)
     renderFileBenchmark("pink-60s-stereo-f32.wav", .f32, pink60s)
     renderFileBenchmark("pink-60s-stereo-s16.flac", .s16, pink60s)
+    analyzeBenchmark()
 }

@@ -74,14 +74,14 @@ public final class AudioBuffer: @unchecked Sendable {
     }
 
     /// Lends frames `frames` of the buffer as a block; the block must not escape `body`.
-    public func withBlock<R>(frames: Range<Int>? = nil, _ body: (AudioBlock) throws -> R) rethrows -> R {
+    public func withBlock<R, E: Error>(frames: Range<Int>? = nil, _ body: (AudioBlock) throws(E) -> R) throws(E) -> R {
         let range = frames ?? 0..<frameCapacity
         let whole = AudioBlock(channels: UnsafeBufferPointer(pointers), frameCount: frameCapacity)
         return try body(whole.frames(range))
     }
 
     /// Lends one channel's samples; they must not escape `body`.
-    public func withChannel<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+    public func withChannel<R, E: Error>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws(E) -> R) throws(E) -> R {
         try body(UnsafeMutableBufferPointer(start: pointers[index], count: frameCapacity))
     }
 

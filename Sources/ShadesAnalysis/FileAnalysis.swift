@@ -1,0 +1,273 @@
+import Dispatch
+import ShadesDSP
+import ShadesIO
+
+/// What `shades analyze` measures beyond the defaults.
+public struct AnalysisOptions: Sendable {
+    /// The colour the file should have: the report gives the largest band deviation from its line.
+    public var expectedColour: NoiseColour?
+    /// The unprocessed input, for a notch check of this file against it.
+    public var referencePath: String?
+    /// The notch band to check (with a reference); nil finds the band from the transfer function.
+    public var notch: NotchBand?
+    /// Microphone calibration, for ambient levels in dB SPL.
+    public var calibration: SPLCalibration?
+    /// Listening time in seconds, for a daily noise dose.
+    public var listeningSeconds: Double?
+    /// Frames read per block.
+    public var blockFrames = 65_536
+
+    public init(expectedColour: NoiseColour? = nil, referencePath: String? = nil, notch: NotchBand? = nil,
+                calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) {
+        self.expectedColour = expectedColour
+        self.referencePath = referencePath
+        self.notch = notch
+        self.calibration = calibration
+        self.listeningSeconds = listeningSeconds
+    }
+}
+
+/// Modulation of the envelope (band-limited Hilbert envelope of the first minutes of channel 0).
+public struct ModulationReport: Codable, Sendable, Equatable {
+    /// Rate in Hz.
+    public let rateHz: Double
+    /// Depth m in [0, 1].
+    public let depth: Double
+    /// Phase of the modulation at the first frame, radians.
+    public let phaseRadians: Double
+    /// Seconds analysed.
+    public let analysedSeconds: Double
+}
+
+/// Everything `shades analyze` reports about one file (its JSON form).
+public struct FileAnalysisReport: Codable, Sendable {
+    public let file: String
+    public let container: String
+    public let sampleRate: Double
+    public let channels: Int
+    public let frames: Int
+    public let durationSeconds: Double
+    public let comment: String?
+    /// RMS, sample peak, clipped samples, DC and inter-channel correlation.
+    public let levels: LevelReport
+    /// Integrated loudness, loudness range, true and sample peaks (libebur128).
+    public let loudness: LoudnessReport
+    /// Third-octave bands and slope of the channels' average spectrum (nil for a silent file).
+    public let spectrum: SpectrumReport?
+    /// The loop seam of each channel.
+    public let seams: [SeamReport]
+    /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
+    public let tone: ToneEstimate?
+    /// Envelope modulation of channel 0 when there is some (depth ≥ 2 %), else nil.
+    public let modulation: ModulationReport?
+    /// A-weighted LAeq and LAFmax, with SPL and noise dose when calibrated.
+    public let ambient: AmbientReport
+    /// Notch check of channel 0 against the reference, when one was given.
+    public let notch: NotchCheckReport?
+}
+
+/// A finished analysis: the report and what plots need.
+public struct FileAnalysis: Sendable {
+    public let report: FileAnalysisReport
+    /// The channels' average power spectral density (nil for a silent file).
+    public let spectrum: PowerSpectrum?
+
+    /// Seconds of channel 0 kept for the tone and modulation estimates.
+    public static let headSeconds = 180.0
+    /// Depth below which no modulation is reported.
+    public static let modulationThreshold = 0.02
+    /// THD+N below which channel 0 counts as a tone, in dB.
+    public static let toneThresholdDB = -20.0
+
+    /// Reads `path` once, block by block (memory stays bounded for any length), and measures it.
+    public static func analyze(path: String, options: AnalysisOptions = AnalysisOptions()) throws(AnalysisError) -> FileAnalysis {
+        let input: AudioFileInput
+        do throws(AudioFileError) { input = try AudioFileInput(path: path) } catch { throw .input(error.description) }
+        let reference: AudioFileInput?
+        if let referencePath = options.referencePath {
+            do throws(AudioFileError) { reference = try AudioFileInput(path: referencePath) } catch {
+                throw .input("reference: " + error.description)
+            }
+            guard reference!.sampleRate == input.sampleRate else {
+                throw .input("reference \(referencePath) has \(reference!.sampleRate) Hz, \(path) has \(input.sampleRate) Hz (allowed: the same rate)")
+            }
+        } else {
+            reference = nil
+        }
+        let rate = Double(input.sampleRate)
+        let channels = input.channelCount
+        let state = try AnalysisState(input: input, options: options)
+
+        let block = AudioBuffer(channelCount: channels, frameCapacity: options.blockFrames, zeroed: false)
+        let referenceBlock = reference.map { AudioBuffer(channelCount: $0.channelCount, frameCapacity: options.blockFrames, zeroed: false) }
+        while true {
+            let frames: Int
+            do throws(AudioFileError) {
+                frames = try block.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
+            } catch { throw .input(error.description) }
+            if frames == 0 { break }
+            var referenceFrames = 0
+            if let reference, let referenceBlock {
+                do throws(AudioFileError) {
+                    referenceFrames = try referenceBlock.withBlock(frames: 0..<frames) { (b: AudioBlock) throws(AudioFileError) in
+                        try reference.read(into: b)
+                    }
+                } catch { throw .input("reference: " + error.description) }
+            }
+            try state.add(block: block, frames: frames, reference: referenceBlock, referenceFrames: referenceFrames)
+        }
+        return try state.finish(path: path, input: input, sampleRate: rate)
+    }
+}
+
+/// A failure of an analysis: the message names the file or parameter.
+public enum AnalysisError: Error, Sendable, CustomStringConvertible {
+    /// A file that cannot be read, or inputs that do not match.
+    case input(String)
+    /// A measurement that cannot be made (e.g. a ratio of a silent file).
+    case measurement(String)
+
+    public var description: String {
+        switch self {
+        case .input(let m), .measurement(let m): return m
+        }
+    }
+}
+
+/// The accumulators of one analysis, fed block by block, on two threads per block.
+final class AnalysisState: @unchecked Sendable {
+    let options: AnalysisOptions
+    let sampleRate: Double
+    let channels: Int
+    var levels: LevelStatistics
+    let loudness: LoudnessMeter
+    var ambient: AmbientLevel
+    var spectra: [SpectrumAccumulator]
+    var seams: [SeamAccumulator]
+    /// True peak per channel: libebur128's interpolator in SIMD (the library's own took 1.3 s of the
+    /// 1.9 s it needed for 10 minutes of stereo; integrated loudness and range stay libebur128's).
+    var truePeaks: [TruePeakMeter]
+    var notch: NotchCheckAccumulator?
+    /// The first `headSeconds` of channel 0.
+    var head: [Float] = []
+    let headCapacity: Int
+    var loudnessError: LoudnessError?
+
+    init(input: AudioFileInput, options: AnalysisOptions) throws(AnalysisError) {
+        self.options = options
+        sampleRate = Double(input.sampleRate)
+        channels = input.channelCount
+        levels = LevelStatistics(channelCount: channels)
+        do throws(LoudnessError) {
+            loudness = try LoudnessMeter(channelCount: channels, sampleRate: sampleRate, truePeak: false)
+        } catch { throw .input("cannot measure loudness of \(input.path): \(error.description)") }
+        do throws(ParameterError) {
+            ambient = try AmbientLevel(sampleRate: sampleRate, channelCount: channels)
+            let spectrum = try SpectrumAccumulator(sampleRate: sampleRate)
+            spectra = Array(repeating: spectrum, count: channels)
+            seams = Array(repeating: SeamAccumulator(), count: channels)
+            truePeaks = Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: channels)
+            if options.referencePath != nil {
+                notch = try NotchCheckAccumulator(sampleRate: sampleRate, band: options.notch)
+            }
+        } catch { throw .input("cannot analyse \(input.path): \(error.description)") }
+        headCapacity = Int(FileAnalysis.headSeconds * sampleRate)
+        head.reserveCapacity(min(headCapacity, input.frameCount))
+    }
+
+    func add(block: AudioBuffer, frames: Int, reference: AudioBuffer?, referenceFrames: Int) throws(AnalysisError) {
+        // Read-only views of this block, used by both tasks until they finish below.
+        nonisolated(unsafe) let planes = (0..<channels).map { c in block.withChannel(c) { UnsafeBufferPointer(rebasing: $0[0..<frames]) } }
+        DispatchQueue.concurrentPerform(iterations: 2) { task in
+            // Balanced by measurement: libebur128 (0.5 s per 10 min of stereo) on one thread; spectra,
+            // seams, true peaks and A-weighting (0.5 s together) on the other.
+            if task == 0 {
+                levels.add(planes)
+                do throws(LoudnessError) { try loudness.add(planes) } catch { loudnessError = error }
+            } else {
+                ambient.add(planes)
+                for c in 0..<channels {
+                    spectra[c].add(planes[c])
+                    seams[c].add(planes[c])
+                    truePeaks[c].add(planes[c])
+                }
+            }
+        }
+        if let loudnessError { throw .measurement("cannot measure loudness: \(loudnessError.description)") }
+        if head.count < headCapacity {
+            head.append(contentsOf: planes[0].prefix(headCapacity - head.count))
+        }
+        if let reference, referenceFrames > 0 {
+            let n = min(frames, referenceFrames)
+            reference.withChannel(0) { r in notch?.add(reference: UnsafeBufferPointer(rebasing: r[0..<n]),
+                                                        output: UnsafeBufferPointer(rebasing: planes[0][0..<n])) }
+        }
+    }
+
+    func finish(path: String, input: AudioFileInput, sampleRate rate: Double) throws(AnalysisError) -> FileAnalysis {
+        let levelReport = levels.report()
+        let measured: LoudnessReport
+        do throws(LoudnessError) { measured = try loudness.result() } catch {
+            throw .measurement("cannot measure loudness of \(path): \(error.description)")
+        }
+        let truePeakPerChannel: [Double?] = truePeaks.map { $0.peak > 0 ? $0.peakDBTP : nil }
+        let loudnessReport = LoudnessReport(
+            channelCount: measured.channelCount, sampleRate: measured.sampleRate, durationSeconds: measured.durationSeconds,
+            dualMono: measured.dualMono, integratedLUFS: measured.integratedLUFS, loudnessRangeLU: measured.loudnessRangeLU,
+            truePeakDBTP: truePeakPerChannel.compactMap { $0 }.max(), truePeakDBTPPerChannel: truePeakPerChannel,
+            samplePeakDBFS: measured.samplePeakDBFS, samplePeakDBFSPerChannel: measured.samplePeakDBFSPerChannel)
+        let silent = levelReport.channels.allSatisfy { ($0.rmsDBFS ?? -.infinity) == -.infinity }
+
+        var spectrum: PowerSpectrum?
+        var spectrumReport: SpectrumReport?
+        if !silent {
+            do throws(ParameterError) {
+                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
+                if let spectrum { spectrumReport = try SpectrumReport(spectrum: spectrum, sampleRate: rate, expected: options.expectedColour) }
+            } catch { spectrumReport = nil }
+        }
+        if options.expectedColour != nil && spectrumReport == nil {
+            throw .measurement("\(path) is silent: there is no spectrum to compare with the expected colour")
+        }
+        var seamReports: [SeamReport] = []
+        for s in seams {
+            do throws(ParameterError) { seamReports.append(try s.result()) } catch {
+                throw .measurement("cannot check the loop seam of \(path): \(error.description)")
+            }
+        }
+
+        // Tone and modulation of channel 0, from its first minutes.
+        var tone: ToneEstimate?
+        var modulation: ModulationReport?
+        if !silent {
+            head.withUnsafeBufferPointer { samples in
+                if let estimate = try? ToneAnalysis.estimate(samples, sampleRate: rate), estimate.thdPlusNoiseDB <= FileAnalysis.toneThresholdDB {
+                    tone = estimate
+                }
+                var carrierBand: ClosedRange<Double>?
+                if let tone {
+                    carrierBand = max(1, tone.frequencyHz / 2)...min(rate * 0.45, tone.frequencyHz * 2)
+                }
+                if samples.count >= Int(rate),
+                   let estimate = try? ModulationAnalysis.estimate(samples, sampleRate: rate, carrierBandHz: carrierBand),
+                   estimate.depth >= FileAnalysis.modulationThreshold {
+                    modulation = ModulationReport(rateHz: estimate.rateHz, depth: estimate.depth, phaseRadians: estimate.phase,
+                                                  analysedSeconds: Double(samples.count) / rate)
+                }
+            }
+        }
+        var notchReport: NotchCheckReport?
+        if let notch {
+            do throws(ParameterError) { notchReport = try notch.result() } catch {
+                throw .measurement("cannot check the notch of \(path) against \(options.referencePath ?? "its reference"): \(error.description)")
+            }
+        }
+        let ambientReport = ambient.report(calibration: options.calibration, listeningSeconds: options.listeningSeconds)
+        let report = FileAnalysisReport(
+            file: path, container: input.containerName, sampleRate: rate, channels: channels, frames: input.framesRead,
+            durationSeconds: Double(input.framesRead) / rate, comment: input.comment, levels: levelReport,
+            loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, modulation: modulation,
+            ambient: ambientReport, notch: notchReport)
+        return FileAnalysis(report: report, spectrum: spectrum)
+    }
+}

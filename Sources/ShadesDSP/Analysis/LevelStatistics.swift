@@ -1,0 +1,227 @@
+/// Per-file level statistics accumulated block by block: RMS, sample peak, clipped samples and DC offset
+/// per channel, and the correlation of channels 0 and 1.
+///
+/// Sums are taken in 8-lane Float partial sums over at most 1,024 samples and accumulated in Double (as
+/// ``SignalLevel/measure(_:)``), so results agree across block sizes to rounding (about 1e-6 relative).
+public struct LevelStatistics: Sendable {
+    /// |x| at or above this counts as clipped: 1 − 2⁻¹⁵ = 32767/32768, the largest positive 16-bit
+    /// sample (−1.0 is the most negative one). A Float file that went over full scale and a 16-bit file
+    /// that hit its limits both count.
+    public static let clipThreshold: Float = 1 - 1.0 / 32768
+
+    /// Channels per frame.
+    public let channelCount: Int
+    /// Frames added so far.
+    public private(set) var frameCount = 0
+    private var sums: [Double]
+    private var sumsOfSquares: [Double]
+    private var peaks: [Float]
+    private var clipped: [Int]
+    /// Σ x₀·x₁ (channels 0 and 1).
+    private var crossSum = 0.0
+
+    /// An empty accumulator for `channelCount` channels (≥ 1).
+    public init(channelCount: Int) {
+        precondition(channelCount >= 1, "LevelStatistics needs at least one channel")
+        self.channelCount = channelCount
+        sums = Array(repeating: 0, count: channelCount)
+        sumsOfSquares = Array(repeating: 0, count: channelCount)
+        peaks = Array(repeating: 0, count: channelCount)
+        clipped = Array(repeating: 0, count: channelCount)
+    }
+
+    /// Adds planar channels: one buffer per channel, all of the same length.
+    public mutating func add(_ channels: [UnsafeBufferPointer<Float>]) {
+        precondition(channels.count == channelCount, "expected \(channelCount) channels, got \(channels.count)")
+        let frames = channels[0].count
+        precondition(channels.allSatisfy { $0.count == frames }, "channels must have the same length")
+        add(frames: frames) { channels[$0] }
+    }
+
+    /// Adds the frames of `block` (whose channel count must match).
+    public mutating func add(_ block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "expected \(channelCount) channels, got \(block.channelCount)")
+        add(frames: block.frameCount) { UnsafeBufferPointer(block.channel($0)) }
+    }
+
+    private mutating func add(frames: Int, channel: (Int) -> UnsafeBufferPointer<Float>) {
+        var first = 0
+        if channelCount >= 2 {
+            let pair = LevelKernel.measurePair(channel(0), channel(1))
+            accumulate(pair.0, channel: 0)
+            accumulate(pair.1, channel: 1)
+            crossSum += pair.crossSum
+            first = 2
+        }
+        for c in first..<channelCount { accumulate(LevelKernel.measure(channel(c)), channel: c) }
+        frameCount += frames
+    }
+
+    private mutating func accumulate(_ m: LevelKernel.Moments, channel c: Int) {
+        sums[c] += m.sum
+        sumsOfSquares[c] += m.sumOfSquares
+        peaks[c] = max(peaks[c], m.peak)
+        clipped[c] += m.clipped
+    }
+
+    /// The statistics of everything added so far.
+    public func report() -> LevelReport {
+        let n = Double(frameCount)
+        let channels = (0..<channelCount).map { c in
+            LevelReport.Channel(
+                rmsDBFS: frameCount > 0 && sumsOfSquares[c] > 0 ? Decibels.fromPower(sumsOfSquares[c] / n) : nil,
+                samplePeakDBFS: peaks[c] > 0 ? Decibels.fromAmplitude(Double(peaks[c])) : nil,
+                clippedSamples: clipped[c],
+                dcOffset: frameCount > 0 ? sums[c] / n : 0)
+        }
+        var correlation: Double?
+        if channelCount >= 2, frameCount > 1 {
+            // Pearson: (nΣxy − ΣxΣy) / √((nΣx² − (Σx)²)(nΣy² − (Σy)²)).
+            let varianceX = n * sumsOfSquares[0] - sums[0] * sums[0]
+            let varianceY = n * sumsOfSquares[1] - sums[1] * sums[1]
+            // A constant channel (silence, pure DC) has no correlation; allow for rounding of the sums.
+            let floorX = 1e-12 * n * sumsOfSquares[0], floorY = 1e-12 * n * sumsOfSquares[1]
+            if varianceX > floorX, varianceY > floorY {
+                let r = (n * crossSum - sums[0] * sums[1]) / (varianceX * varianceY).squareRoot()
+                correlation = min(1, max(-1, r))
+            }
+        }
+        return LevelReport(frameCount: frameCount, channels: channels, correlation: correlation)
+    }
+}
+
+/// What ``LevelStatistics`` measured. Levels of silence (−∞ dB) are nil.
+public struct LevelReport: Codable, Sendable, Equatable {
+    /// One channel's statistics.
+    public struct Channel: Codable, Sendable, Equatable {
+        /// RMS level in dBFS: 10·log10(mean of x²), full scale 1.0 (a full-scale sine is −3.01 dBFS).
+        public let rmsDBFS: Double?
+        /// Largest |x| in dBFS.
+        public let samplePeakDBFS: Double?
+        /// Samples with |x| ≥ ``LevelStatistics/clipThreshold`` (1 − 2⁻¹⁵).
+        public let clippedSamples: Int
+        /// Mean sample value (linear, full scale 1.0).
+        public let dcOffset: Double
+    }
+
+    /// Frames measured.
+    public let frameCount: Int
+    public let channels: [Channel]
+    /// Pearson correlation of channels 0 and 1 (mean removed), −1 … 1: 1 for identical channels, −1 for
+    /// one inverted, near 0 for independent noise. nil for one channel or when a channel is constant.
+    public let correlation: Double?
+
+    /// Largest sample peak over all channels in dBFS; nil when all are silent.
+    public var samplePeakDBFS: Double? { channels.compactMap(\.samplePeakDBFS).max() }
+    /// Clipped samples over all channels.
+    public var clippedSamples: Int { channels.reduce(0) { $0 + $1.clippedSamples } }
+}
+
+/// The SIMD passes behind ``LevelStatistics``.
+enum LevelKernel {
+    struct Moments {
+        var sum = 0.0
+        var sumOfSquares = 0.0
+        var peak: Float = 0
+        var clipped = 0
+    }
+
+    /// Samples per Float partial sum before it is added in Double.
+    static let chunk = 1024
+    static let clipBits = Int32(bitPattern: LevelStatistics.clipThreshold.bitPattern)
+
+    /// Lane state of one channel within a chunk.
+    struct Lanes {
+        var sum = SIMD8<Float>()
+        var squares = SIMD8<Float>()
+        var peakBits = SIMD8<Int32>()
+        var clipped = SIMD8<Int32>()
+
+        @inline(__always) mutating func add(_ x: SIMD8<Float>) {
+            sum += x
+            squares.addProduct(x, x)
+            // |x| as bits: for non-negative floats the integer order is the float order.
+            let magnitude = unsafeBitCast(x, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
+            let difference = peakBits &- magnitude
+            peakBits = peakBits &- (difference & (difference &>> 31))  // max without a select
+            clipped = clipped &- ((LevelKernel.clipBits &- 1 &- magnitude) &>> 31)  // +1 where |x| ≥ threshold
+        }
+
+        /// Adds the lanes into `m` and clears the sums (the peak is kept).
+        @inline(__always) mutating func flush(into m: inout Moments) {
+            m.sum += Double(sum.sum())
+            m.sumOfSquares += Double(squares.sum())
+            m.clipped += Int(clipped.wrappedSum())
+            sum = .zero; squares = .zero; clipped = .zero
+        }
+
+        func peak() -> Float {
+            var p: Float = 0
+            for lane in 0..<8 { p = max(p, Float(bitPattern: UInt32(peakBits[lane]))) }
+            return p
+        }
+    }
+
+    @inline(__always) static func addScalar(_ x: Float, to m: inout Moments) {
+        m.sum += Double(x)
+        m.sumOfSquares += Double(x) * Double(x)
+        m.peak = max(m.peak, abs(x))
+        if abs(x) >= LevelStatistics.clipThreshold { m.clipped += 1 }
+    }
+
+    static func measure(_ x: UnsafeBufferPointer<Float>) -> Moments {
+        var m = Moments()
+        guard let base = x.baseAddress else { return m }
+        let raw = UnsafeRawPointer(base)
+        let n = x.count
+        var lanes = Lanes()
+        var i = 0
+        while i + 8 <= n {
+            let end = min(n - (n - i) % 8, i + chunk)
+            while i < end {
+                lanes.add(raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self))
+                i += 8
+            }
+            lanes.flush(into: &m)
+        }
+        m.peak = lanes.peak()
+        while i < n { addScalar(x[i], to: &m); i += 1 }
+        return m
+    }
+
+    /// Both channels' moments and Σ a·b in one pass.
+    static func measurePair(_ a: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<Float>)
+        -> (Moments, Moments, crossSum: Double) {
+        var ma = Moments(), mb = Moments()
+        var cross = 0.0
+        guard let baseA = a.baseAddress, let baseB = b.baseAddress else { return (ma, mb, 0) }
+        let rawA = UnsafeRawPointer(baseA), rawB = UnsafeRawPointer(baseB)
+        let n = min(a.count, b.count)
+        var lanesA = Lanes(), lanesB = Lanes()
+        var i = 0
+        while i + 8 <= n {
+            let end = min(n - (n - i) % 8, i + chunk)
+            var products = SIMD8<Float>()
+            while i < end {
+                let x = rawA.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+                let y = rawB.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+                lanesA.add(x)
+                lanesB.add(y)
+                products.addProduct(x, y)
+                i += 8
+            }
+            lanesA.flush(into: &ma)
+            lanesB.flush(into: &mb)
+            cross += Double(products.sum())
+        }
+        ma.peak = lanesA.peak()
+        mb.peak = lanesB.peak()
+        while i < n {
+            addScalar(a[i], to: &ma)
+            addScalar(b[i], to: &mb)
+            cross += Double(a[i]) * Double(b[i])
+            i += 1
+        }
+        return (ma, mb, cross)
+    }
+}

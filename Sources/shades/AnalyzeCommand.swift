@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import ShadesAnalysis
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// `shades analyze FILE`: proves a sound is what it claims.
+struct AnalyzeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Measure a sound file: levels, loudness, spectrum, tone, modulation, loop seam, ambient level, notch.",
+        discussion: """
+            Reads any file libsndfile reads, block by block (a 2-hour file is fine), and prints a table
+            (--json for machines). Tone and modulation are reported when present (THD+N below -20 dB;
+            depth of at least 2 %), measured on the first 3 minutes of the first channel.
+            Examples:
+              shades analyze pink.wav --colour pink --plot pink.svg
+              shades analyze song-notched.wav --reference song.wav --notch 6kHz --width 1 --plot notch.svg
+              shades analyze street.wav --calibration 94dB@-20dBFS --listen 2h --json
+            """)
+
+    @Argument(help: "The file to measure.")
+    var file: String
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @Option(help: "Write an SVG plot: the spectrum, or with --reference the notch's transfer function.")
+    var plot: String?
+
+    @Option(help: "Expected colour (white, pink, brown, blue, violet or a β in [-2, 2]): report the deviation from its line.")
+    var colour: String?
+
+    @Option(help: "The unprocessed input, for a notch check of FILE against it.")
+    var reference: String?
+
+    @Option(help: "Notch centre frequency (with --reference); found from the transfer function if omitted.")
+    var notch: String?
+
+    @Option(help: "Notch width in octaves (with --notch).")
+    var width: Double = 1
+
+    @Option(help: "Calibration for ambient levels in dB SPL, e.g. 94dB@-20dBFS.")
+    var calibration: String?
+
+    @Option(help: "Listening time for a NIOSH daily noise dose (needs --calibration), e.g. 2h.")
+    var listen: String?
+
+    func run() throws {
+        var options = AnalysisOptions()
+        do {
+            if let colour {
+                if let named = NoiseColour.named.first(where: { $0.name == colour.lowercased() }) {
+                    options.expectedColour = named.colour
+                } else if let beta = Double(colour) {
+                    options.expectedColour = try NoiseColour(beta: beta)
+                } else {
+                    throw ParameterError(parameter: "colour", value: "'\(colour)'", problem: "is unknown",
+                                         allowed: "white, pink, brown, blue, violet or a β in [-2, 2]")
+                }
+            }
+            if notch != nil && reference == nil {
+                throw ParameterError(parameter: "notch", value: notch!, problem: "needs a reference",
+                                     allowed: "--notch together with --reference INPUT")
+            }
+            options.referencePath = reference
+            if let notch { options.notch = try NotchBand(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: width) }
+            if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
+            if let listen {
+                guard options.calibration != nil else {
+                    throw ParameterError(parameter: "listen", value: listen, problem: "needs a calibration",
+                                         allowed: "--listen together with --calibration 94dB@-20dBFS")
+                }
+                options.listeningSeconds = try ValueParsing.seconds(listen, parameter: "listen")
+            }
+            if let plot { try AtomicFile.checkWritable(plot) }
+        } catch let error as ParameterError {
+            throw CommandFailure.usage(error.description)
+        } catch let error as AudioFileError {
+            throw CommandFailure.runtime(error.description)
+        }
+
+        let analysis: FileAnalysis
+        do {
+            analysis = try FileAnalysis.analyze(path: file, options: options)
+        } catch {
+            throw CommandFailure.runtime(error.description)
+        }
+        if let plot { try writePlot(analysis, to: plot) }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            print(String(decoding: try encoder.encode(analysis.report), as: UTF8.self))
+        } else {
+            print(ReportTable.text(analysis.report))
+        }
+    }
+
+    func writePlot(_ analysis: FileAnalysis, to path: String) throws {
+        let report = analysis.report
+        let name = (report.file as NSString).lastPathComponent
+        let svg: String
+        if let notch = report.notch {
+            svg = SpectrumPlot.transferFunction(frequenciesHz: notch.curve.map(\.frequencyHz), magnitudeDB: notch.curve.map(\.levelDB),
+                                                notchFromHz: notch.band.lowerEdgeHz, toHz: notch.band.upperEdgeHz,
+                                                title: "Notch check: \(name) against \((reference.map { ($0 as NSString).lastPathComponent }) ?? "reference")").svg()
+        } else if let spectrum = analysis.spectrum {
+            let ideal = report.spectrum.map { -3.0103 * ($0.expectedBeta ?? $0.estimatedBeta) }
+            svg = SpectrumPlot.spectrum(spectrum, title: "Spectrum of \(name)", sampleRate: report.sampleRate,
+                                        idealSlopeDBPerOctave: ideal).svg()
+        } else {
+            throw CommandFailure.runtime("\(report.file) is silent: there is no spectrum to plot")
+        }
+        do {
+            try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
+                guard FileManager.default.createFile(atPath: temporary, contents: Data(svg.utf8)) else {
+                    throw AudioFileError.runtime("cannot write \(path)")
+                }
+            }
+        } catch { throw CommandFailure.runtime(error.description) }
+    }
+}
