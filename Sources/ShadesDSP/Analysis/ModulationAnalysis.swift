@@ -207,34 +207,9 @@ private struct HarmonicFit {
             start = end
         }
         for r in 0..<p { for q in 0..<r { normal[r * p + q] = normal[q * p + r] } }
-        coefficients = Self.solve(normal, right, size: p)
+        coefficients = LinearAlgebra.solve(normal, right, size: p)
         explained = zip(coefficients, right).reduce(0) { $0 + $1.0 * $1.1 }
         residualRMS = n > 0 ? (max(0, yy - explained) / Double(n)).squareRoot() : 0
-    }
-
-    /// Solves the p×p system by Gaussian elimination with partial pivoting (zeros if singular).
-    private static func solve(_ matrix: [Double], _ right: [Double], size p: Int) -> [Double] {
-        var a = matrix, b = right
-        for column in 0..<p {
-            let pivot = (column..<p).max { abs(a[$0 * p + column]) < abs(a[$1 * p + column]) }!
-            guard a[pivot * p + column] != 0 else { return [Double](repeating: 0, count: p) }
-            if pivot != column {
-                for q in 0..<p { a.swapAt(pivot * p + q, column * p + q) }
-                b.swapAt(pivot, column)
-            }
-            for row in column + 1..<p {
-                let factor = a[row * p + column] / a[column * p + column]
-                for q in column..<p { a[row * p + q] -= factor * a[column * p + q] }
-                b[row] -= factor * b[column]
-            }
-        }
-        var x = [Double](repeating: 0, count: p)
-        for row in stride(from: p - 1, through: 0, by: -1) {
-            var sum = b[row]
-            for q in row + 1..<p { sum -= a[row * p + q] * x[q] }
-            x[row] = sum / a[row * p + row]
-        }
-        return x
     }
 }
 

@@ -158,7 +158,7 @@ private struct SinusoidFit {
             xs += v * s; xc += v * c; x1 += v
         }
         let n = Double(x.count)
-        let solution = solveSymmetric([ss, sc, s1, sc, cc, c1, s1, c1, n], [xs, xc, x1], size: 3)
+        let solution = LinearAlgebra.solve([ss, sc, s1, sc, cc, c1, s1, c1, n], [xs, xc, x1], size: 3)
         (a, b, c) = (solution[0], solution[1], solution[2])
         explained = a * xs + b * xc + c * x1
     }
@@ -185,7 +185,7 @@ private struct SinusoidFit {
                       m02, m12, m22, m23,
                       m03, m13, m23, m33]
         let right = [r0, r1, r2, r3]
-        let step = solveSymmetric(normal, right, size: 4)
+        let step = LinearAlgebra.solve(normal, right, size: 4)
         return step[3] * scale
     }
 
@@ -227,29 +227,4 @@ private struct SinusoidFit {
             start = end
         }
     }
-}
-
-/// Solves a p×p linear system by Gaussian elimination with partial pivoting (zeros if singular).
-private func solveSymmetric(_ matrix: [Double], _ right: [Double], size p: Int) -> [Double] {
-    var m = matrix, r = right
-    for column in 0..<p {
-        let pivot = (column..<p).max { abs(m[$0 * p + column]) < abs(m[$1 * p + column]) }!
-        guard m[pivot * p + column] != 0 else { return [Double](repeating: 0, count: p) }
-        if pivot != column {
-            for q in 0..<p { m.swapAt(pivot * p + q, column * p + q) }
-            r.swapAt(pivot, column)
-        }
-        for row in column + 1..<p {
-            let factor = m[row * p + column] / m[column * p + column]
-            for q in column..<p { m[row * p + q] -= factor * m[column * p + q] }
-            r[row] -= factor * r[column]
-        }
-    }
-    var x = [Double](repeating: 0, count: p)
-    for row in stride(from: p - 1, through: 0, by: -1) {
-        var sum = r[row]
-        for q in row + 1..<p { sum -= m[row * p + q] * x[q] }
-        x[row] = sum / m[row * p + row]
-    }
-    return x
 }

@@ -139,7 +139,7 @@ public struct NoiseShapingDesign: Sendable {
                 for c in 0...m { normal[r][c] += weight * basis[r] * basis[c] }
             }
         }
-        let a = LinearAlgebra.solve(normal, rhs)
+        let a = LinearAlgebra.solve(normal.flatMap { $0 }, rhs, size: m + 1)
         var taps = [Double](repeating: 0, count: 2 * m + 1)
         taps[m] = a[0]
         for k in stride(from: 1, through: m, by: 1) { taps[m + k] = a[k]; taps[m - k] = a[k] }
@@ -174,31 +174,5 @@ public struct NoiseShapingDesign: Sendable {
             energy += y * y
         }
         return energy
-    }
-}
-
-/// Small dense linear algebra for filter design.
-enum LinearAlgebra {
-    /// Solves A·x = b by Gaussian elimination with partial pivoting.
-    static func solve(_ a: [[Double]], _ b: [Double]) -> [Double] {
-        var m = a, v = b
-        let n = v.count
-        for col in 0..<n {
-            let pivot = (col..<n).max { abs(m[$0][col]) < abs(m[$1][col]) }!
-            m.swapAt(col, pivot); v.swapAt(col, pivot)
-            for row in (col + 1)..<n {
-                let f = m[row][col] / m[col][col]
-                if f == 0 { continue }
-                for c in col..<n { m[row][c] -= f * m[col][c] }
-                v[row] -= f * v[col]
-            }
-        }
-        var x = [Double](repeating: 0, count: n)
-        for row in stride(from: n - 1, through: 0, by: -1) {
-            var s = v[row]
-            for c in (row + 1)..<n { s -= m[row][c] * x[c] }
-            x[row] = s / m[row][row]
-        }
-        return x
     }
 }

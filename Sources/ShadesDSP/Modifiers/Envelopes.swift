@@ -43,6 +43,22 @@ struct EnvelopeApplier {
 
     func deallocate() { scratch.deallocate() }
 
+    /// Renders `source` into `block` (whose frame 0 is absolute frame `position`) shaped by `piece`,
+    /// silent from absolute frame `end` on (the source is not rendered there).
+    func render(_ source: any AudioSource, into block: AudioBlock, position: Int, end: Int,
+                piece: (_ frame: Int) -> EnvelopePiece) {
+        let live = max(0, min(block.frameCount, end - position))
+        if live > 0 { source.render(into: block.frames(0..<live)) }
+        if live < block.frameCount { block.frames(live..<block.frameCount).clear() }
+        var done = 0
+        while done < live {
+            let current = piece(position + done)
+            let count = min(live - done, current.end - (position + done))
+            apply(current.shape, to: block, frames: done..<done + count, blockStart: position)
+            done += count
+        }
+    }
+
     /// Applies `shape` to frames `range` of `block`, whose frame 0 is absolute frame `blockStart`.
     func apply(_ shape: EnvelopePiece.Shape, to block: AudioBlock, frames range: Range<Int>, blockStart: Int) {
         switch shape {
@@ -150,16 +166,7 @@ public final class FadedSource: AudioSource {
     }
 
     public func render(into block: AudioBlock) {
-        let live = max(0, min(block.frameCount, totalFrames - position))
-        if live > 0 { source.render(into: block.frames(0..<live)) }
-        if live < block.frameCount { block.frames(live..<block.frameCount).clear() }
-        var done = 0
-        while done < live {
-            let piece = piece(at: position + done)
-            let count = min(live - done, piece.end - (position + done))
-            applier.apply(piece.shape, to: block, frames: done..<done + count, blockStart: position)
-            done += count
-        }
+        applier.render(source, into: block, position: position, end: totalFrames) { piece(at: $0) }
         position += block.frameCount
     }
 }
@@ -264,17 +271,7 @@ public final class PulsedSource: AudioSource {
     }
 
     public func render(into block: AudioBlock) {
-        let end = endFrame ?? .max
-        let live = max(0, min(block.frameCount, end - position))
-        if live > 0 { source.render(into: block.frames(0..<live)) }
-        if live < block.frameCount { block.frames(live..<block.frameCount).clear() }
-        var done = 0
-        while done < live {
-            let piece = piece(at: position + done)
-            let count = min(live - done, piece.end - (position + done))
-            applier.apply(piece.shape, to: block, frames: done..<done + count, blockStart: position)
-            done += count
-        }
+        applier.render(source, into: block, position: position, end: endFrame ?? .max) { piece(at: $0) }
         position += block.frameCount
     }
 }
