@@ -16,7 +16,7 @@ enum ReportTable {
         if let comment = r.comment { row("comment", comment) }
         row("levels", "channel   RMS dBFS   peak dBFS   clipped   DC")
         for (i, c) in r.levels.channels.enumerated() {
-            row("", "\(String(i + 1).padding(toLength: 10, withPad: " ", startingAt: 0))\(db(c.rmsDBFS).padding(toLength: 11, withPad: " ", startingAt: 0))\(db(c.samplePeakDBFS).padding(toLength: 12, withPad: " ", startingAt: 0))\(String(c.clippedSamples).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(format: "%.6f", c.dcOffset))")
+            row("", "\(String(i + 1).padding(toLength: 10, withPad: " ", startingAt: 0))\(db(c.rmsDBFS).padding(toLength: 11, withPad: " ", startingAt: 0))\(db(c.samplePeakDBFS).padding(toLength: 12, withPad: " ", startingAt: 0))\(String(c.clippedSamples).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(format: "%.6f", abs(c.dcOffset) < 5e-7 ? 0 : c.dcOffset))")
         }
         if let correlation = r.levels.correlation { row("", "inter-channel correlation \(String(format: "%.4f", correlation))") }
         let l = r.loudness

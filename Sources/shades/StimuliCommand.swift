@@ -143,7 +143,7 @@ struct StimuliCommand: ParsableCommand {
                     items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: "octave-check"),
                                                           layout: channels, levelDBFS: level, sampleRate: rate)
                 }
-            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            } catch { throw CommandFailure.usage(error.description) }
             try writeSet(items, name: "pitch-match", options: set, container: container)
         }
     }
