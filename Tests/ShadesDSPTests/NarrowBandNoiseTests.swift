@@ -224,18 +224,12 @@ import Glibc
         let frames = 48_000 * 10
         let loop = AudioBuffer(channelCount: 1, frameCapacity: frames)
         try loop.withChannel(0) { try LoopNarrowBandNoise.render(centreHz: centre, widthOctaves: width, sampleRate: 48_000, key: 5, into: $0) }
-        let x = loop.samples(channel: 0)
-        // First and second differences across the seam, against the file's own distribution of them.
-        func d1(_ a: Float, _ b: Float) -> Double { abs(Double(a) - Double(b)) }
-        func d2(_ a: Float, _ b: Float, _ c: Float) -> Double { abs(Double(a) - 2 * Double(b) + Double(c)) }
-        let seamFirst = d1(x[0], x[frames - 1])
-        let seamSecond = d2(x[1], x[0], x[frames - 1])
-        var first = (1..<frames).map { d1(x[$0], x[$0 - 1]) }
-        var second = (2..<frames).map { d2(x[$0], x[$0 - 1], x[$0 - 2]) }
-        first.sort(); second.sort()
-        let firstPercentile = Double(first.firstIndex { $0 >= seamFirst } ?? first.count) / Double(first.count)
-        let secondPercentile = Double(second.firstIndex { $0 >= seamSecond } ?? second.count) / Double(second.count)
-        #expect(firstPercentile < 0.999 && secondPercentile < 0.999, "seam at percentiles \(firstPercentile), \(secondPercentile)")
+        // First and second differences across the seam against the file's own, with the analysis API.
+        var seam = SeamAccumulator()
+        loop.withChannel(0) { seam.add(UnsafeBufferPointer($0)) }
+        let report = try seam.result()
+        let (firstPercentile, secondPercentile) = (report.firstDifferencePercentile, report.secondDifferencePercentile)
+        #expect(report.isSeamless, "seam at percentiles \(firstPercentile), \(secondPercentile)")
     }
 
     // MARK: Bad input
