@@ -112,6 +112,11 @@ struct SignalPlan: Sendable {
                     notes.append("loop: modulation rate adjusted from \(formatNumber(modulation.rateHz)) Hz to \(rateHz) Hz (\(formatSigned(rateHz - modulation.rateHz)) Hz) for a whole number of cycles")
                 }
             }
+            guard AmplitudeModulatedSource.allowedRateHz.contains(rateHz) else {
+                throw ParameterError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz",
+                                     problem: "becomes \(rateHz) Hz with whole cycles in this loop",
+                                     allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
+            }
             modulationRate = rateHz
             let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)
             sustained = { s in

@@ -133,6 +133,7 @@ import ShadesTestSupport
         ("render tone --frequency 1k --pulse 200ms --duration 1s -o out.wav", "pulse"),
         ("render tone --frequency 1k --fade 600ms --duration 1s -o out.wav", "fade"),
         ("render pink --fade 50ms --loop --duration 1s -o out.wav", "fade"),
+        ("render pink --am 99 --loop --duration 0.0155s -o out.wav", "whole cycles"),
         ("stimuli audiometry --frequencies , -o outdir", "frequencies"),
         ("stimuli audiometry --frequencies 125,,250 -o outdir", "frequencies"),
         ("stimuli audiometry --frequencies 125,12x -o outdir", "frequencies"),
