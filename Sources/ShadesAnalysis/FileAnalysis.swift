@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ShadesDSP
 import ShadesIO
 
@@ -168,7 +169,15 @@ final class AnalysisState: @unchecked Sendable {
             seams = Array(repeating: SeamAccumulator(), count: channels)
             truePeaks = Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: channels)
             if options.referencePath != nil {
-                notch = try NotchCheckAccumulator(sampleRate: sampleRate, band: options.notch)
+                // Segments long enough to resolve the notch's edges (a 65,536-sample segment blurs a 500 Hz
+                // notch's edges to −90 dB): about 2,000 periods of the lower edge, up to 2^20 samples.
+                var segment: Int?
+                if let band = options.notch {
+                    let wanted = 2_000 * sampleRate / band.lowerEdgeHz
+                    segment = max(SpectrumAccumulator.segmentLength(sampleRate: sampleRate),
+                                  min(1 << 20, 1 << Int(log2(wanted).rounded(.up))))
+                }
+                notch = try NotchCheckAccumulator(sampleRate: sampleRate, band: options.notch, segmentLength: segment)
             }
         } catch { throw .input("cannot analyse \(input.path): \(error.description)") }
         headCapacity = Int(FileAnalysis.headSeconds * sampleRate)

@@ -22,10 +22,12 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     public var pulses: Pulses?
     /// Raised-cosine fade-in and fade-out, in seconds.
     public var fades: Fades?
+    /// Notches cut from the sound (notched noise for the catalogue; Okamoto 2010, Stein 2016).
+    public var notches: [NotchSpec]?
 
     public init(sound: SoundDescription, durationSeconds: Double, sampleRate: Double = 48_000,
                 layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1, loop: Bool = false,
-                modulation: Modulation? = nil, pulses: Pulses? = nil, fades: Fades? = nil) {
+                modulation: Modulation? = nil, pulses: Pulses? = nil, fades: Fades? = nil, notches: [NotchSpec]? = nil) {
         self.sound = sound
         self.durationSeconds = durationSeconds
         self.sampleRate = sampleRate
@@ -36,6 +38,7 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         self.modulation = modulation
         self.pulses = pulses
         self.fades = fades
+        self.notches = notches
     }
 
     /// Frames in the file: duration × rate, rounded.
@@ -80,6 +83,16 @@ public struct RenderRequest: Sendable, Equatable, Codable {
                 } catch {
                     throw ParameterError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
                                          allowed: error.allowed)
+                }
+            }
+        }
+        if let notches, !notches.isEmpty {
+            _ = try NotchDesign(notches: notches, sampleRate: sampleRate)
+            if loop {
+                guard case .noise = sound else {
+                    throw ParameterError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                                         problem: "cannot be combined with --loop for this source",
+                                         allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
                 }
             }
         }

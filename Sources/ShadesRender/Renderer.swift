@@ -153,6 +153,10 @@ public enum Renderer {
             text += " " + m.summary
             if let applied = renderedModulationHz, applied != m.rateHz { text += " rendered_am=\(applied)Hz" }
         }
+        for n in r.notches ?? [] {
+            text += " notch=\(formatNumber(n.centreHz))Hz notch_width=\(formatNumber(n.widthOctaves))oct"
+            if n.edgeBoostDB > 0 { text += " edge_boost=\(formatNumber(n.edgeBoostDB))dB edge_width=\(formatNumber(n.edgeWidthOctaves))oct" }
+        }
         if let p = r.pulses { text += " pulse=" + p.summary }
         if let f = r.fades { text += " fade_in/out=" + f.summary }
         text += " duration=\(formatNumber(r.durationSeconds))s rate=\(formatNumber(r.sampleRate)) channels=\(r.layout.rawValue)"

@@ -43,19 +43,26 @@ struct SignalPlan: Sendable {
         let base: @Sendable (Int) -> any AudioSource
         var measured: [SignalMeasurement]?
         var toneFrequency: Double?
+        // Validated above.
+        var notch = request.notches.flatMap { $0.isEmpty ? nil : try! NotchDesign(notches: $0, sampleRate: rate) }
 
         switch request.sound {
         case .noise(let colour, let distribution):
             layout = request.layout
-            if request.loop && colour.beta != 0 {
+            if request.loop && (colour.beta != 0 || notch != nil) {
+                // The notch, if any, is applied to the loop's own spectrum (its ideal gain: the band removed
+                // exactly, the rest untouched), so the loop stays periodic.
+                let loopNotch = notch
                 let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
                     let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
                     buffer.withChannel(0) {
-                        LoopNoise.render(colour: colour, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s), into: $0)
+                        LoopNoise.render(colour: colour, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
+                                         shaping: loopNotch.map { design in { design.idealGain(atFrequency: $0) } }, into: $0)
                     }
                     return buffer
                 }
                 (base, measured) = Self.playBack(loops, sampleRate: rate)
+                notch = nil
             } else {
                 // Validated above: the source cannot throw.
                 base = { s in
@@ -101,8 +108,18 @@ struct SignalPlan: Sendable {
             measured = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
         }
 
+        // A notch (streams): part of the sound. The filter is primed by the source, so the band is gone from
+        // frame 0; the level is measured after it.
+        let notched: @Sendable (Int) -> any AudioSource
+        if let notch {
+            notched = { s in try! NotchedSource(source: base(s), design: notch, primedBySource: true) }
+            measured = nil
+        } else {
+            notched = base
+        }
+
         // Amplitude modulation: part of the sustained sound.
-        var sustained = base
+        var sustained = notched
         var modulationRate: Double?
         if let modulation = request.modulation {
             var rateHz = modulation.rateHz
@@ -120,7 +137,7 @@ struct SignalPlan: Sendable {
             modulationRate = rateHz
             let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)
             sustained = { s in
-                try! AmplitudeModulatedSource(carrier: base(s), rateHz: m.rateHz, depth: m.depth, startPhase: m.startPhase, keep: m.keep)
+                try! AmplitudeModulatedSource(carrier: notched(s), rateHz: m.rateHz, depth: m.depth, startPhase: m.startPhase, keep: m.keep)
             }
             measured = nil  // the modulated sound is measured
         }

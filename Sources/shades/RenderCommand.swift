@@ -31,6 +31,7 @@ struct RenderCommand: ParsableCommand {
               shades render tone --frequency 6kHz --am 40 --duration 3m -o am-tone.wav
               shades render nbn --frequency 4kHz --width 0.5 --duration 1m -o nbn.wav
               shades render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav
+              shades render pink --notch 6kHz --notch-width 1 --duration 10m --loop -o notched-pink.wav
             """)
 
     @Argument(help: "white, pink, brown, blue, violet, noise, tone or nbn.")
@@ -77,6 +78,18 @@ struct RenderCommand: ParsableCommand {
 
     @Option(name: .customLong("am-keep"), help: "What modulation keeps equal to the unmodulated sound: rms or peak.")
     var amKeep: AmplitudeModulationLevel = .rms
+
+    @Option(help: "Cut a notch centred here (notched noise: Okamoto 2010), e.g. 6kHz.")
+    var notch: String?
+
+    @Option(name: .customLong("notch-width"), help: "Notch width in octaves (0 … 3; 1 in Okamoto 2010, 0.5 in Stein 2016).")
+    var notchWidth: Double = 1
+
+    @Option(name: .customLong("edge-boost"), help: "Raise the bands beside the notch by this gain (Stein 2016: 20dB).")
+    var edgeBoost: String?
+
+    @Option(name: .customLong("edge-width"), help: "Width of each boosted band beside the notch, in octaves.")
+    var edgeWidth: Double = 0.375
 
     @Option(help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
     var pulse: String?
@@ -164,6 +177,14 @@ struct RenderCommand: ParsableCommand {
                 fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
                               outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
             }
+            var notches: [NotchSpec]?
+            if let notch {
+                let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
+                notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
+                                     edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
+            } else if edgeBoost != nil {
+                throw CommandFailure.usage("--edge-boost applies to a --notch")
+            }
             let seconds: Double
             if let duration {
                 seconds = try ValueParsing.seconds(duration)
@@ -176,7 +197,7 @@ struct RenderCommand: ParsableCommand {
                 sound: sound, durationSeconds: seconds,
                 sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
                 levelDBFS: try ValueParsing.decibels(level), seed: seed, loop: loop,
-                modulation: modulation, pulses: pulses, fades: fades)
+                modulation: modulation, pulses: pulses, fades: fades, notches: notches)
             try request.validate()
             return request
         } catch let error as ParameterError {

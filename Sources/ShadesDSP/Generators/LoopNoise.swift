@@ -9,12 +9,15 @@ public enum LoopNoise {
     /// Renders `frameCount` frames of one signal at unit RMS into `output`.
     ///
     /// - Parameters:
-    ///   - colour: β ≠ 0 (white noise loops from the stream).
+    ///   - colour: the colour (white noise with no `shaping` loops from the stream instead).
     ///   - key: the signal's random stream (see ``SeedStream``).
+    ///   - shaping: an extra magnitude response applied to every bin (e.g. a notch: exact and still
+    ///     periodic, where a filter run over the loop would not be).
     public static func render(colour: NoiseColour, sampleRate: Double, key: UInt64,
+                              shaping: ((_ frequencyHz: Double) -> Double)? = nil,
                               into output: UnsafeMutableBufferPointer<Float>) {
         let n = output.count
-        precondition(colour.beta != 0 && n >= 2)
+        precondition(n >= 2)
         let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
         let fft = RealFFT(size: n)
         var random = LaneRandom(key: key)
@@ -28,7 +31,8 @@ public enum LoopNoise {
                 let (c, s) = WhiteNoise.unitPhasors(words)
                 for lane in 0..<8 where k + lane < fft.binCount {
                     let bin = k + lane
-                    let magnitude = design.idealMagnitude(atFrequency: Double(bin) * sampleRate / Double(n))
+                    let frequency = Double(bin) * sampleRate / Double(n)
+                    let magnitude = design.idealMagnitude(atFrequency: frequency) * (shaping?(frequency) ?? 1)
                     let isNyquist = n % 2 == 0 && bin == n / 2
                     bins[2 * bin] = Float(magnitude) * (isNyquist ? (c[lane] < 0 ? -1 : 1) : c[lane])
                     bins[2 * bin + 1] = isNyquist ? 0 : Float(magnitude) * s[lane]
