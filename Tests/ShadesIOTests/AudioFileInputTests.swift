@@ -42,9 +42,9 @@ import ShadesIO
     func badFilesAreOneLineErrorsNamingTheFile(name: String) throws {
         let path = "\(folder)/\(name)"
         switch name {
-        case "empty.wav": FileManager.default.createFile(atPath: path, contents: Data())
-        case "tiny.wav": FileManager.default.createFile(atPath: path, contents: Data("RIFF\0\0".utf8))
-        case "text.wav": FileManager.default.createFile(atPath: path, contents: Data(String(repeating: "not audio ", count: 100).utf8))
+        case "empty.wav": _ = FileManager.default.createFile(atPath: path, contents: Data())
+        case "tiny.wav": _ = FileManager.default.createFile(atPath: path, contents: Data("RIFF\0\0".utf8))
+        case "text.wav": _ = FileManager.default.createFile(atPath: path, contents: Data(String(repeating: "not audio ", count: 100).utf8))
         default: break
         }
         do {

@@ -81,6 +81,33 @@ func streamBenchmark(_ name: String, _ makeSource: @escaping () throws -> any Au
     }
 }
 
+/// One iteration = 10 s of mono white noise through a notch filter in 16,384-frame blocks.
+func notchFilterBenchmark(centre: Double, width: Double) {
+    let frames = 10 * Int(sampleRate)
+    let name = "Notch-\(Int(centre))Hz-\(width == 1 ? "1" : "half")oct-mono"
+    Benchmark(name) { benchmark, state in
+        let (filter, input, output) = state
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        for offset in stride(from: 0, to: frames, by: 16_384) {
+            let n = min(16_384, frames - offset)
+            filter.process(UnsafeBufferPointer(rebasing: input.output[offset..<offset + n]),
+                           into: UnsafeMutableBufferPointer(rebasing: output.output[offset..<offset + n]))
+        }
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        blackHole(output.output[frames - 1])
+        ShadesBench.record(benchmark, frames: frames, channels: 1, sampleRate: sampleRate, elapsed: elapsed)
+    } setup: { () throws -> (NotchFilter, LoopState, LoopState) in
+        let design = try NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: width)], sampleRate: sampleRate)
+        let input = LoopState(frames: frames), output = LoopState(frames: frames)
+        let noise = try NoiseSource(colour: .white, sampleRate: sampleRate, layout: .mono).renderBuffer(frameCount: frames)
+        noise.withChannel(0) { _ = input.output.update(fromContentsOf: $0) }
+        return (NotchFilter(design: design), input, output)
+    }
+}
+
 /// One iteration = one whole loop of `seconds` of mono noise by FFT synthesis.
 func loopNoiseBenchmark(_ name: String, colour: NoiseColour, seconds: Int) {
     let frames = seconds * Int(sampleRate)
@@ -138,6 +165,13 @@ let benchmarks: @Sendable () -> Void = {
             try NarrowBandNoiseSource(centreHz: centre, widthOctaves: 0.5, sampleRate: sampleRate, layout: .stereo)
         }
     }
+    // Notched noise for the catalogue: a player pulls it through the notch filter.
+    for centre in [500.0, 4_000] {
+        streamBenchmark("notched-white-\(Int(centre))Hz-1oct-stereo") {
+            try NotchedSource(source: NoiseSource(colour: .white, sampleRate: sampleRate, layout: .stereo),
+                              design: NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: 1)], sampleRate: sampleRate))
+        }
+    }
     streamBenchmark("pulsed-tone-1kHz-stereo") {
         try PulsedSource(source: ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
     }
@@ -146,6 +180,13 @@ let benchmarks: @Sendable () -> Void = {
         // Must fail `thresholds check`: every render call allocates.
         streamBenchmark("selftest-allocating") {
             AllocatingSource(try ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
+        }
+    }
+
+    // The notch filter alone, one channel: 1 and ½ octave at 500 Hz, 4 kHz and 12 kHz.
+    for centre in [500.0, 4_000, 12_000] {
+        for width in [1.0, 0.5] {
+            notchFilterBenchmark(centre: centre, width: width)
         }
     }
 

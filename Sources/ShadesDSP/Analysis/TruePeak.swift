@@ -13,7 +13,7 @@ import Darwin
 public struct TruePeakMeter: Sendable {
     /// Oversampling factor used at this rate.
     public let factor: Int
-    private let phases: [[Float]]       // phases[f][t], tap t applies to x[n − t]
+    private let broadcastTaps: [SIMD8<Float>]   // [phase · length + t], tap t applies to x[n − t]
     private let length: Int              // taps per phase
     private var history: [Float]         // the last length − 1 inputs
     private var peakBits = SIMD8<Int32>()
@@ -35,7 +35,9 @@ public struct TruePeakMeter: Sendable {
         }
         let longest = phases.map(\.count).max() ?? 1
         length = longest
-        self.phases = phases.map { $0 + [Float](repeating: 0, count: longest - $0.count) }
+        broadcastTaps = phases.flatMap { phase in
+            (phase + [Float](repeating: 0, count: longest - phase.count)).map { SIMD8(repeating: $0) }
+        }
         history = [Float](repeating: 0, count: longest - 1 + 8)
     }
 
@@ -47,38 +49,50 @@ public struct TruePeakMeter: Sendable {
         let n = samples.count
         let padded = (n + 7) / 8 * 8
         if scratch.count < keep + padded { scratch = [Float](repeating: 0, count: keep + padded) }
-        for i in 0..<keep { scratch[i] = history[i] }
-        for i in 0..<n { scratch[keep + i] = samples[i] }
-        for i in n..<padded { scratch[keep + i] = 0 }
+        scratch.withUnsafeMutableBufferPointer { work in
+            for i in 0..<keep { work[i] = history[i] }
+            _ = UnsafeMutableBufferPointer(rebasing: work[keep..<keep + n]).update(fromContentsOf: samples)
+            for i in n..<padded { work[keep + i] = 0 }
+        }
         var peak = peakBits
+        let (factor, length) = (self.factor, self.length)
         scratch.withUnsafeBufferPointer { work in
-            let raw = UnsafeRawPointer(work.baseAddress!)
-            for p in phases {
-                p.withUnsafeBufferPointer { h in
-                    var j = 0
-                    while j < padded {
-                        // Output for input index j (newest input at keep + j).
-                        var y = SIMD8<Float>()
-                        for t in 0..<length {
-                            y = y.addingProduct(SIMD8(repeating: h[t]), raw.loadUnaligned(fromByteOffset: (keep + j - t) * 4, as: SIMD8<Float>.self))
-                        }
-                        // Lanes beyond the block (padding) see zeros and the real history: mask them out.
-                        var magnitude = unsafeBitCast(y, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
-                        if j + 8 > n { for lane in max(0, n - j)..<8 { magnitude[lane] = 0 } }
-                        let difference = peak &- magnitude
-                        peak = peak &- (difference & (difference &>> 31))
-                        j += 8
-                    }
+            broadcastTaps.withUnsafeBufferPointer { taps in
+                let raw = UnsafeRawPointer(work.baseAddress!)
+                @inline(__always) func input(_ index: Int) -> SIMD8<Float> {
+                    raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
                 }
-            }
-            // The input samples themselves (libebur128 reports the larger of true and sample peak).
-            var j = 0
-            while j < padded {
-                var magnitude = unsafeBitCast(raw.loadUnaligned(fromByteOffset: (keep + j) * 4, as: SIMD8<Float>.self), to: SIMD8<Int32>.self) & 0x7FFF_FFFF
-                if j + 8 > n { for lane in max(0, n - j)..<8 { magnitude[lane] = 0 } }
-                let difference = peak &- magnitude
-                peak = peak &- (difference & (difference &>> 31))
-                j += 8
+                @inline(__always) func keepLarger(_ y: SIMD8<Float>, _ j: Int) {
+                    var magnitude = unsafeBitCast(y, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
+                    // Lanes beyond the block (padding) are not samples: mask them out.
+                    if j + 8 > n { for lane in max(0, n - j)..<8 { magnitude[lane] = 0 } }
+                    let difference = peak &- magnitude
+                    peak = peak &- (difference & (difference &>> 31))
+                }
+                var j = 0
+                while j < padded {
+                    // Output for input index j (newest input at keep + j); every phase shares the loads.
+                    if factor == 4 {
+                        var y0 = SIMD8<Float>(), y1 = SIMD8<Float>(), y2 = SIMD8<Float>(), y3 = SIMD8<Float>()
+                        for t in 0..<length {
+                            let x = input(keep + j - t)
+                            y0 = y0.addingProduct(taps[t], x)
+                            y1 = y1.addingProduct(taps[length + t], x)
+                            y2 = y2.addingProduct(taps[2 * length + t], x)
+                            y3 = y3.addingProduct(taps[3 * length + t], x)
+                        }
+                        keepLarger(y0, j); keepLarger(y1, j); keepLarger(y2, j); keepLarger(y3, j)
+                    } else {
+                        for p in 0..<factor {
+                            var y = SIMD8<Float>()
+                            for t in 0..<length { y = y.addingProduct(taps[p * length + t], input(keep + j - t)) }
+                            keepLarger(y, j)
+                        }
+                    }
+                    // The input samples themselves (libebur128 reports the larger of true and sample peak).
+                    keepLarger(input(keep + j), j)
+                    j += 8
+                }
             }
         }
         peakBits = peak

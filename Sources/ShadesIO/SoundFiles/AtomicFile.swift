@@ -50,9 +50,12 @@ public enum AtomicFile {
         }
     }
 
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let folder = String(path[..<slash])
+    /// The folder part of `path` ("." for a bare name, "/" for the root; trailing slashes ignored).
+    public static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        let folder = String(trimmed[..<slash])
         return folder.isEmpty ? "/" : folder
     }
 

@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+extension Resampler.Quality: ExpressibleByArgument {}
+
+/// `shades notch FILE… --frequency F -o OUT`: tailor-made notched music.
+struct NotchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notch",
+        abstract: "Remove the band around a tinnitus frequency from any music file (tailor-made notched music).",
+        discussion: """
+            Reads any format libsndfile reads (WAV, FLAC, Ogg Vorbis, Opus, MP3, AIFF …), block by block, and
+            writes WAV or FLAC of exactly the input's length, sample-aligned with it (the filter delay is
+            removed). Notches are at least 100 dB deep inside the band (Okamoto 2010: 1 octave; Stein 2016:
+            ½ octave with the 3/8-octave bands beside it raised by 20 dB). The whole file is lowered just
+            enough for its true peak to stay at or below --ceiling (-1 dBTP); the gain is reported.
+            Warns when the music has less than 1 % of its power in the notch and the half octaves beside it.
+            Several inputs are processed in parallel on all cores; -o is then a folder.
+
+            Examples:
+              shades notch song.mp3 --frequency 6kHz -o song-notched.wav
+              shades notch song.ogg --frequency 4kHz --width 0.5 --edge-boost 20dB --rate 48000 --format f32 -o out.wav
+              shades notch song.flac --left 4kHz --right 6.3kHz -o song-notched.flac
+              shades notch a.flac b.flac --frequency 5.2kHz -o outdir/
+            """)
+
+    @Argument(help: "Input files (any format libsndfile reads).")
+    var inputs: [String]
+
+    @Option(help: "Notch centre for every channel: 6000, 6kHz; several separated by commas or repeated.")
+    var frequency: [String] = []
+
+    @Option(help: "Notch centre(s) for the left channel only (bilateral tinnitus; stereo input).")
+    var left: [String] = []
+
+    @Option(help: "Notch centre(s) for the right channel only.")
+    var right: [String] = []
+
+    @Option(help: "Notch width in octaves, (0, 3] (1 by default; Stein 2016: 0.5).")
+    var width: Double = 1
+
+    @Option(name: .customLong("edge-boost"), help: "Gain of the bands beside each notch, 0 … 30 dB (Stein 2016: 20dB).")
+    var edgeBoost: String = "0"
+
+    @Option(name: .customLong("edge-width"), help: "Width of each boosted band in octaves (Stein 2016: 0.375).")
+    var edgeWidth: Double = 0.375
+
+    @Option(help: "Output sample rate in Hz (the input's by default); resampled with libsamplerate.")
+    var rate: String?
+
+    @Option(help: "Resampler quality: best, medium or fastest.")
+    var quality: Resampler.Quality = .best
+
+    @Option(help: "Sample format: s24 (default), s16 (TPDF-dithered; its noise floor limits the depth to about 75 dB) or f32 (WAV only).")
+    var format: SampleFormat = .s24
+
+    @Option(parsing: .unconditional, help: "Highest true peak of the output in dBTP, -20 … 0.")
+    var ceiling: Double = -1
+
+    @Option(help: "File type of outputs written into a folder: wav or flac.")
+    var container: String = "wav"
+
+    @Flag(help: "Print the reports as JSON.")
+    var json = false
+
+    @Option(name: .shortAndLong, help: "Output file (.wav or .flac), or a folder (ending in / or existing) for one or more inputs.")
+    var output: String
+
+    func run() throws {
+        let jobs = try makeJobs()
+        let results = jobs.count == 1 ? [Result { () throws(RenderError) in try NotchedMusic.process(jobs[0]) }]
+                                      : NotchedMusic.processBatch(jobs)
+        var reports: [NotchReport] = []
+        var failures: [(String, RenderError)] = []
+        for (job, result) in zip(jobs, results) {
+            switch result {
+            case .success(let report): reports.append(report)
+            case .failure(let error): failures.append((job.inputPath, error))
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+        } else {
+            for report in reports { print(Self.summary(report)) }
+        }
+        if jobs.count == 1, let (_, error) = failures.first {
+            switch error {
+            case .usage(let m): throw CommandFailure.usage(m)
+            case .runtime(let m): throw CommandFailure.runtime(m)
+            }
+        }
+        if !failures.isEmpty {
+            // One line per failed file; the last one ends the command.
+            for (input, error) in failures.dropLast() {
+                FileHandle.standardError.write(Data("shades: error: \(input): \(error.description)\n".utf8))
+            }
+            let (input, error) = failures.last!
+            let usage = failures.allSatisfy { if case .usage = $0.1 { return true } else { return false } }
+            let message = "\(input): \(error.description) (\(failures.count) of \(jobs.count) files failed)"
+            throw usage ? CommandFailure.usage(message) : CommandFailure.runtime(message)
+        }
+    }
+
+    func makeJobs() throws -> [NotchJob] {
+        do {
+            guard !inputs.isEmpty else { throw CommandFailure.usage("no input file given") }
+            let boost = try ValueParsing.decibels(edgeBoost, parameter: "edge-boost")
+            func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] {
+                try texts.flatMap { text in
+                    try text.split(separator: ",").map { entry in
+                        NotchSpec(centreHz: try ValueParsing.hertz(String(entry), parameter: parameter), widthOctaves: width,
+                                  edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)
+                    }
+                }
+            }
+            let notches: NotchLayout
+            if !left.isEmpty || !right.isEmpty {
+                guard frequency.isEmpty else {
+                    throw CommandFailure.usage("--frequency cannot be combined with --left/--right (allowed: one or the other)")
+                }
+                notches = .perEar(left: try specs(left, parameter: "left"), right: try specs(right, parameter: "right"))
+            } else {
+                guard !frequency.isEmpty else {
+                    throw CommandFailure.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
+                }
+                notches = .everyChannel(try specs(frequency, parameter: "frequency"))
+            }
+            let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+            var isFolder: ObjCBool = false
+            let toFolder = inputs.count > 1 || output.hasSuffix("/")
+                || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue)
+            if inputs.count > 1 && !toFolder {
+                throw CommandFailure.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
+            }
+            let ext = container.lowercased()
+            guard ext == "wav" || ext == "flac" else {
+                throw CommandFailure.usage("container '\(container)' is unknown (allowed: wav, flac)")
+            }
+            return inputs.map { input in
+                var path = output
+                if toFolder {
+                    let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+                    path = (output as NSString).appendingPathComponent("\(name)-notched.\(ext)")
+                }
+                return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
+                                resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)
+            }
+        } catch let error as ParameterError {
+            throw CommandFailure.usage(error.description)
+        }
+    }
+
+    static func summary(_ r: NotchReport) -> String {
+        func db(_ v: Double) -> String { String(format: "%+.2f", v) }
+        var lines = ["wrote \(r.output): \(String(format: "%.1f", Double(r.frames) / r.sampleRate)) s, \(Int(r.sampleRate)) Hz, \(r.channels) ch, \(r.sampleFormat.rawValue); true peak \(db(r.inputTruePeakDBTP)) dBTP in, \(db(r.truePeakBeforeGainDBTP)) notched, gain \(db(r.gainDB)) dB → \(db(r.truePeakDBTP)) dBTP"]
+        for s in r.suitability {
+            lines.append("  notch \(Int(s.lowerEdgeHz.rounded()))–\(Int(s.upperEdgeHz.rounded())) Hz (channels \(s.channels.map { String($0 + 1) }.joined(separator: ","))): \(String(format: "%.2f", s.bandSharePercent)) % of the power in the band, \(String(format: "%.2f", s.belowSharePercent)) % in the half octave below, \(String(format: "%.2f", s.aboveSharePercent)) % above (\(String(format: "%.1f", s.nearLevelDB)) dB together)")
+            if let w = s.warning { lines.append("  warning: \(w)") }
+        }
+        for note in r.notes { lines.append("  note: \(note)") }
+        return lines.joined(separator: "\n")
+    }
+}
