@@ -717,22 +717,33 @@ final class SampleDelay {
 
 // MARK: - Files and folders
 
-/// A path's identity: the file's device and inode when it exists (so symbolic links, hard links and
-/// relative spellings of one file compare equal), else its absolute path with symbolic links in the
-/// existing part resolved and "." and ".." removed.
+/// A path's identity, for refusing to write over an input: its absolute path with "." and ".." removed
+/// and symbolic links in the existing part resolved, plus the file's device and inode when it exists.
+/// Two paths are the same file when their canonical paths are equal, or both exist with the same inode
+/// (hard links). (Comparing an existing input's inode with a not-yet-existing output's path never
+/// matches: "./new-folder/../song.wav" then overwrote song.wav once the folder was made.)
 struct PathIdentity: Hashable {
-    private let device: UInt64
-    private let inode: UInt64
+    private let device: UInt64?
+    private let inode: UInt64?
     private let path: String
 
     init(_ path: String) {
         var info = stat()
-        if stat(path, &info) == 0 {
-            (device, inode, self.path) = (UInt64(info.st_dev), UInt64(info.st_ino), "")
-        } else {
-            (device, inode, self.path) = (0, 0, Self.canonical(path))
-        }
+        let exists = stat(path, &info) == 0
+        device = exists ? UInt64(info.st_dev) : nil
+        inode = exists ? UInt64(info.st_ino) : nil
+        self.path = Self.canonical(path)
     }
+
+    static func == (a: PathIdentity, b: PathIdentity) -> Bool {
+        if a.path == b.path { return true }
+        if let ai = a.inode, let bi = b.inode, let ad = a.device, let bd = b.device { return ai == bi && ad == bd }
+        return false
+    }
+
+    /// The canonical path only: hard links to one file compare equal but may hash apart, so identities
+    /// are compared pairwise, never through sets.
+    func hash(into hasher: inout Hasher) { hasher.combine(path) }
 
     /// The absolute, normalised path: the longest existing prefix through `realpath`, the rest lexically.
     static func canonical(_ path: String) -> String {
