@@ -38,6 +38,7 @@ let package = Package(
         .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate"]),
         .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO"]),
         .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128"]),
+        .target(name: "ShadesCatalogue", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis"]),
         .executableTarget(
             name: "shades",
             dependencies: ["ShadesRender", "ShadesAnalysis",
@@ -49,5 +50,6 @@ let package = Package(
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
+        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
     ]
 )

@@ -1,0 +1,742 @@
+import Foundation
+import ShadesDSP
+import ShadesRender
+
+/// Reads and checks catalogue files (`Presets/*.json`, schema in Presets/README.md). Every problem is one
+/// line naming the file, line and column: syntax errors, unknown keys (with the nearest valid key), wrong
+/// types and unknown names while reading (``parse(data:file:)``); ids, titles, duplicates and values the
+/// library refuses at the sound's rate in ``validate(_:)``.
+public enum PresetParser {
+    /// Reads every `*.json` in `folder`, sorted by name; file names in errors are `folder/name`.
+    /// Stops at the first file with a problem (use ``loadCatalogue(folder:)`` for all problems).
+    public static func load(folder: String) throws(PresetError) -> [(file: String, document: CatalogueDocument)] {
+        var documents: [(file: String, document: CatalogueDocument)] = []
+        for file in try jsonFiles(in: folder) {
+            try documents.append((file, parse(data: readFile(file), file: file)))
+        }
+        return documents
+    }
+
+    /// Reads and validates every `*.json` in `folder`: the documents, or every problem found (reading
+    /// problems of every file, then, if all files were read, validation problems). What the builder calls
+    /// before writing anything.
+    public static func loadCatalogue(folder: String) throws(PresetErrors) -> [(file: String, document: CatalogueDocument)] {
+        var documents: [(file: String, document: CatalogueDocument)] = []
+        var errors: [PresetError] = []
+        let files: [String]
+        do { files = try jsonFiles(in: folder) } catch { throw PresetErrors([error]) }
+        for file in files {
+            do { try documents.append((file, parse(data: readFile(file), file: file))) } catch { errors.append(error) }
+        }
+        if !errors.isEmpty { throw PresetErrors(errors) }
+        try validate(documents)
+        return documents
+    }
+
+    /// Parses one catalogue file; `file` names it in errors. Throws the first reading problem.
+    public static func parse(data: Data, file: String) throws(PresetError) -> CatalogueDocument {
+        var scanner = JSONScanner(bytes: Array(data))
+        let tree: JSONValue
+        do { tree = try scanner.document() } catch { throw PresetError(file: file, at: error.location, error.message) }
+        let reader = DocumentReader(file: file)
+        let document = try reader.document(tree)
+        var result = document
+        result.locations = reader.locations
+        return result
+    }
+
+    /// Checks documents read by ``parse(data:file:)`` together: every problem, one line each.
+    public static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
+        var errors: [PresetError] = []
+        var soundIDs: [String: String] = [:]      // id → "file:line" of its first use
+        var categoryIDs: [String: String] = [:]
+        for (file, document) in documents {
+            func fail(_ path: String, _ message: String) {
+                errors.append(PresetError(file: file, at: document.location(of: path), message))
+            }
+            func place(_ path: String) -> String {
+                file + (document.location(of: path).map { ":\($0.line)" } ?? "")
+            }
+            validateSettings(document.defaults, path: "defaults", what: "defaults", fail: fail)
+            for (c, category) in document.categories.enumerated() {
+                let categoryPath = "categories[\(c)]"
+                checkID(category.id, kind: "category", path: categoryPath + ".id", fail: fail)
+                if let first = categoryIDs[category.id] {
+                    fail(categoryPath + ".id", "duplicate category id '\(category.id)' (first used at \(first))")
+                } else { categoryIDs[category.id] = place(categoryPath + ".id") }
+                checkTitles(category.titles, owner: "category '\(category.id)'", path: categoryPath + ".titles", fail: fail)
+                if category.sounds.isEmpty { fail(categoryPath + ".sounds", "category '\(category.id)' has no sounds") }
+                for (s, sound) in category.sounds.enumerated() {
+                    let path = "\(categoryPath).sounds[\(s)]"
+                    checkID(sound.id, kind: "sound", path: path + ".id", fail: fail)
+                    if let first = soundIDs[sound.id] {
+                        fail(path + ".id", "duplicate sound id '\(sound.id)' (first used at \(first))")
+                    } else { soundIDs[sound.id] = place(path + ".id") }
+                    checkTitles(sound.titles, owner: "sound '\(sound.id)'", path: path + ".titles", fail: fail)
+                    validateSound(sound, defaults: document.defaults, path: path, fail: fail)
+                }
+            }
+        }
+        if !errors.isEmpty { throw PresetErrors(errors) }
+    }
+
+    // MARK: Validation
+
+    private static func checkID(_ id: String, kind: String, path: String, fail: (String, String) -> Void) {
+        guard !PresetID.isValid(id) else { return }
+        if id.contains("/") || id.contains("\\") || id.contains("..") {
+            fail(path, "\(kind) id '\(id)' would escape the output folder (allowed: a-z, 0-9, '-', '_')")
+        } else {
+            fail(path, "\(kind) id '\(id)' is not allowed (allowed: 1 … \(PresetID.maximumLength) of a-z, 0-9, '-', '_')")
+        }
+    }
+
+    private static func checkTitles(_ titles: [String: String], owner: String, path: String, fail: (String, String) -> Void) {
+        for language in ["en", "de"] {
+            let title = titles[language]?.trimmingCharacters(in: .whitespaces) ?? ""
+            if title.isEmpty { fail(path, "\(owner) is missing its '\(language)' title (titles need at least 'en' and 'de')") }
+        }
+    }
+
+    private static func validateSettings(_ settings: CatalogueDefaults, path: String, what: String,
+                                         fail: (String, String) -> Void) {
+        let loudness = settings.loudnessLUFS
+        if !loudness.isFinite || !CatalogueDefaults.allowedLoudnessLUFS.contains(loudness) {
+            fail(path + ".loudnessLUFS", "\(what): loudnessLUFS \(loudness) is out of range (allowed: -60 … -5 LUFS)")
+        }
+        do throws(ParameterError) {
+            try validateSampleRate(settings.rate)
+            if settings.rate != settings.rate.rounded() {
+                throw ParameterError(parameter: "rate", value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+            }
+        } catch { fail(path + ".rate", "\(what): \(error)") }
+        if settings.format == "flac" && settings.sampleFormat == "f32" {
+            fail(path + ".sampleFormat", "\(what): sampleFormat 'f32' cannot be written as flac (allowed: s16, s24; or format wav)")
+        }
+        let length = settings.lengthSeconds
+        if !length.isFinite || length <= 0 || length > 24 * 3600 {
+            fail(path + ".lengthSeconds", "\(what): lengthSeconds \(length) is out of range (allowed: above 0 s, up to 86400 s)")
+        }
+    }
+
+    private static func validateSound(_ sound: PresetSound, defaults: CatalogueDefaults, path: String,
+                                      fail: (String, String) -> Void) {
+        let owner = "sound '\(sound.id)'"
+        let settings = sound.settings(defaults: defaults)
+        var settingsValid = true
+        validateSettings(settings, path: path, what: owner) { key, message in
+            settingsValid = false
+            fail(key, message)
+        }
+        let recipe = sound.recipe, recipePath = path + ".recipe"
+        if recipe.layers.isEmpty { fail(recipePath + ".layers", "\(owner) has no layers (allowed: one or more)") }
+        guard settingsValid else { return }  // layer checks need a valid rate and length
+        for (index, layer) in recipe.layers.enumerated() {
+            let layerPath = "\(recipePath).layers[\(index)]"
+            let layerOwner = recipe.layers.count > 1 ? "\(owner) layer \(index + 1)" : owner
+            if !layer.gainDB.isFinite || !Layer.allowedGainDB.contains(layer.gainDB) {
+                fail(layerPath + ".gainDB", "\(layerOwner): gainDB \(layer.gainDB) is out of range (allowed: -60 … 0 dB)")
+            }
+            if let swell = layer.swell {
+                if !swell.periodSeconds.isFinite || !Swell.allowedPeriodSeconds.contains(swell.periodSeconds) {
+                    fail(layerPath + ".swell.periodSeconds",
+                         "\(layerOwner): swell periodSeconds \(swell.periodSeconds) is out of range (allowed: 2 … 60 s)")
+                }
+                if !swell.depth.isFinite || !Swell.allowedDepth.contains(swell.depth) {
+                    fail(layerPath + ".swell.depth", "\(layerOwner): swell depth \(swell.depth) is out of range (allowed: 0 … 1)")
+                }
+            }
+            // Everything else by the library's own rules, at this sound's rate, length and loop mode.
+            let request = layer.renderRequest(recipe: recipe, loop: sound.loop, settings: settings, seed: recipe.seed)
+            do throws(ParameterError) { try request.validate() } catch {
+                fail(layerPath + "." + jsonKey(forParameter: error.parameter), "\(layerOwner): \(error)")
+            }
+        }
+    }
+
+    /// The JSON key nearest to a library parameter name, for the error's position.
+    private static func jsonKey(forParameter parameter: String) -> String {
+        switch parameter {
+        case "frequency", "width", "beta": return parameter
+        case "am", "am-depth", "am-phase": return "am"
+        case "notch": return "notch"
+        case "fade": return "fades"
+        default: return "source"
+        }
+    }
+
+    // MARK: Files
+
+    private static func jsonFiles(in folder: String) throws(PresetError) -> [String] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
+            throw PresetError(file: folder, message: "cannot read the folder (\(error.localizedDescription))")
+        }
+        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { "\(base)/\($0)" }
+    }
+
+    private static func readFile(_ file: String) throws(PresetError) -> Data {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw PresetError(file: file, message: "cannot read the file")
+        }
+        return data
+    }
+}
+
+extension CatalogueDocument {
+    /// Where `path` (or, failing that, its nearest recorded parent) starts in the file.
+    func location(of path: String) -> SourceLocation? {
+        var path = Substring(path)
+        while !path.isEmpty {
+            if let location = locations[String(path)] { return location }
+            guard let cut = path.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
+            path = path[..<cut]
+        }
+        return nil
+    }
+}
+
+// MARK: - Reading the tree into the model
+
+/// Walks the JSON tree with the schema's keys, recording where each path starts.
+private final class DocumentReader {
+    let file: String
+    var locations: [String: SourceLocation] = [:]
+
+    init(file: String) { self.file = file }
+
+    func document(_ value: JSONValue) throws(PresetError) -> CatalogueDocument {
+        let object = try self.object(value, path: "", what: "the catalogue", keys: ["defaults", "categories"])
+        var defaults = CatalogueDefaults()
+        if let value = object["defaults"] {
+            let d = try self.object(value, path: "defaults", what: "defaults",
+                                    keys: ["loudnessLUFS", "rate", "format", "sampleFormat", "lengthSeconds"])
+            defaults.loudnessLUFS = try d.number("loudnessLUFS") ?? defaults.loudnessLUFS
+            defaults.rate = try d.number("rate", form: .hertz) ?? defaults.rate
+            defaults.format = try d.choice("format", CatalogueDefaults.formats) ?? defaults.format
+            defaults.sampleFormat = try d.choice("sampleFormat", CatalogueDefaults.sampleFormats) ?? defaults.sampleFormat
+            defaults.lengthSeconds = try d.number("lengthSeconds") ?? defaults.lengthSeconds
+        }
+        var categories: [PresetCategory] = []
+        for (index, item) in try object.array("categories", required: true).enumerated() {
+            categories.append(try category(item, path: "categories[\(index)]"))
+        }
+        return CatalogueDocument(defaults: defaults, categories: categories)
+    }
+
+    private func category(_ value: JSONValue, path: String) throws(PresetError) -> PresetCategory {
+        let c = try object(value, path: path, what: "a category", keys: ["id", "titles", "sounds"])
+        let id = try c.string("id", required: true)!
+        let titles = try titles(c)
+        var sounds: [PresetSound] = []
+        for (index, item) in try c.array("sounds", required: true).enumerated() {
+            sounds.append(try sound(item, path: "\(path).sounds[\(index)]"))
+        }
+        return PresetCategory(id: id, titles: titles, sounds: sounds)
+    }
+
+    private func sound(_ value: JSONValue, path: String) throws(PresetError) -> PresetSound {
+        let s = try object(value, path: path, what: "a sound",
+                           keys: ["id", "titles", "recipe", "lengthSeconds", "loop", "loudnessLUFS", "rate", "format", "sampleFormat"])
+        let id = try s.string("id", required: true)!
+        let titles = try titles(s)
+        guard let recipeValue = s["recipe"] else { throw s.missing("recipe") }
+        return PresetSound(id: id, titles: titles, recipe: try recipe(recipeValue, path: path + ".recipe"),
+                           lengthSeconds: try s.number("lengthSeconds"), loop: try s.bool("loop") ?? true,
+                           loudnessLUFS: try s.number("loudnessLUFS"), rate: try s.number("rate", form: .hertz),
+                           format: try s.choice("format", CatalogueDefaults.formats),
+                           sampleFormat: try s.choice("sampleFormat", CatalogueDefaults.sampleFormats))
+    }
+
+    private func titles(_ owner: ObjectReader) throws(PresetError) -> [String: String] {
+        guard let value = owner["titles"] else { throw owner.missing("titles") }
+        guard case .object(let members) = value.kind else {
+            throw error(value.location, "'titles' must be an object of language code → title, not \(value.kind.name)")
+        }
+        var titles: [String: String] = [:]
+        for member in members {
+            guard case .string(let title) = member.value.kind else {
+                throw error(member.value.location, "title '\(member.key)' must be a string, not \(member.value.kind.name)")
+            }
+            titles[member.key] = title
+        }
+        return titles
+    }
+
+    private func recipe(_ value: JSONValue, path: String) throws(PresetError) -> Recipe {
+        let r = try object(value, path: path, what: "a recipe", keys: ["layers", "channels", "seed", "fades"])
+        var layers: [Layer] = []
+        for (index, item) in try r.array("layers", required: true).enumerated() {
+            layers.append(try layer(item, path: "\(path).layers[\(index)]"))
+        }
+        var channels = ChannelLayout.stereo
+        if let name = try r.choice("channels", ChannelLayout.allCases.map(\.rawValue)) { channels = ChannelLayout(rawValue: name)! }
+        var fades: Fades?
+        if let value = r["fades"] {
+            let f = try object(value, path: path + ".fades", what: "fades", keys: ["inSeconds", "outSeconds"])
+            fades = Fades(inSeconds: try f.number("inSeconds") ?? 0, outSeconds: try f.number("outSeconds") ?? 0)
+        }
+        return Recipe(layers: layers, channels: channels, seed: try r.unsigned("seed") ?? 1, fades: fades)
+    }
+
+    private func layer(_ value: JSONValue, path: String) throws(PresetError) -> Layer {
+        let l = try object(value, path: path, what: "a layer",
+                           keys: ["source", "beta", "frequency", "width", "gainDB", "am", "notch", "swell"])
+        let name = try l.string("source", required: true)!
+        let extras: [String]
+        let source: LayerSource
+        switch name {
+        case "noise":
+            guard let beta = try l.number("beta") else {
+                throw l.missing("beta", because: "source 'noise' needs a spectral exponent beta, -2 … 2")
+            }
+            do throws(ParameterError) { source = .colour(try NoiseColour(beta: beta)) } catch {
+                throw self.error(l.location(of: "beta"), "\(error)")
+            }
+            extras = ["beta"]
+        case "tone":
+            guard let frequency = try l.number("frequency", form: .hertz) else {
+                throw l.missing("frequency", because: "source 'tone' needs a frequency")
+            }
+            source = .tone(frequencyHz: frequency)
+            extras = ["frequency"]
+        case "nbn":
+            guard let frequency = try l.number("frequency", form: .hertz) else {
+                throw l.missing("frequency", because: "source 'nbn' needs a centre frequency")
+            }
+            source = .nbn(centreHz: frequency, widthOctaves: try l.number("width") ?? 0.5)
+            extras = ["frequency", "width"]
+        case "grey":
+            source = .grey
+            extras = []
+        default:
+            if let colour = NoiseColour.named.first(where: { $0.name == name })?.colour {
+                source = .colour(colour)
+                extras = []
+            } else {
+                throw error(l["source"]?.location, "unknown source '\(name)'"
+                            + suggestion(for: name, among: LayerSource.names, noun: "sources"))
+            }
+        }
+        for key in ["beta", "frequency", "width"] where l[key] != nil && !extras.contains(key) {
+            throw error(l.location(of: key), "key '\(key)' does not apply to source '\(name)'")
+        }
+        var layer = Layer(source: source, gainDB: try l.number("gainDB") ?? 0)
+        if let value = l["am"] {
+            let a = try object(value, path: path + ".am", what: "am", keys: ["rateHz", "depth", "startPhase", "keep"])
+            var keep = AmplitudeModulationLevel.rms
+            if let name = try a.choice("keep", AmplitudeModulationLevel.allCases.map(\.rawValue)) {
+                keep = AmplitudeModulationLevel(rawValue: name)!
+            }
+            layer.am = Modulation(rateHz: try a.number("rateHz", form: .hertz) ?? 10, depth: try a.number("depth") ?? 1,
+                                  startPhase: try a.number("startPhase") ?? 0, keep: keep)
+        }
+        if let value = l["notch"] {
+            guard case .array(let items) = value.kind else {
+                throw error(value.location, "'notch' must be an array of notches, not \(value.kind.name)")
+            }
+            var notches: [NotchSpec] = []
+            for (index, item) in items.enumerated() {
+                let n = try object(item, path: "\(path).notch[\(index)]", what: "a notch",
+                                   keys: ["centreHz", "widthOctaves", "edgeBoostDB", "edgeWidthOctaves"])
+                guard let centre = try n.number("centreHz", form: .hertz) else { throw n.missing("centreHz") }
+                notches.append(NotchSpec(centreHz: centre, widthOctaves: try n.number("widthOctaves") ?? 1,
+                                         edgeBoostDB: try n.number("edgeBoostDB") ?? 0,
+                                         edgeWidthOctaves: try n.number("edgeWidthOctaves") ?? 0.375))
+            }
+            layer.notch = notches
+        }
+        if let value = l["swell"] {
+            let s = try object(value, path: path + ".swell", what: "swell", keys: ["periodSeconds", "depth"])
+            guard let period = try s.number("periodSeconds") else { throw s.missing("periodSeconds") }
+            layer.swell = Swell(periodSeconds: period, depth: try s.number("depth") ?? 0.5)
+        }
+        return layer
+    }
+
+    // MARK: Helpers
+
+    func error(_ location: SourceLocation?, _ message: String) -> PresetError {
+        PresetError(file: file, at: location, message)
+    }
+
+    /// `value` as an object whose keys must all be in `keys`; records the path's and each key's location.
+    private func object(_ value: JSONValue, path: String, what: String, keys: [String]) throws(PresetError) -> ObjectReader {
+        guard case .object(let members) = value.kind else {
+            throw error(value.location, "\(what) must be an object, not \(value.kind.name)")
+        }
+        locations[path] = value.location
+        var byKey: [String: Member] = [:]
+        for member in members {
+            guard keys.contains(member.key) else {
+                throw error(member.keyLocation, "unknown key '\(member.key)'" + suggestion(for: member.key, among: keys, noun: "keys"))
+            }
+            if byKey[member.key] != nil { throw error(member.keyLocation, "duplicate key '\(member.key)'") }
+            byKey[member.key] = member
+            locations[path.isEmpty ? member.key : "\(path).\(member.key)"] = member.keyLocation
+        }
+        return ObjectReader(reader: self, path: path, what: what, location: value.location, members: byKey)
+    }
+}
+
+/// One JSON object being read: typed getters whose errors name the key and its position.
+private struct ObjectReader {
+    let reader: DocumentReader
+    let path: String
+    let what: String
+    let location: SourceLocation
+    let members: [String: Member]
+
+    enum NumberForm { case plain, hertz }
+
+    subscript(key: String) -> JSONValue? { members[key]?.value }
+
+    func location(of key: String) -> SourceLocation? { members[key]?.keyLocation }
+
+    func missing(_ key: String, because reason: String? = nil) -> PresetError {
+        reader.error(location, "missing key '\(key)' in \(what)" + (reason.map { " (\($0))" } ?? ""))
+    }
+
+    private func wrongType(_ key: String, _ value: JSONValue, expected: String) -> PresetError {
+        reader.error(value.location, "'\(key)' must be \(expected), not \(value.kind.name)")
+    }
+
+    func string(_ key: String, required: Bool = false) throws(PresetError) -> String? {
+        guard let value = self[key] else { if required { throw missing(key) } else { return nil } }
+        guard case .string(let text) = value.kind else { throw wrongType(key, value, expected: "a string") }
+        return text
+    }
+
+    /// A string that must be one of `allowed`.
+    func choice(_ key: String, _ allowed: [String]) throws(PresetError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard allowed.contains(text) else {
+            throw reader.error(self[key]!.location, "unknown \(key) '\(text)'" + suggestion(for: text, among: allowed, noun: "values"))
+        }
+        return text
+    }
+
+    func bool(_ key: String) throws(PresetError) -> Bool? {
+        guard let value = self[key] else { return nil }
+        guard case .bool(let flag) = value.kind else { throw wrongType(key, value, expected: "true or false") }
+        return flag
+    }
+
+    /// A number; with `.hertz` also a string such as "6kHz" or "440Hz".
+    func number(_ key: String, form: NumberForm = .plain) throws(PresetError) -> Double? {
+        guard let value = self[key] else { return nil }
+        switch value.kind {
+        case .number(let number, _): return number
+        case .string(let text) where form == .hertz:
+            do throws(ParameterError) { return try ValueParsing.hertz(text, parameter: key) } catch {
+                throw reader.error(value.location, "\(error)")
+            }
+        default:
+            throw wrongType(key, value, expected: form == .hertz ? "a number of Hz or a string such as \"6kHz\"" : "a number")
+        }
+    }
+
+    /// A whole number 0 … 2^64 − 1 (seed).
+    func unsigned(_ key: String) throws(PresetError) -> UInt64? {
+        guard let value = self[key] else { return nil }
+        guard case .number(_, let text) = value.kind, let whole = UInt64(text) else {
+            throw wrongType(key, value, expected: "a whole number 0 … 18446744073709551615")
+        }
+        return whole
+    }
+
+    func array(_ key: String, required: Bool) throws(PresetError) -> [JSONValue] {
+        guard let value = self[key] else { if required { throw missing(key) } else { return [] } }
+        guard case .array(let items) = value.kind else { throw wrongType(key, value, expected: "an array") }
+        return items
+    }
+}
+
+/// " (did you mean 'x'?)" for the nearest name within 3 edits, else " (allowed <noun>: a, b, c)".
+func suggestion(for name: String, among names: [String], noun: String) -> String {
+    let scored = names.map { (name: $0, distance: levenshtein(name.lowercased(), $0.lowercased())) }
+    if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= 3 {
+        return " (did you mean '\(best.name)'?)"
+    }
+    return " (allowed \(noun): \(names.joined(separator: ", ")))"
+}
+
+/// Edit distance (insertions, deletions, substitutions) between two strings, by Unicode scalar.
+func levenshtein(_ a: String, _ b: String) -> Int {
+    let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+    if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+    var previous = Array(0...b.count), current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
+
+// MARK: - JSON with positions
+
+/// A JSON value and where it starts.
+struct JSONValue {
+    indirect enum Kind {
+        case object([Member])
+        case array([JSONValue])
+        case string(String)
+        /// The value and its text (for exact whole numbers such as seeds).
+        case number(Double, String)
+        case bool(Bool)
+        case null
+
+        var name: String {
+            switch self {
+            case .object: return "an object"
+            case .array: return "an array"
+            case .string: return "a string"
+            case .number: return "a number"
+            case .bool: return "true/false"
+            case .null: return "null"
+            }
+        }
+    }
+    var kind: Kind
+    var location: SourceLocation
+}
+
+/// One key of an object, in document order.
+struct Member {
+    var key: String
+    var keyLocation: SourceLocation
+    var value: JSONValue
+}
+
+struct JSONSyntaxError: Error {
+    var location: SourceLocation
+    var message: String
+}
+
+/// A strict RFC 8259 reader that tracks line and column (Foundation's errors on Linux give at most a
+/// character offset), so a syntax error names the exact spot and every key keeps its position.
+struct JSONScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var column = 1
+    private var depth = 0
+    private static let maximumDepth = 256
+
+    init(bytes: [UInt8]) {
+        // A UTF-8 byte-order mark is skipped.
+        self.bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+    }
+
+    mutating func document() throws(JSONSyntaxError) -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("the file is empty (expected a JSON object)") }
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count { throw fail("unexpected \(describe(bytes[index])) after the end of the JSON value") }
+        return value
+    }
+
+    private var here: SourceLocation { SourceLocation(line: line, column: column) }
+
+    private func fail(_ message: String) -> JSONSyntaxError { JSONSyntaxError(location: here, message: message) }
+
+    private func describe(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func advance() {
+        if bytes[index] == 0x0A {
+            line += 1
+            column = 1
+        } else if bytes[index] & 0xC0 != 0x80 {  // not a UTF-8 continuation byte
+            column += 1
+        }
+        index += 1
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            if byte == 0x0D { index += 1; continue }  // CR of CRLF: no column
+            advance()
+        }
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        let start = here
+        guard let byte = current else { throw fail("unexpected end of file (expected a value)") }
+        switch byte {
+        case UInt8(ascii: "{"): return JSONValue(kind: try parseObject(), location: start)
+        case UInt8(ascii: "["): return JSONValue(kind: try parseArray(), location: start)
+        case UInt8(ascii: "\""): return JSONValue(kind: .string(try parseString()), location: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return JSONValue(kind: try parseNumber(), location: start)
+        case UInt8(ascii: "t"): try literal("true"); return JSONValue(kind: .bool(true), location: start)
+        case UInt8(ascii: "f"): try literal("false"); return JSONValue(kind: .bool(false), location: start)
+        case UInt8(ascii: "n"): try literal("null"); return JSONValue(kind: .null, location: start)
+        default: throw fail("unexpected \(describe(byte)) (expected a value)")
+        }
+    }
+
+    private mutating func literal(_ word: String) throws(JSONSyntaxError) {
+        let start = here
+        for expected in word.utf8 {
+            guard current == expected else { throw JSONSyntaxError(location: start, message: "invalid literal (expected '\(word)')") }
+            advance()
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maximumDepth { throw fail("nested more than \(Self.maximumDepth) levels deep") }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue.Kind {
+        try enter()
+        defer { depth -= 1 }
+        advance()  // {
+        var members: [Member] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") { advance(); return .object(members) }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else {
+                if current == UInt8(ascii: "}") { throw fail("trailing comma before '}'") }
+                guard let byte = current else { throw fail("unexpected end of file (expected a key)") }
+                throw fail("unexpected \(describe(byte)) (expected a key in double quotes)")
+            }
+            let keyLocation = here
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else {
+                guard let byte = current else { throw fail("unexpected end of file (expected ':')") }
+                throw fail("unexpected \(describe(byte)) (expected ':' after key '\(key)')")
+            }
+            advance()
+            skipWhitespace()
+            members.append(Member(key: key, keyLocation: keyLocation, value: try parseValue()))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): advance()
+            case UInt8(ascii: "}"): advance(); return .object(members)
+            case nil: throw fail("unexpected end of file (expected ',' or '}')")
+            case let byte?: throw fail("unexpected \(describe(byte)) (expected ',' or '}'; missing comma?)")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue.Kind {
+        try enter()
+        defer { depth -= 1 }
+        advance()  // [
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") { advance(); return .array(items) }
+        while true {
+            skipWhitespace()
+            if current == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
+            items.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): advance()
+            case UInt8(ascii: "]"): advance(); return .array(items)
+            case nil: throw fail("unexpected end of file (expected ',' or ']')")
+            case let byte?: throw fail("unexpected \(describe(byte)) (expected ',' or ']'; missing comma?)")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        advance()  // opening quote
+        var scalars = String.UnicodeScalarView()
+        var raw: [UInt8] = []
+        func flush() {
+            scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+            raw.removeAll(keepingCapacity: true)
+        }
+        while true {
+            guard let byte = current else { throw fail("unexpected end of file inside a string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                advance()
+                flush()
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                flush()
+                advance()
+                guard let escape = current else { throw fail("unexpected end of file inside a string") }
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{8}")
+                case UInt8(ascii: "f"): scalars.append("\u{C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    advance()
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code), current == UInt8(ascii: "\\"),
+                       index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") {
+                        advance(); advance()
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw fail("invalid UTF-16 surrogate pair in \\u escape") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw fail("invalid \\u escape (lone surrogate)") }
+                    scalars.append(scalar)
+                    continue
+                default: throw fail("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in a string")
+                }
+                advance()
+            case 0..<0x20:
+                throw fail(byte == 0x0A ? "line break inside a string (missing closing '\"'?)" : "control character inside a string")
+            default:
+                raw.append(byte)
+                advance()
+            }
+        }
+    }
+
+    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        var code: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current, let digit = UInt32(String(Unicode.Scalar(byte)), radix: 16) else {
+                throw fail("invalid \\u escape (expected 4 hex digits)")
+            }
+            code = code * 16 + digit
+            advance()
+        }
+        return code
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue.Kind {
+        let start = index, startLocation = here
+        func digits(_ scanner: inout JSONScanner) -> Int {
+            var count = 0
+            while let byte = scanner.current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { scanner.advance(); count += 1 }
+            return count
+        }
+        if current == UInt8(ascii: "-") { advance() }
+        let leadingZero = current == UInt8(ascii: "0")
+        let whole = digits(&self)
+        var valid = whole > 0 && !(leadingZero && whole > 1)
+        if current == UInt8(ascii: ".") { advance(); valid = valid && digits(&self) > 0 }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            advance()
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
+            valid = valid && digits(&self) > 0
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard valid, let value = Double(text), value.isFinite else {
+            throw JSONSyntaxError(location: startLocation, message: "invalid number '\(text)'")
+        }
+        return .number(value, text)
+    }
+}
