@@ -1,0 +1,106 @@
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// One sound of a catalogue, resolved: what to render and how loud the file must be.
+public struct CatalogueAsset: Sendable, Codable, Equatable {
+    /// File name stem and manifest key: letters, digits, `-` and `_` (1 … 100 characters).
+    public var id: String
+    /// The category it belongs to (informational; the order comes from ``CatalogueCategory/assetIDs``).
+    public var category: String
+    /// Title per language code ("en", "de").
+    public var titles: [String: String]
+    /// The sound. Its `levelDBFS` is only a starting level: the builder moves it so the file reaches
+    /// ``loudnessLUFS``.
+    public var request: RenderRequest
+    /// Integrated loudness of the file in LUFS (BS.1770-4, −70 … 0).
+    public var loudnessLUFS: Double
+    public var container: Container
+    public var sampleFormat: SampleFormat
+    /// The tinnitus frequency a personalised sound was made for, in Hz.
+    public var frequencyHz: Double?
+
+    public init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
+                container: Container = .wav, sampleFormat: SampleFormat = .s16, frequencyHz: Double? = nil) {
+        self.id = id
+        self.category = category
+        self.titles = titles
+        self.request = request
+        self.loudnessLUFS = loudnessLUFS
+        self.container = container
+        self.sampleFormat = sampleFormat
+        self.frequencyHz = frequencyHz
+    }
+
+    /// The file's name inside the catalogue folder, e.g. `pink.wav`.
+    public var fileName: String { "\(id).\(container.rawValue)" }
+}
+
+/// A category of the catalogue: its titles and its sounds in order.
+public struct CatalogueCategory: Sendable, Codable, Equatable {
+    /// Letters, digits, `-` and `_`.
+    public var id: String
+    /// Title per language code ("en", "de").
+    public var titles: [String: String]
+    /// The sounds shown in this category, in order (ids of ``CatalogueAsset``s).
+    public var assetIDs: [String]
+
+    public init(id: String, titles: [String: String], assetIDs: [String]) {
+        (self.id, self.titles, self.assetIDs) = (id, titles, assetIDs)
+    }
+}
+
+/// A catalogue build or check that failed; the description is one line naming the asset or folder.
+public enum CatalogueError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The caller's input: an asset, category or parameter that cannot be built (exit code 2).
+    case input(String)
+    /// An asset that cannot reach its target (loudness, true peak, seam) or fails its verification.
+    case asset(id: String, message: String)
+    /// A file or folder that cannot be read or written.
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .input(let m), .io(let m): return m
+        case .asset(let id, let m): return "sound \(id): \(m)"
+        }
+    }
+}
+
+/// The limits every catalogue file meets.
+public enum CatalogueLimits {
+    /// Highest true peak of a file, in dBTP (EBU R 128).
+    public static let maximumTruePeakDBTP = -1.0
+    /// Largest difference between a file's integrated loudness and its target, in LU.
+    public static let loudnessToleranceLU = 0.1
+    /// Headroom kept below ``maximumTruePeakDBTP`` when choosing the gain, for quantisation and dither, in dB.
+    static let truePeakMarginDB = 0.02
+    /// Allowed loudness targets in LUFS.
+    public static let loudnessRange: ClosedRange<Double> = -70 ... 0
+}
+
+extension CatalogueAsset {
+    /// Checks the id, loudness, format and the request; the error names the asset and the parameter.
+    func validate() throws(CatalogueError) {
+        guard isSafeIdentifier(id) else {
+            throw .input("sound id \"\(id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
+        }
+        guard loudnessLUFS.isFinite, CatalogueLimits.loudnessRange.contains(loudnessLUFS) else {
+            throw .asset(id: id, message: "loudness \(loudnessLUFS) LUFS is out of range (allowed: -70 … 0 LUFS)")
+        }
+        guard container.supports(sampleFormat) else {
+            throw .asset(id: id, message: "format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")
+        }
+        do throws(ParameterError) { try request.validate() } catch {
+            throw .asset(id: id, message: error.description)
+        }
+    }
+}
+
+/// 1 … 100 ASCII letters, digits, `-` and `_`, not starting with `.` (safe as a file name and in HTML).
+func isSafeIdentifier(_ text: String) -> Bool {
+    guard !text.isEmpty, text.utf8.count <= 100 else { return false }
+    return text.utf8.allSatisfy { c in
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+    }
+}

@@ -1,0 +1,185 @@
+import ShadesAnalysis
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// What one written catalogue file measures, read back block by block.
+struct FileMeasurement: Sendable {
+    let frames: Int
+    let sampleRate: Int
+    let channels: Int
+    /// Integrated loudness in LUFS (libebur128); nil for silence.
+    let integratedLUFS: Double?
+    /// Largest true peak over the channels in dBTP (libebur128); nil for silence.
+    let truePeakDBTP: Double?
+    /// Seam report per channel (only when asked).
+    let seams: [SeamReport]
+    /// The channels' average power spectral density (only when asked and not silent).
+    let spectrum: PowerSpectrum?
+
+    /// Reads `path` once and measures loudness and true peak, and optionally seams and spectrum.
+    static func measure(path: String, seams wantSeams: Bool, spectrum wantSpectrum: Bool) throws(CatalogueError) -> FileMeasurement {
+        let input: AudioFileInput
+        do throws(AudioFileError) { input = try AudioFileInput(path: path) } catch { throw .io(error.description) }
+        let channels = input.channelCount, rate = Double(input.sampleRate)
+        let meter: LoudnessMeter
+        do throws(LoudnessError) {
+            meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: true)
+        } catch { throw .io("cannot measure \(path): \(error.description)") }
+        var seams = wantSeams ? Array(repeating: SeamAccumulator(), count: channels) : []
+        var spectra: [SpectrumAccumulator] = []
+        if wantSpectrum {
+            do throws(ParameterError) { spectra = Array(repeating: try SpectrumAccumulator(sampleRate: rate), count: channels) } catch {
+                throw .io("cannot measure the spectrum of \(path): \(error.description)")
+            }
+        }
+        let block = AudioBuffer(channelCount: channels, frameCapacity: 65_536, zeroed: false)
+        while true {
+            let frames: Int
+            do throws(AudioFileError) {
+                frames = try block.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
+            } catch { throw .io(error.description) }
+            if frames == 0 { break }
+            let planes = (0..<channels).map { c in block.withChannel(c) { UnsafeBufferPointer(rebasing: $0[0..<frames]) } }
+            do throws(LoudnessError) { try meter.add(planes) } catch { throw .io("cannot measure \(path): \(error.description)") }
+            for c in 0..<seams.count { seams[c].add(planes[c]) }
+            for c in 0..<spectra.count { spectra[c].add(planes[c]) }
+        }
+        let loudness: LoudnessReport
+        do throws(LoudnessError) { loudness = try meter.result() } catch { throw .io("cannot measure \(path): \(error.description)") }
+        var seamReports: [SeamReport] = []
+        var spectrum: PowerSpectrum?
+        do throws(ParameterError) {
+            seamReports = try seams.map { (s: SeamAccumulator) throws(ParameterError) in try s.result() }
+            if wantSpectrum, loudness.integratedLUFS != nil {
+                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
+            }
+        } catch { throw .io("cannot measure \(path): \(error.description)") }
+        return FileMeasurement(frames: input.frameCount, sampleRate: input.sampleRate, channels: channels,
+                               integratedLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP,
+                               seams: seamReports, spectrum: spectrum)
+    }
+
+    /// What is wrong with this file against its target (empty when it meets every limit).
+    func problems(targetLUFS: Double, loop: Bool) -> [String] {
+        var problems: [String] = []
+        if let lufs = integratedLUFS {
+            if abs(lufs - targetLUFS) > CatalogueLimits.loudnessToleranceLU {
+                problems.append("integrated loudness \(fixed(lufs, 2)) LUFS is not within ±\(fixed(CatalogueLimits.loudnessToleranceLU, 1)) LU of \(fixed(targetLUFS, 1)) LUFS")
+            }
+        } else {
+            problems.append("is silent (no integrated loudness)")
+        }
+        if let tp = truePeakDBTP, tp > CatalogueLimits.maximumTruePeakDBTP {
+            problems.append("true peak \(fixed(tp, 2)) dBTP is above \(fixed(CatalogueLimits.maximumTruePeakDBTP, 1)) dBTP")
+        }
+        if loop {
+            for (c, seam) in seams.enumerated() where !seam.isSeamless {
+                problems.append("loop seam of channel \(c + 1) is audible (step at percentile \(fixed(seam.firstDifferencePercentile, 2)), curvature at \(fixed(seam.secondDifferencePercentile, 2)))")
+            }
+        }
+        return problems
+    }
+
+    /// The spectrum as an inline SVG (no XML declaration), 480 × 300 px.
+    func spectrumSVG() -> String? {
+        guard let spectrum else { return nil }
+        var plot = SpectrumPlot.spectrum(spectrum, title: "", sampleRate: Double(sampleRate))
+        plot.size = (480, 300)
+        return plot.svg(standalone: false)
+    }
+}
+
+/// One sound built (or reused) into the new catalogue folder.
+struct BuiltSound: Sendable {
+    let sound: Manifest.Sound
+    /// The spectrum SVG fragment for the page.
+    let spectrumSVG: String
+    /// Whether the file was taken from the previous build.
+    let reused: Bool
+}
+
+enum AssetRenderer {
+    /// Renders `asset` in memory, sets its loudness, writes `folder/<id>.<ext>` atomically and verifies
+    /// the written file.
+    static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(CatalogueError) -> BuiltSound {
+        let id = asset.id
+        let rendered: RenderedSound
+        do throws(ParameterError) { rendered = try Renderer.render(asset.request) } catch {
+            throw .asset(id: id, message: error.description)
+        }
+        let buffer = rendered.buffer
+        let channels = buffer.channelCount, frames = buffer.frameCapacity
+        // The render's own gains give the asked RMS level; apply them, then measure loudness and true peak.
+        for c in 0..<channels where rendered.gains[c] != 1 {
+            let g = rendered.gains[c]
+            buffer.withChannel(c) { samples in for i in 0..<frames { samples[i] *= g } }
+        }
+        let before: LoudnessReport
+        do throws(LoudnessError) {
+            let meter = try LoudnessMeter(channelCount: channels, sampleRate: asset.request.sampleRate, truePeak: true)
+            try meter.add((0..<channels).map { c in buffer.withChannel(c) { UnsafeBufferPointer($0) } })
+            before = try meter.result()
+        } catch { throw .asset(id: id, message: "cannot measure loudness: \(error.description)") }
+        guard let measured = before.integratedLUFS, let truePeak = before.truePeakDBTP else {
+            throw .asset(id: id, message: "is silent: there is no loudness to set")
+        }
+
+        // Loudness moves 1 LU per dB of gain; the true peak moves with it.
+        let gainDB = LoudnessMeter.gainToReach(targetLUFS: asset.loudnessLUFS, measuredLUFS: measured)
+        let limit = CatalogueLimits.maximumTruePeakDBTP - CatalogueLimits.truePeakMarginDB
+        let peakAfter = truePeak + gainDB
+        let samplePeakAfter = (before.samplePeakDBFS ?? -.infinity) + gainDB
+        if peakAfter > limit || samplePeakAfter > Decibels.fromAmplitude(asset.sampleFormat.clipLimit) {
+            let highest = asset.loudnessLUFS - (peakAfter - limit)
+            throw .asset(id: id, message: "loudness \(fixed(asset.loudnessLUFS, 1)) LUFS would put the true peak at \(signed(peakAfter)) dBTP (limit \(fixed(CatalogueLimits.maximumTruePeakDBTP, 1)) dBTP); the highest loudness that fits is \(fixed((highest * 10).rounded(.down) / 10, 1)) LUFS")
+        }
+        var recipe = asset.request
+        recipe.levelDBFS = asset.request.levelDBFS + gainDB
+        let path = folder + "/" + asset.fileName
+        let gain = Float(Decibels.amplitude(gainDB))
+        do throws(AudioFileError) {
+            let format = try AudioFileFormat(container: asset.container, sampleFormat: asset.sampleFormat)
+            try AudioFileWriter.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
+                                      to: path, format: format, ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
+                                      comment: Renderer.comment(for: recipe, renderedFrequencyHz: rendered.renderedFrequencyHz,
+                                                                format: asset.sampleFormat))
+        } catch { throw .io(error.description) }
+        return try verify(asset, recipe: recipe, cacheKey: cacheKey, path: path)
+    }
+
+    /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.
+    static func verify(_ asset: CatalogueAsset, recipe: RenderRequest, cacheKey: String, path: String) throws(CatalogueError) -> BuiltSound {
+        let measured = try FileMeasurement.measure(path: path, seams: asset.request.loop, spectrum: true)
+        if let problem = measured.problems(targetLUFS: asset.loudnessLUFS, loop: asset.request.loop).first {
+            throw .asset(id: asset.id, message: "written file \(asset.fileName): \(problem)")
+        }
+        guard let sha = SHA256.hex(ofFile: path) else { throw .io("cannot read \(path) to hash it") }
+        let sound = Manifest.Sound(
+            id: asset.id, category: asset.category, titles: asset.titles, file: asset.fileName,
+            durationSeconds: Double(measured.frames) / Double(measured.sampleRate), frames: measured.frames,
+            sampleRate: measured.sampleRate, channels: measured.channels, container: asset.container,
+            sampleFormat: asset.sampleFormat, loop: asset.request.loop, targetLoudnessLUFS: asset.loudnessLUFS,
+            integratedLoudnessLUFS: measured.integratedLUFS ?? -.infinity, truePeakDBTP: measured.truePeakDBTP ?? -.infinity,
+            sha256: sha, recipe: recipe, frequencyHz: asset.frequencyHz, cacheKey: cacheKey)
+        return BuiltSound(sound: sound, spectrumSVG: measured.spectrumSVG() ?? "", reused: false)
+    }
+}
+
+/// `value` with `digits` decimals.
+func fixed(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return value > 0 ? "inf" : (value < 0 ? "-inf" : "nan") }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (abs(value) * scale).rounded()
+    let whole = Int(rounded / scale)
+    var text = String(whole)
+    if digits > 0 {
+        let fraction = String(Int(rounded) % Int(scale))
+        text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+    return (value < 0 && rounded != 0 ? "-" : "") + text
+}
+
+/// `value` with a sign and two decimals, e.g. "+2.31".
+func signed(_ value: Double) -> String { (value >= 0 ? "+" : "") + fixed(value, 2) }

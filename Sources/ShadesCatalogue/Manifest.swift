@@ -1,0 +1,110 @@
+import Foundation
+import ShadesIO
+import ShadesRender
+
+/// `manifest.json` of a catalogue folder: what the app reads (categories, sounds, files) and what a
+/// check or an incremental build needs (measured loudness, hashes, recipes).
+public struct Manifest: Sendable, Codable, Equatable {
+    /// Version of this manifest's layout.
+    public var schemaVersion: Int
+    /// The Shades library that built the files (``ShadesVersion/string``).
+    public var libraryVersion: String
+    /// Build parameters as given by the caller (e.g. the preset file and its values).
+    public var parameters: [String: String]
+    /// Categories in display order.
+    public var categories: [Category]
+    /// Every sound, in the order the assets were given.
+    public var sounds: [Sound]
+
+    /// The current ``schemaVersion``.
+    public static let currentSchemaVersion = 1
+    /// File name of the manifest inside a catalogue folder.
+    public static let fileName = "manifest.json"
+
+    public init(libraryVersion: String = ShadesVersion.string, parameters: [String: String], categories: [Category], sounds: [Sound]) {
+        schemaVersion = Self.currentSchemaVersion
+        self.libraryVersion = libraryVersion
+        self.parameters = parameters
+        self.categories = categories
+        self.sounds = sounds
+    }
+
+    public struct Category: Sendable, Codable, Equatable {
+        public var id: String
+        public var titles: [String: String]
+        /// Sound ids in display order.
+        public var soundIDs: [String]
+    }
+
+    /// One sound file and how it was made.
+    public struct Sound: Sendable, Codable, Equatable {
+        public var id: String
+        public var category: String
+        public var titles: [String: String]
+        /// Path relative to the catalogue folder.
+        public var file: String
+        public var durationSeconds: Double
+        public var frames: Int
+        /// Hz.
+        public var sampleRate: Int
+        public var channels: Int
+        public var container: Container
+        public var sampleFormat: SampleFormat
+        /// Whether the file repeats seamlessly (checked with the seam test).
+        public var loop: Bool
+        /// The asked integrated loudness in LUFS.
+        public var targetLoudnessLUFS: Double
+        /// Integrated loudness of the written file in LUFS, measured by libebur128.
+        public var integratedLoudnessLUFS: Double
+        /// True peak of the written file in dBTP, measured by libebur128.
+        public var truePeakDBTP: Double
+        /// SHA-256 of the file's bytes, 64 lowercase hex digits.
+        public var sha256: String
+        /// The recipe with the level the builder chose: rendering it gives this file's sound at this loudness.
+        public var recipe: RenderRequest
+        /// The tinnitus frequency of a personalised sound, in Hz.
+        public var frequencyHz: Double?
+        /// SHA-256 over what decides the file's bytes (recipe, target loudness, format, library version):
+        /// an incremental build reuses the file when this and the file hash match.
+        public var cacheKey: String
+    }
+
+    /// The manifest as JSON with sorted keys (stable bytes for the same content).
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain value types into JSON cannot fail.
+        return try! encoder.encode(self)
+    }
+
+    /// Reads `folder/manifest.json`.
+    public static func read(folder: String) throws(CatalogueError) -> Manifest {
+        let path = folder + "/" + fileName
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .io("cannot read \(path): no such file or not readable")
+        }
+        do { return try JSONDecoder().decode(Manifest.self, from: data) } catch {
+            throw .io("cannot read \(path): not a Shades catalogue manifest (\(oneLine(error)))")
+        }
+    }
+}
+
+extension CatalogueAsset {
+    /// SHA-256 over the JSON (sorted keys) of what decides the file's bytes and the library version.
+    /// Titles, category and id are left out: they change the page, not the sound.
+    var cacheKey: String {
+        struct Key: Encodable {
+            let library: String, request: RenderRequest, loudnessLUFS: Double, container: Container, sampleFormat: SampleFormat
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try! encoder.encode(Key(library: ShadesVersion.string, request: request, loudnessLUFS: loudnessLUFS,
+                                          container: container, sampleFormat: sampleFormat))
+        return SHA256.hex(of: data)
+    }
+}
+
+/// The first line of an error's description.
+func oneLine(_ error: any Error) -> String {
+    String(describing: error).split(separator: "\n").first.map(String.init) ?? "unknown error"
+}
