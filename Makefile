@@ -23,17 +23,10 @@ deps:
 build: deps
 	swift build $(SWIFT_FLAGS) --product shades
 
-# Renders every line of Presets/*.presets (arguments of `shades render`) into ./catalogue, built in a
-# temporary folder and moved into place only when every sound rendered.
+# Renders Presets/*.json into ./catalogue: loudness-matched, seamless assets, manifest.json and index.html
+# (built in a temporary folder and moved into place; unchanged assets are reused).
 catalogue: build
-	@rm -rf $(CATALOGUE).tmp && mkdir -p $(CATALOGUE).tmp
-	@set -e; for preset in Presets/*.presets; do \
-		grep -v '^\s*\(#\|$$\)' "$$preset" | while read -r args; do \
-			(cd $(CATALOGUE).tmp && ../$(SHADES) render $$args); \
-		done; \
-	done
-	@rm -rf $(CATALOGUE).old && { [ ! -d $(CATALOGUE) ] || mv $(CATALOGUE) $(CATALOGUE).old; } && mv $(CATALOGUE).tmp $(CATALOGUE) && rm -rf $(CATALOGUE).old
-	@echo "catalogue: $$(ls $(CATALOGUE) | wc -l) files in ./$(CATALOGUE)"
+	$(SHADES) catalogue build Presets -o $(CATALOGUE)
 
 test: deps
 	swift test $(SWIFT_FLAGS)
@@ -50,4 +43,4 @@ compare-peers: build
 	bash Benchmarks/compare-peers.sh
 
 clean:
-	rm -rf .build $(CATALOGUE) $(CATALOGUE).tmp Benchmarks/.build
+	rm -rf .build $(CATALOGUE) Benchmarks/.build

@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "ShadesCatalogue", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis"]),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", "ShadesAnalysis",
+            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
@@ -50,6 +50,6 @@ let package = Package(
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
-        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
+        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport", "shades"]),
     ]
 )

@@ -19,6 +19,9 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     public var sampleFormat: SampleFormat
     /// The tinnitus frequency a personalised sound was made for, in Hz.
     public var frequencyHz: Double?
+    /// For a texture: the layers mixed (each its own request, gain and swell); `request` is then the first
+    /// layer's and gives the length, rate, channels and loop flag.
+    public var layers: [MixLayer]?
 
     public init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
                 container: Container = .wav, sampleFormat: SampleFormat = .s16, frequencyHz: Double? = nil) {
@@ -102,5 +105,19 @@ func isSafeIdentifier(_ text: String) -> Bool {
     guard !text.isEmpty, text.utf8.count <= 100 else { return false }
     return text.utf8.allSatisfy { c in
         (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+    }
+}
+
+/// One layer of a mixed asset.
+public struct MixLayer: Sendable, Codable, Equatable {
+    public var request: RenderRequest
+    /// Gain in the mix, dB (each layer first at its request's RMS level).
+    public var gainDB: Double
+    /// A slow amplitude swell (seconds of the base period, depth 0 … 1).
+    public var swellPeriodSeconds: Double?
+    public var swellDepth: Double?
+
+    public init(request: RenderRequest, gainDB: Double, swellPeriodSeconds: Double? = nil, swellDepth: Double? = nil) {
+        (self.request, self.gainDB, self.swellPeriodSeconds, self.swellDepth) = (request, gainDB, swellPeriodSeconds, swellDepth)
     }
 }

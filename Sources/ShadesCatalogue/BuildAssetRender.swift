@@ -104,17 +104,8 @@ enum AssetRenderer {
     /// the written file.
     static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(CatalogueError) -> BuiltSound {
         let id = asset.id
-        let rendered: RenderedSound
-        do throws(ParameterError) { rendered = try Renderer.render(asset.request) } catch {
-            throw .asset(id: id, message: error.description)
-        }
-        let buffer = rendered.buffer
-        let channels = buffer.channelCount, frames = buffer.frameCapacity
-        // The render's own gains give the asked RMS level; apply them, then measure loudness and true peak.
-        for c in 0..<channels where rendered.gains[c] != 1 {
-            let g = rendered.gains[c]
-            buffer.withChannel(c) { samples in for i in 0..<frames { samples[i] *= g } }
-        }
+        let (buffer, renderedFrequencyHz) = try renderMix(asset)
+        let channels = buffer.channelCount
         let before: LoudnessReport
         do throws(LoudnessError) {
             let meter = try LoudnessMeter(channelCount: channels, sampleRate: asset.request.sampleRate, truePeak: true)
@@ -142,10 +133,60 @@ enum AssetRenderer {
             let format = try AudioFileFormat(container: asset.container, sampleFormat: asset.sampleFormat)
             try AudioFileWriter.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
                                       to: path, format: format, ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
-                                      comment: Renderer.comment(for: recipe, renderedFrequencyHz: rendered.renderedFrequencyHz,
+                                      comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz,
                                                                 format: asset.sampleFormat))
         } catch { throw .io(error.description) }
         return try verify(asset, recipe: recipe, cacheKey: cacheKey, path: path)
+    }
+
+    /// The asset in memory at its request's level: one render, or the layers of a texture each at its
+    /// own level, times its gain and swell, summed. Returns the buffer and the tone frequency rendered.
+    static func renderMix(_ asset: CatalogueAsset) throws(CatalogueError) -> (AudioBuffer, Double?) {
+        let layers = asset.layers ?? [MixLayer(request: asset.request, gainDB: 0)]
+        var mix: AudioBuffer?
+        var frequency: Double?
+        for layer in layers {
+            let rendered: RenderedSound
+            do throws(ParameterError) { rendered = try Renderer.render(layer.request) } catch {
+                throw .asset(id: asset.id, message: error.description)
+            }
+            frequency = frequency ?? rendered.renderedFrequencyHz
+            let buffer = rendered.buffer
+            let frames = buffer.frameCapacity
+            var swell: SwellSource?
+            if let period = layer.swellPeriodSeconds {
+                let rate = layer.request.sampleRate
+                let periods = layer.request.loop ? SwellSource.loopPeriods(near: period, frameCount: frames, sampleRate: rate) : nil
+                do throws(ParameterError) {
+                    swell = try SwellSource(source: SilenceSource(sampleRate: rate), periodSeconds: period, depth: layer.swellDepth ?? 0.5,
+                                            seed: layer.request.seed, periodsSeconds: periods)
+                } catch { throw .asset(id: asset.id, message: error.description) }
+            }
+            let layerGain = Float(Decibels.amplitude(layer.gainDB))
+            let curve: [Float]? = swell.map { s in (0..<frames).map { Float(s.gain(atFrame: $0)) } }
+            guard let target = mix else {
+                for c in 0..<buffer.channelCount {
+                    let g = rendered.gains[c] * layerGain
+                    buffer.withChannel(c) { x in
+                        if let curve { for i in 0..<frames { x[i] *= g * curve[i] } } else { for i in 0..<frames { x[i] *= g } }
+                    }
+                }
+                mix = buffer
+                continue
+            }
+            guard target.channelCount == buffer.channelCount, target.frameCapacity == frames else {
+                throw .asset(id: asset.id, message: "layers differ in channels or length")
+            }
+            for c in 0..<buffer.channelCount {
+                let g = rendered.gains[c] * layerGain
+                buffer.withChannel(c) { x in
+                    target.withChannel(c) { y in
+                        if let curve { for i in 0..<frames { y[i] += x[i] * g * curve[i] } } else { for i in 0..<frames { y[i] += x[i] * g } }
+                    }
+                }
+            }
+        }
+        return (mix!, frequency)
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.

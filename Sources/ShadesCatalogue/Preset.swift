@@ -143,10 +143,10 @@ public struct Layer: Sendable, Codable, Equatable {
     public static let allowedGainDB: ClosedRange<Double> = -60...0
 
     /// The library's render request for this layer alone at `settings` (level −20 dBFS as a placeholder: the
-    /// mix is normalised to loudness later; swell is not part of it). A grey layer stands in as white noise,
-    /// since ``LayerSource/grey`` has no ``SoundDescription``: check `source` before rendering from it.
+    /// mix is normalised to loudness later; swell is applied by the catalogue builder). Fades are the
+    /// recipe's: the same envelope on every layer is the envelope of the mix.
     public func renderRequest(recipe: Recipe, loop: Bool, settings: CatalogueDefaults, seed: UInt64) -> RenderRequest {
-        RenderRequest(sound: source.soundDescription ?? .noise(colour: .white, distribution: .gaussian),
+        RenderRequest(sound: source.soundDescription,
                       durationSeconds: settings.lengthSeconds, sampleRate: settings.rate, layout: recipe.channels,
                       levelDBFS: -20, seed: seed, loop: loop, modulation: am, fades: recipe.fades,
                       notches: notch.flatMap { $0.isEmpty ? nil : $0 })
@@ -161,17 +161,16 @@ public enum LayerSource: Sendable, Codable, Equatable {
     case tone(frequencyHz: Double)
     /// Narrow-band noise centred geometrically at `centreHz`, `widthOctaves` wide (0 < w ≤ 4).
     case nbn(centreHz: Double, widthOctaves: Double)
-    /// Perceptually flat ("grey") noise: white noise shaped by an inverted equal-loudness curve. The library
-    /// has no grey generator yet; the catalogue builder makes it.
+    /// Perceptually flat ("grey") noise: white noise shaped by the inverse A-weighting (`GreyNoise`).
     case grey
 
-    /// The library's description of this source; nil for ``grey``.
-    public var soundDescription: SoundDescription? {
+    /// The library's description of this source.
+    public var soundDescription: SoundDescription {
         switch self {
         case .colour(let colour): return .noise(colour: colour, distribution: .gaussian)
         case .tone(let frequencyHz): return .tone(frequencyHz: frequencyHz)
         case .nbn(let centreHz, let widthOctaves): return .narrowBandNoise(centreHz: centreHz, widthOctaves: widthOctaves)
-        case .grey: return nil
+        case .grey: return .grey
         }
     }
 

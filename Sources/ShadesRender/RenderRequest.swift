@@ -74,6 +74,11 @@ public struct RenderRequest: Sendable, Equatable, Codable {
             }
         case .tone(let frequencyHz):
             try validateFrequency(frequencyHz, sampleRate: sampleRate)
+        case .grey:
+            if frameCount < Self.minimumLoopFrames {
+                throw ParameterError(parameter: "duration", value: "\(durationSeconds) s",
+                                     allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
+            }
         case .narrowBandNoise(let centreHz, let widthOctaves):
             _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
             if loop {
@@ -89,7 +94,9 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         if let notches, !notches.isEmpty {
             _ = try NotchDesign(notches: notches, sampleRate: sampleRate)
             if loop {
-                guard case .noise = sound else {
+                switch sound {
+                case .noise, .grey: break
+                default:
                     throw ParameterError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
                                          problem: "cannot be combined with --loop for this source",
                                          allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")

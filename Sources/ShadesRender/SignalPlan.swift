@@ -70,6 +70,21 @@ struct SignalPlan: Sendable {
                                      distribution: distribution, firstSignal: s)
                 }
             }
+        case .grey:
+            // FFT synthesis over the whole file (a loop whether asked or not), notches included exactly.
+            layout = request.layout
+            let loopNotch = notch
+            let greys = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
+                let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
+                buffer.withChannel(0) {
+                    LoopNoise.render(colour: .white, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
+                                     shaping: { f in GreyNoise.magnitude(atFrequency: f) * (loopNotch?.idealGain(atFrequency: f) ?? 1) },
+                                     into: $0)
+                }
+                return buffer
+            }
+            (base, measured) = Self.playBack(greys, sampleRate: rate)
+            notch = nil
         case .narrowBandNoise(let centreHz, let widthOctaves):
             layout = request.layout
             if request.loop {

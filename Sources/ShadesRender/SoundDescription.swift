@@ -8,6 +8,9 @@ public enum SoundDescription: Sendable, Equatable, Codable {
     case tone(frequencyHz: Double)
     /// Gaussian noise limited to the band centreHz·2^(±width/2), geometrically centred.
     case narrowBandNoise(centreHz: Double, widthOctaves: Double)
+    /// Grey noise: perceptually flat, shaped by the inverse A-weighting (see `GreyNoise`); made by FFT
+    /// synthesis over the whole file.
+    case grey
 
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
     public var summary: String {
@@ -19,6 +22,8 @@ public enum SoundDescription: Sendable, Equatable, Codable {
             return "tone frequency=\(formatNumber(frequencyHz))Hz"
         case .narrowBandNoise(let centreHz, let widthOctaves):
             return "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct"
+        case .grey:
+            return "grey"
         }
     }
 }

@@ -144,17 +144,23 @@ struct RenderCommand: ParsableCommand {
             case "nbn":
                 guard let frequency else { throw CommandFailure.usage("nbn needs --frequency (the band centre) and --width in octaves") }
                 sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
+            case "grey", "gray":
+                sound = .grey
             case "noise":
                 guard let beta else { throw CommandFailure.usage("noise needs --beta (allowed: -2 … 2)") }
                 sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
             default:
                 guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
-                    throw CommandFailure.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, noise, tone, nbn)")
+                    throw CommandFailure.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn)")
                 }
                 if beta != nil { throw CommandFailure.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
                 sound = .noise(colour: colour, distribution: distribution)
             }
-            if frequency != nil, case .noise = sound { throw CommandFailure.usage("--frequency applies to 'tone' and 'nbn' only") }
+            switch sound {
+            case .noise, .grey:
+                if frequency != nil { throw CommandFailure.usage("--frequency applies to 'tone' and 'nbn' only") }
+            default: break
+            }
 
             let modulation = try am.map { text throws in
                 Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)

@@ -18,7 +18,7 @@ struct Shades: ParsableCommand {
               shades render tone --frequency 6kHz --duration 2m --channels left -o tone.wav
             """,
         version: "0.1.0",
-        subcommands: [RenderCommand.self, StimuliCommand.self, NotchCommand.self, AnalyzeCommand.self])
+        subcommands: [RenderCommand.self, StimuliCommand.self, NotchCommand.self, AnalyzeCommand.self, CatalogueCommand.self])
 
     static func main() {
         installInterruptCleanup()

@@ -1,0 +1,107 @@
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// Values given on the command line that replace a catalogue's defaults (a sound's own overrides still win).
+public struct CatalogueOverrides: Sendable, Equatable {
+    public var rate: Double?
+    public var format: String?
+    public var loudnessLUFS: Double?
+
+    public init(rate: Double? = nil, format: String? = nil, loudnessLUFS: Double? = nil) {
+        (self.rate, self.format, self.loudnessLUFS) = (rate, format, loudnessLUFS)
+    }
+
+    func apply(to defaults: CatalogueDefaults) -> CatalogueDefaults {
+        var d = defaults
+        if let rate { d.rate = rate }
+        if let format { d.format = format }
+        if let loudnessLUFS { d.loudnessLUFS = loudnessLUFS }
+        return d
+    }
+}
+
+/// Turns validated presets into the builder's assets and categories, in display order.
+public enum PresetAssets {
+    public static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
+                               overrides: CatalogueOverrides = CatalogueOverrides()) throws(CatalogueError)
+        -> (assets: [CatalogueAsset], categories: [CatalogueCategory]) {
+        var assets: [CatalogueAsset] = []
+        var categories: [CatalogueCategory] = []
+        for (_, document) in documents {
+            let defaults = overrides.apply(to: document.defaults)
+            for category in document.categories {
+                for sound in category.sounds {
+                    let settings = sound.settings(defaults: defaults)
+                    let recipe = sound.recipe
+                    let layers = recipe.layers.enumerated().map { i, layer in
+                        MixLayer(request: layer.renderRequest(recipe: recipe, loop: sound.loop, settings: settings, seed: recipe.seed &+ UInt64(i)),
+                                 gainDB: layer.gainDB, swellPeriodSeconds: layer.swell?.periodSeconds, swellDepth: layer.swell?.depth)
+                    }
+                    assets.append(try asset(id: sound.id, category: category.id, titles: sound.titles, layers: layers, settings: settings))
+                }
+                categories.append(CatalogueCategory(id: category.id, titles: category.titles, assetIDs: category.sounds.map(\.id)))
+            }
+        }
+        return (assets, categories)
+    }
+
+    /// The personalised category for a measured tinnitus frequency (Match Your Tinnitus, an audiologist):
+    /// the pure tone, AM tones at 10 and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM
+    /// version, and white and pink noise with the octave around the frequency notched (Okamoto 2010).
+    public static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
+                                overrides: CatalogueOverrides = CatalogueOverrides()) throws(CatalogueError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
+        let d = overrides.apply(to: defaults)
+        let hz = formatHertz(f)
+        func request(_ sound: SoundDescription, am: Double? = nil, notch: Bool = false) -> RenderRequest {
+            RenderRequest(sound: sound, durationSeconds: d.lengthSeconds, sampleRate: d.rate, layout: .stereo, levelDBFS: -20, loop: true,
+                          modulation: am.map { Modulation(rateHz: $0, depth: 1) },
+                          notches: notch ? [NotchSpec(centreHz: f, widthOctaves: 1)] : nil)
+        }
+        let sounds: [(String, String, String, RenderRequest)] = [
+            ("tone", "Tone at \(hz)", "Ton bei \(hz)", request(.tone(frequencyHz: f))),
+            ("tone-am10", "Tone at \(hz), 10 Hz modulated", "Ton bei \(hz), 10 Hz moduliert", request(.tone(frequencyHz: f), am: 10)),
+            ("tone-am40", "Tone at \(hz), 40 Hz modulated", "Ton bei \(hz), 40 Hz moduliert", request(.tone(frequencyHz: f), am: 40)),
+            ("nbn", "Narrow-band noise at \(hz)", "Schmalbandrauschen bei \(hz)", request(.narrowBandNoise(centreHz: f, widthOctaves: 0.5))),
+            ("nbn-am10", "Narrow-band noise at \(hz), 10 Hz modulated", "Schmalbandrauschen bei \(hz), 10 Hz moduliert",
+             request(.narrowBandNoise(centreHz: f, widthOctaves: 0.5), am: 10)),
+            ("white-notched", "White noise without \(hz)", "Weißes Rauschen ohne \(hz)",
+             request(.noise(colour: .white, distribution: .gaussian), notch: true)),
+            ("pink-notched", "Pink noise without \(hz)", "Rosa Rauschen ohne \(hz)",
+             request(.noise(colour: .pink, distribution: .gaussian), notch: true)),
+        ]
+        var assets: [CatalogueAsset] = []
+        for (id, en, de, r) in sounds {
+            do throws(ParameterError) { try r.validate() } catch {
+                throw .input("tinnitus-frequency \(hz) cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)")
+            }
+            var a = try asset(id: "personal-" + id, category: "personal", titles: ["en": en, "de": de],
+                              layers: [MixLayer(request: r, gainDB: 0)], settings: d)
+            a.frequencyHz = f
+            assets.append(a)
+        }
+        return (assets, CatalogueCategory(id: "personal", titles: ["en": "For your tinnitus (\(hz))", "de": "Für Ihren Tinnitus (\(hz))"],
+                                          assetIDs: assets.map(\.id)))
+    }
+
+    static func asset(id: String, category: String, titles: [String: String], layers: [MixLayer],
+                      settings: CatalogueDefaults) throws(CatalogueError) -> CatalogueAsset {
+        guard let container = Container(rawValue: settings.format), let sampleFormat = SampleFormat(rawValue: settings.sampleFormat),
+              let first = layers.first else {
+            throw .input("sound \(id): format \(settings.format) \(settings.sampleFormat) or layers not supported")
+        }
+        var asset = CatalogueAsset(id: id, category: category, titles: titles, request: first.request, loudnessLUFS: settings.loudnessLUFS,
+                                   container: container, sampleFormat: sampleFormat)
+        // One plain layer is a plain render; anything else is mixed.
+        if layers.count > 1 || first.swellPeriodSeconds != nil || first.gainDB != 0 { asset.layers = layers }
+        return asset
+    }
+
+    static func formatHertz(_ f: Double) -> String {
+        f >= 1000 ? "\(((f / 10).rounded() / 100).formatted()) kHz" : "\(f.formatted()) Hz"
+    }
+}
+
+private extension Double {
+    func formatted() -> String { self == rounded() ? String(Int(self)) : String(self) }
+}

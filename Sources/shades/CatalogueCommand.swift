@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import ShadesCatalogue
+import ShadesDSP
+import ShadesRender
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `shades catalogue build|check`: the app's sound catalogue from Presets/.
+struct CatalogueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalogue",
+        abstract: "Build the app's sound catalogue from Presets/, or check a built one.",
+        subcommands: [Build.self, Check.self])
+
+    struct Build: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render Presets/*.json into loudness-matched, seamless assets with manifest.json and index.html.",
+            discussion: """
+                Every asset is brought to the loudness target within ±0.1 LU with a true peak of at most -1 dBTP
+                (libebur128 measures the written file), loops are checked for seams, and the build is written
+                into a temporary folder and moved into place. Assets whose recipe did not change are reused.
+                Examples:
+                  shades catalogue build Presets -o catalogue
+                  shades catalogue build Presets -o catalogue --tinnitus-frequency 6kHz --rate 44100 --format flac
+                """)
+
+        @Argument(help: "Folder of preset JSON files.")
+        var presets: String = "Presets"
+
+        @Option(name: .shortAndLong, help: "Output folder.")
+        var output: String = "catalogue"
+
+        @Option(name: .customLong("tinnitus-frequency"), help: "Add the personalised category for this frequency, e.g. 6kHz.")
+        var tinnitusFrequency: String?
+
+        @Option(help: "Sample rate of every asset (44100 or 48000 …).")
+        var rate: String?
+
+        @Option(help: "wav or flac.")
+        var format: String?
+
+        @Option(parsing: .unconditional, help: "Integrated loudness target, e.g. -23LUFS.")
+        var loudness: String?
+
+        func run() throws {
+            var overrides = CatalogueOverrides()
+            var frequency: Double?
+            do {
+                overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+                overrides.loudnessLUFS = try loudness.map {
+                    try ValueParsing.decibels($0.lowercased().replacingOccurrences(of: "lufs", with: ""), parameter: "loudness")
+                }
+                frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
+            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            if let format {
+                guard ["wav", "flac"].contains(format) else { throw CommandFailure.usage("format \(format) is unknown (allowed: wav, flac)") }
+                overrides.format = format
+            }
+            let documents: [(file: String, document: CatalogueDocument)]
+            do { documents = try PresetParser.loadCatalogue(folder: presets) } catch {
+                throw CommandFailure.usage(error.description)
+            }
+            var assets: [CatalogueAsset], categories: [CatalogueCategory]
+            do {
+                (assets, categories) = try PresetAssets.resolve(documents, overrides: overrides)
+                if let frequency, let defaults = documents.first?.document.defaults {
+                    let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides)
+                    assets += personal.assets
+                    categories.append(personal.category)
+                }
+            } catch { throw CommandFailure.usage(error.description) }
+
+            let terminal = isatty(STDOUT_FILENO) == 1
+            var parameters = ["presets": presets]
+            if let frequency { parameters["tinnitusFrequencyHz"] = String(frequency) }
+            if let rate { parameters["rate"] = rate }
+            if let format { parameters["format"] = format }
+            if let loudness { parameters["loudness"] = loudness }
+            let manifest: Manifest
+            do {
+                manifest = try CatalogueBuilder.build(assets: assets, categories: categories, parameters: parameters, into: output) { p in
+                    if terminal {
+                        let width = 30, filled = p.total == 0 ? width : width * p.done / p.total
+                        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+                        print("\r[\(bar)] \(p.done)/\(p.total) \(p.assetID)\(p.reused ? " (reused)" : "")\u{1B}[K", terminator: "")
+                        fflush(nil)
+                    } else {
+                        print("\(p.done)/\(p.total) \(p.assetID)\(p.reused ? " (reused)" : "")")
+                    }
+                }
+            } catch {
+                if terminal { print("") }
+                switch error {
+                case .input(let m): throw CommandFailure.usage(m)
+                default: throw CommandFailure.runtime(error.description)
+                }
+            }
+            if terminal { print("") }
+            print("catalogue: \(manifest.sounds.count) sounds in \(manifest.categories.count) categories in \(output) (manifest.json, index.html)")
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Re-verify a built catalogue: files, hashes, loudness, true peak, seams.")
+
+        @Argument(help: "The catalogue folder.")
+        var folder: String = "catalogue"
+
+        func run() throws {
+            let problems: [String]
+            do { problems = try CatalogueBuilder.check(folder: folder) } catch { throw CommandFailure.runtime(error.description) }
+            guard problems.isEmpty else {
+                for problem in problems.dropLast() { FileHandle.standardError.write(Data("shades: error: \(problem)\n".utf8)) }
+                throw CommandFailure.runtime(problems.last!)
+            }
+            print("catalogue \(folder): every sound present, hashes, loudness, true peak and seams as built")
+        }
+    }
+}

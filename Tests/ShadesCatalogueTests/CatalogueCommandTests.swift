@@ -1,0 +1,70 @@
+import Testing
+import Foundation
+import ShadesCatalogue
+import ShadesTestSupport
+
+/// `shades catalogue build|check` as `make catalogue` runs it.
+@Suite struct CatalogueCommandTests {
+    let folder = temporaryFolder("catalogue-cli")
+
+    func writePresets(_ json: String, name: String = "small.json") throws {
+        try FileManager.default.createDirectory(atPath: "\(folder)/presets", withIntermediateDirectories: true)
+        try json.write(toFile: "\(folder)/presets/\(name)", atomically: true, encoding: .utf8)
+    }
+
+    let small = """
+    {
+      "defaults": { "loudnessLUFS": -23, "rate": 48000, "lengthSeconds": 5 },
+      "categories": [
+        { "id": "noise", "titles": { "en": "Noise", "de": "Rauschen" }, "sounds": [
+          { "id": "pink", "titles": { "en": "Pink", "de": "Rosa" }, "recipe": { "layers": [ { "source": "pink" } ] } },
+          { "id": "surf", "titles": { "en": "Surf", "de": "Brandung" },
+            "recipe": { "layers": [ { "source": "brown", "swell": { "periodSeconds": 2.5, "depth": 0.6 } },
+                                    { "source": "grey", "gainDB": -12 } ] } }
+        ] }
+      ]
+    }
+    """
+
+    @Test func buildCheckRebuildAndPersonalise() throws {
+        try writePresets(small)
+        var result = try Shell.run(["catalogue", "build", "presets", "-o", "out"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let manifest = try Manifest.read(folder: "\(folder)/out")
+        #expect(manifest.sounds.map(\.id) == ["pink", "surf"])
+        for sound in manifest.sounds {
+            #expect(abs(sound.integratedLoudnessLUFS - -23) <= 0.1 && sound.truePeakDBTP <= -1)
+        }
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/out/index.html"))
+        result = try Shell.run(["catalogue", "check", "out"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        // Nothing changed: every asset reused.
+        result = try Shell.run(["catalogue", "build", "presets", "-o", "out"], in: folder)
+        #expect(result.stdout.components(separatedBy: "(reused)").count - 1 == 2, "\(result.stdout)")
+
+        result = try Shell.run(["catalogue", "build", "presets", "-o", "out", "--tinnitus-frequency", "6kHz"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let personal = try Manifest.read(folder: "\(folder)/out").sounds.filter { $0.frequencyHz == 6000 }
+        #expect(personal.count == 7)
+
+        // A tampered file is found.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(folder)/out/pink.wav"))
+        try handle.seek(toOffset: 10_000); try handle.write(contentsOf: Data(repeating: 0x55, count: 1000)); try handle.close()
+        result = try Shell.run(["catalogue", "check", "out"], in: folder)
+        #expect(result.status == 1 && result.stderr.contains("pink"), "\(result.stderr)")
+    }
+
+    @Test func badPresetsAreOneLinePerProblemAndNothingIsWritten() throws {
+        try writePresets(small.replacingOccurrences(of: "\"titles\": { \"en\": \"Pink\"", with: "\"titels\": { \"en\": \"Pink\""))
+        var result = try Shell.run(["catalogue", "build", "presets", "-o", "out"], in: folder)
+        #expect(result.status == 2 && result.stderr.contains("did you mean 'titles'"), "\(result.stderr)")
+        try writePresets(small.replacingOccurrences(of: "\"rate\": 48000,", with: "\"rate\": 48000"))
+        result = try Shell.run(["catalogue", "build", "presets", "-o", "out"], in: folder)
+        #expect(result.status == 2 && result.stderr.contains("small.json:2:"), "\(result.stderr)")
+        try writePresets(small)
+        result = try Shell.run(["catalogue", "build", "presets", "-o", "out", "--tinnitus-frequency", "23kHz"], in: folder)
+        #expect(result.status == 2 && result.stderr.contains("tinnitus-frequency"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/out"))
+    }
+}
