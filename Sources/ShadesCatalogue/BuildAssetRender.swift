@@ -22,9 +22,9 @@ struct FileMeasurement: Sendable {
         let input: AudioFileInput
         do throws(AudioFileError) { input = try AudioFileInput(path: path) } catch { throw .io(error.description) }
         let channels = input.channelCount, rate = Double(input.sampleRate)
-        let meter: LoudnessMeter
+        var meter: LoudnessAndPeak
         do throws(LoudnessError) {
-            meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: true)
+            meter = try LoudnessAndPeak(channelCount: channels, sampleRate: rate)
         } catch { throw .io("cannot measure \(path): \(error.description)") }
         var seams = wantSeams ? Array(repeating: SeamAccumulator(), count: channels) : []
         var spectra: [SpectrumAccumulator] = []
@@ -45,7 +45,7 @@ struct FileMeasurement: Sendable {
             for c in 0..<seams.count { seams[c].add(planes[c]) }
             for c in 0..<spectra.count { spectra[c].add(planes[c]) }
         }
-        let loudness: LoudnessReport
+        let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
         do throws(LoudnessError) { loudness = try meter.result() } catch { throw .io("cannot measure \(path): \(error.description)") }
         var seamReports: [SeamReport] = []
         var spectrum: PowerSpectrum?
@@ -106,9 +106,9 @@ enum AssetRenderer {
         let id = asset.id
         let (buffer, renderedFrequencyHz) = try renderMix(asset)
         let channels = buffer.channelCount
-        let before: LoudnessReport
+        let before: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
         do throws(LoudnessError) {
-            let meter = try LoudnessMeter(channelCount: channels, sampleRate: asset.request.sampleRate, truePeak: true)
+            var meter = try LoudnessAndPeak(channelCount: channels, sampleRate: asset.request.sampleRate)
             try meter.add((0..<channels).map { c in buffer.withChannel(c) { UnsafeBufferPointer($0) } })
             before = try meter.result()
         } catch { throw .asset(id: id, message: "cannot measure loudness: \(error.description)") }
