@@ -22,6 +22,8 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     /// For a texture: the layers mixed (each its own request, gain and swell); `request` is then the first
     /// layer's and gives the length, rate, channels and loop flag.
     public var layers: [MixLayer]?
+    /// For notched music: the patient's file and the notch; `request` then only gives the rate and channels.
+    public var music: MusicInput?
 
     public init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
                 container: Container = .wav, sampleFormat: SampleFormat = .s16, frequencyHz: Double? = nil) {
@@ -119,5 +121,19 @@ public struct MixLayer: Sendable, Codable, Equatable {
 
     public init(request: RenderRequest, gainDB: Double, swellPeriodSeconds: Double? = nil, swellDepth: Double? = nil) {
         (self.request, self.gainDB, self.swellPeriodSeconds, self.swellDepth) = (request, gainDB, swellPeriodSeconds, swellDepth)
+    }
+}
+
+/// A music file for the personalised category, notched at the tinnitus frequency (Okamoto 2010).
+public struct MusicInput: Sendable, Codable, Equatable {
+    public var path: String
+    public var notch: NotchSpec
+    /// Size in bytes and modification time of the file when the catalogue was resolved (part of the
+    /// cache key: a changed song is notched again).
+    public var fileBytes: Int
+    public var modified: Double
+
+    public init(path: String, notch: NotchSpec, fileBytes: Int, modified: Double) {
+        (self.path, self.notch, self.fileBytes, self.modified) = (path, notch, fileBytes, modified)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
@@ -142,6 +143,7 @@ enum AssetRenderer {
     /// The asset in memory at its request's level: one render, or the layers of a texture each at its
     /// own level, times its gain and swell, summed. Returns the buffer and the tone frequency rendered.
     static func renderMix(_ asset: CatalogueAsset) throws(CatalogueError) -> (AudioBuffer, Double?) {
+        if let music = asset.music { return (try notchedMusic(music, asset: asset), nil) }
         let layers = asset.layers ?? [MixLayer(request: asset.request, gainDB: 0)]
         var mix: AudioBuffer?
         var frequency: Double?
@@ -187,6 +189,20 @@ enum AssetRenderer {
             }
         }
         return (mix!, frequency)
+    }
+
+    /// The patient's music notched at the catalogue's rate (the notch pipeline: delay removed, exact length),
+    /// in memory in Float; the builder then sets its loudness like any other sound.
+    static func notchedMusic(_ music: MusicInput, asset: CatalogueAsset) throws(CatalogueError) -> AudioBuffer {
+        let temporary = NSTemporaryDirectory() + "shades-music-\(getpid())-\(UUID().uuidString).wav"
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do throws(RenderError) {
+            _ = try NotchedMusic.process(NotchJob(inputPath: music.path, outputPath: temporary, notches: .everyChannel([music.notch]),
+                                                  outputRateHz: asset.request.sampleRate, sampleFormat: .f32, ceilingDBTP: 0))
+        } catch { throw .asset(id: asset.id, message: error.description) }
+        do throws(AudioFileError) { return try DecodedAudio(contentsOf: temporary).buffer } catch {
+            throw .asset(id: asset.id, message: error.description)
+        }
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.

@@ -94,12 +94,13 @@ extension CatalogueAsset {
     /// Titles, category and id are left out: they change the page, not the sound.
     var cacheKey: String {
         struct Key: Encodable {
-            let library: String, request: RenderRequest, layers: [MixLayer]?, loudnessLUFS: Double, container: Container,
-                sampleFormat: SampleFormat
+            let library: String, request: RenderRequest, layers: [MixLayer]?, music: MusicInput?, loudnessLUFS: Double,
+                container: Container, sampleFormat: SampleFormat
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try! encoder.encode(Key(library: ShadesVersion.string, request: request, layers: layers, loudnessLUFS: loudnessLUFS,
+        let data = try! encoder.encode(Key(library: ShadesVersion.string, request: request, layers: layers, music: music,
+                                          loudnessLUFS: loudnessLUFS,
                                           container: container, sampleFormat: sampleFormat))
         return SHA256.hex(of: data)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -49,8 +50,10 @@ public enum PresetAssets {
     /// The personalised category for a measured tinnitus frequency (Match Your Tinnitus, an audiologist):
     /// the pure tone, AM tones at 10 and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM
     /// version, and white and pink noise with the octave around the frequency notched (Okamoto 2010).
+    /// With `musicFolder`, every readable file in it becomes notched music (one octave at the frequency).
     public static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
-                                overrides: CatalogueOverrides = CatalogueOverrides()) throws(CatalogueError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
+                                overrides: CatalogueOverrides = CatalogueOverrides(),
+                                musicFolder: String? = nil) throws(CatalogueError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
         let d = overrides.apply(to: defaults)
         let hz = formatHertz(f)
         func request(_ sound: SoundDescription, am: Double? = nil, notch: Bool = false) -> RenderRequest {
@@ -80,8 +83,47 @@ public enum PresetAssets {
             a.frequencyHz = f
             assets.append(a)
         }
+        if let musicFolder { assets += try music(in: musicFolder, frequencyHz: f, settings: d) }
         return (assets, CatalogueCategory(id: "personal", titles: ["en": "For your tinnitus (\(hz))", "de": "Für Ihren Tinnitus (\(hz))"],
                                           assetIDs: assets.map(\.id)))
+    }
+
+    /// Notched-music assets for every readable sound file in `folder` (sorted by name).
+    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(CatalogueError) -> [CatalogueAsset] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }.sorted() } catch {
+            throw .input("music folder \(folder) cannot be read")
+        }
+        let notch = NotchSpec(centreHz: f, widthOctaves: 1)
+        do throws(ParameterError) { _ = try NotchDesign(notches: [notch], sampleRate: d.rate) } catch {
+            throw .input("tinnitus-frequency \(formatHertz(f)) cannot be notched at \(formatHertz(d.rate)): \(error.description)")
+        }
+        var assets: [CatalogueAsset] = []
+        var used = Set<String>()
+        for name in names {
+            let path = folder + "/" + name
+            guard let input = try? AudioFileInput(path: path) else { continue }  // not a sound file
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let stem = (name as NSString).deletingPathExtension
+            var id = "music-" + String(stem.lowercased().map { ($0.isLetter || $0.isNumber) && $0.isASCII ? $0 : "-" }.prefix(40))
+            while used.contains(id) { id += "-" }
+            used.insert(id)
+            let placeholder = RenderRequest(sound: .noise(colour: .white, distribution: .gaussian),
+                                            durationSeconds: Double(input.frameCount) / Double(input.sampleRate), sampleRate: d.rate,
+                                            layout: input.channelCount == 1 ? .mono : .stereo)
+            guard let container = Container(rawValue: d.format), let sampleFormat = SampleFormat(rawValue: d.sampleFormat) else {
+                throw .input("format \(d.format) \(d.sampleFormat) is not supported")
+            }
+            var asset = CatalogueAsset(id: "personal-" + id, category: "personal",
+                                       titles: ["en": "\(stem) without \(formatHertz(f))", "de": "\(stem) ohne \(formatHertz(f))"],
+                                       request: placeholder, loudnessLUFS: d.loudnessLUFS, container: container, sampleFormat: sampleFormat,
+                                       frequencyHz: f)
+            asset.music = MusicInput(path: path, notch: notch, fileBytes: (attributes?[.size] as? Int) ?? 0,
+                                     modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+            assets.append(asset)
+        }
+        guard !assets.isEmpty else { throw .input("music folder \(folder) has no readable sound files (allowed: any format libsndfile reads)") }
+        return assets
     }
 
     static func asset(id: String, category: String, titles: [String: String], layers: [MixLayer],

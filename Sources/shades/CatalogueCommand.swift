@@ -35,6 +35,9 @@ struct CatalogueCommand: ParsableCommand {
         @Option(name: .customLong("tinnitus-frequency"), help: "Add the personalised category for this frequency, e.g. 6kHz.")
         var tinnitusFrequency: String?
 
+        @Option(help: "With --tinnitus-frequency: every readable file in this folder as notched music.")
+        var music: String?
+
         @Option(help: "Sample rate of every asset (44100 or 48000 …).")
         var rate: String?
 
@@ -65,16 +68,22 @@ struct CatalogueCommand: ParsableCommand {
             var assets: [CatalogueAsset], categories: [CatalogueCategory]
             do {
                 (assets, categories) = try PresetAssets.resolve(documents, overrides: overrides)
+                if music != nil && frequency == nil {
+                    throw CommandFailure.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
+                }
                 if let frequency, let defaults = documents.first?.document.defaults {
-                    let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides)
+                    let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
+                                                             musicFolder: music)
                     assets += personal.assets
                     categories.append(personal.category)
                 }
-            } catch { throw CommandFailure.usage(error.description) }
+            } catch let failure as CommandFailure { throw failure
+            } catch { throw CommandFailure.usage("\(error)") }
 
             let terminal = isatty(STDOUT_FILENO) == 1
             var parameters = ["presets": presets]
             if let frequency { parameters["tinnitusFrequencyHz"] = String(frequency) }
+            if let music { parameters["music"] = music }
             if let rate { parameters["rate"] = rate }
             if let format { parameters["format"] = format }
             if let loudness { parameters["loudness"] = loudness }

@@ -55,6 +55,29 @@ import ShadesTestSupport
         #expect(result.status == 1 && result.stderr.contains("pink"), "\(result.stderr)")
     }
 
+    @Test func musicFolderBecomesNotchedMusicAtTheTinnitusFrequency() throws {
+        try writePresets(small)
+        try FileManager.default.createDirectory(atPath: "\(folder)/music", withIntermediateDirectories: true)
+        var result = try Shell.run(["render", "pink", "--duration", "8s", "--format", "f32", "-o", "music/Song One.wav"], in: folder)
+        #expect(result.status == 0)
+        _ = FileManager.default.createFile(atPath: "\(folder)/music/cover.txt", contents: Data("not audio".utf8))
+        result = try Shell.run(["catalogue", "build", "presets", "-o", "out", "--tinnitus-frequency", "4kHz", "--music", "music"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let sounds = try Manifest.read(folder: "\(folder)/out").sounds
+        let song = try #require(sounds.first { $0.id == "personal-music-song-one" })
+        #expect(abs(song.integratedLoudnessLUFS - -23) <= 0.1 && song.truePeakDBTP <= -1 && song.frequencyHz == 4000)
+        // The octave at 4 kHz is gone (16-bit output: its dither sets the floor near −75 dB).
+        result = try Shell.run(["analyze", "out/\(song.file)", "--reference", "music/Song One.wav", "--notch", "4kHz", "--json"], in: folder)
+        let notch = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["notch"] as? [String: Any]
+        #expect(((notch?["worstInBandDB"] as? Double) ?? 0) < -60, "\(result.stdout.prefix(400))")
+        #expect((notch?["lagSamples"] as? Int) == 0)
+
+        try FileManager.default.createDirectory(atPath: "\(folder)/empty", withIntermediateDirectories: true)
+        result = try Shell.run(["catalogue", "build", "presets", "-o", "out2", "--tinnitus-frequency", "4kHz", "--music", "empty"], in: folder)
+        #expect(result.status == 2 && result.stderr.contains("no readable sound files"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/out2"))
+    }
+
     @Test func badPresetsAreOneLinePerProblemAndNothingIsWritten() throws {
         try writePresets(small.replacingOccurrences(of: "\"titles\": { \"en\": \"Pink\"", with: "\"titels\": { \"en\": \"Pink\""))
         var result = try Shell.run(["catalogue", "build", "presets", "-o", "out"], in: folder)
