@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "ShadesRender", targets: ["ShadesRender"]),
         /// Measurements of sound files: spectrum, loudness (libebur128), tone, modulation, seams, ambient level.
         .library(name: "ShadesAnalysis", targets: ["ShadesAnalysis"]),
+        /// The app's sound catalogue: JSON presets, loudness-matched assets, manifest and page.
+        .library(name: "ShadesCatalogue", targets: ["ShadesCatalogue"]),
         .executable(name: "shades", targets: ["shades"]),
     ],
     dependencies: [

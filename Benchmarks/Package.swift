@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "ShadesIO", package: "Shades"),
                 .product(name: "ShadesRender", package: "Shades"),
                 .product(name: "ShadesAnalysis", package: "Shades"),
+                .product(name: "ShadesCatalogue", package: "Shades"),
             ],
             path: "Benchmarks/Files",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -218,7 +218,7 @@ enum AssetRenderer {
             sampleRate: measured.sampleRate, channels: measured.channels, container: asset.container,
             sampleFormat: asset.sampleFormat, loop: asset.request.loop, targetLoudnessLUFS: asset.loudnessLUFS,
             integratedLoudnessLUFS: measured.integratedLUFS ?? -.infinity, truePeakDBTP: measured.truePeakDBTP ?? -.infinity,
-            sha256: sha, recipe: recipe, frequencyHz: asset.frequencyHz, cacheKey: cacheKey)
+            sha256: sha, recipe: recipe, frequencyHz: asset.frequencyHz, layers: asset.layers, music: asset.music, cacheKey: cacheKey)
         return BuiltSound(sound: sound, spectrumSVG: measured.spectrumSVG() ?? "", reused: false)
     }
 }

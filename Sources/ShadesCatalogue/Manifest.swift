@@ -64,6 +64,10 @@ public struct Manifest: Sendable, Codable, Equatable {
         public var recipe: RenderRequest
         /// The tinnitus frequency of a personalised sound, in Hz.
         public var frequencyHz: Double?
+        /// For a texture: the layers mixed (each a request, gain and swell); `recipe` is then the first layer.
+        public var layers: [MixLayer]? = nil
+        /// For notched music: the patient's file and the notch; `recipe` then gives only rate and channels.
+        public var music: MusicInput? = nil
         /// SHA-256 over what decides the file's bytes (recipe, target loudness, format, library version):
         /// an incremental build reuses the file when this and the file hash match.
         public var cacheKey: String

@@ -6,6 +6,7 @@ import Benchmark
 import Foundation
 import ShadesAnalysis
 import ShadesBenchmarkSupport
+import ShadesCatalogue
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -71,6 +72,37 @@ func analyzeBenchmark() {
     }
 }
 
+/// One iteration = `shades catalogue build` of the default presets (13 sounds of 60 s, stereo 48 kHz s16)
+/// into an empty folder (target: at most 5 s on 2 cores), or into the folder of the previous build with
+/// nothing changed (target: under 1 s).
+func catalogueBenchmark(unchanged: Bool) {
+    let presets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
+    Benchmark(unchanged ? "Catalogue-default-unchanged" : "Catalogue-default-from-scratch",
+              configuration: .init(maxIterations: ShadesBench.quick ? 1 : 3)) { benchmark, scratch in
+        let folder = scratch.url.appendingPathComponent("catalogue").path
+        if !unchanged { try? FileManager.default.removeItem(atPath: folder) }
+        do {
+            let documents = try PresetParser.loadCatalogue(folder: presets)
+            let (assets, categories) = try PresetAssets.resolve(documents)
+            benchmark.startMeasurement()
+            let manifest = try CatalogueBuilder.build(assets: assets, categories: categories, into: folder)
+            benchmark.stopMeasurement()
+            blackHole(manifest.sounds.count)
+        } catch {
+            benchmark.error("catalogue build failed: \(error)")
+        }
+    } setup: { () throws -> ScratchDirectory in
+        let scratch = try ScratchDirectory()
+        if unchanged {
+            let documents = try PresetParser.loadCatalogue(folder: presets)
+            let (assets, categories) = try PresetAssets.resolve(documents)
+            try CatalogueBuilder.build(assets: assets, categories: categories, into: scratch.url.appendingPathComponent("catalogue").path)
+        }
+        return scratch
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     ShadesBench.configureSuite()
 
@@ -80,4 +112,6 @@ let benchmarks: @Sendable () -> Void = {
     renderFileBenchmark("pink-60s-stereo-f32.wav", .f32, pink60s)
     renderFileBenchmark("pink-60s-stereo-s16.flac", .s16, pink60s)
     analyzeBenchmark()
+    catalogueBenchmark(unchanged: false)
+    catalogueBenchmark(unchanged: true)
 }
