@@ -53,7 +53,12 @@ public enum Renderer {
                 output.withChannel(c) { $0.baseAddress!.update(from: source.baseAddress!, count: plan.frames) }
             }
         }
-        let measurements = plan.knownMeasurements ?? measure(plan)
+        // Without pulses or fades the rendered signals are the sustained sound: measure them where they are
+        // (same chunks and sums as pass 1) instead of rendering everything a second time.
+        let sustainedIsRendered = request.pulses == nil && request.fades == nil
+        let measurements = plan.knownMeasurements ?? (sustainedIsRendered
+            ? (0..<plan.signalCount).map { s in output.withChannel(first[s]) { measureChunked(UnsafeBufferPointer($0)) } }
+            : measure(plan))
         let (signalGains, peak) = gains(for: measurements, plan: plan, request: request)
         var channelGains = [Float](repeating: 1, count: layout.outputChannelCount)
         for c in 0..<layout.outputChannelCount { if let s = layout.signal(forOutputChannel: c) { channelGains[c] = signalGains[s] } }

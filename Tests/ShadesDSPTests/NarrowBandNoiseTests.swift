@@ -99,7 +99,7 @@ import Glibc
         let (lower, upper) = (source.lowerEdgeHz, source.upperEdgeHz)
         var segment = 1 << 16
         while rate / Double(segment) > 0.0014 * lower { segment *= 2 }
-        let spectrum = buffer.withSamples(channel: 0) { PowerSpectrum.welch($0, sampleRate: rate, segmentLength: segment) }
+        let spectrum = try buffer.withSamples(channel: 0) { try PowerSpectrum.welch($0, sampleRate: rate, segmentLength: segment) }
         let label = "\(centre) Hz, \(width) oct at \(rate) Hz"
 
         let inBand = spectrum.bandPower(from: lower, to: upper) / (upper - lower)

@@ -19,7 +19,7 @@ import ShadesDSP
         var density = [Double]()
         var binWidth = 0.0
         for c in 0..<2 {
-            let psd = buffer.withSamples(channel: c) { PowerSpectrum.welch($0, sampleRate: rate, segmentLength: 65_536) }
+            let psd = try buffer.withSamples(channel: c) { try PowerSpectrum.welch($0, sampleRate: rate, segmentLength: 65_536) }
             density = density.isEmpty ? psd.density : zip(density, psd.density).map { $0 + $1 }
             binWidth = psd.binWidthHz
         }

@@ -13,7 +13,7 @@ import ShadesTestSupport
     /// beside it (from 1/12 octave outside the edges to an octave away), in dB.
     func depth(of samples: UnsafeBufferPointer<Float>, centre: Double, width: Double, periodic: Bool) -> Double {
         let spectrum = periodic ? PowerSpectrum.periodogram(samples, sampleRate: 48_000)
-                                : PowerSpectrum.welch(samples, sampleRate: 48_000, segmentLength: 1 << 17)
+                                : try! PowerSpectrum.welch(samples, sampleRate: 48_000, segmentLength: 1 << 17)
         let lower = centre * pow(2, -width / 2), upper = centre * pow(2, width / 2)
         let inner = spectrum.bandPower(from: lower * pow(2, 1.0 / 24), to: upper * pow(2, -1.0 / 24))
             / (upper * pow(2, -1.0 / 24) - lower * pow(2, 1.0 / 24))

@@ -17,29 +17,13 @@ public struct PowerSpectrum: Sendable {
         self.density = density
     }
 
-    /// Welch's method: Hann-windowed segments of `segmentLength` samples overlapping by half.
+    /// Welch's method over a buffer in memory: Hann-windowed segments of `segmentLength` samples (a power
+    /// of two) overlapping by half — ``SpectrumAccumulator`` fed the whole buffer at once.
     public static func welch(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
-                             segmentLength: Int = 65_536) -> PowerSpectrum {
-        let length = min(segmentLength, samples.count)
-        let fft = RealFFT(size: length)
-        let window = (0..<length).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(length))) }
-        let windowPower = window.reduce(0.0) { $0 + Double($1) * Double($1) }
-        var sum = [Double](repeating: 0, count: fft.binCount)
-        var segments = 0
-        var start = 0
-        while start + length <= samples.count {
-            fft.withSignal { s in for i in 0..<length { s[i] = samples[start + i] * window[i] } }
-            fft.forward()
-            fft.withSpectrum { bins in
-                for k in 0..<fft.binCount {
-                    let re = Double(bins[2 * k]), im = Double(bins[2 * k + 1])
-                    sum[k] += re * re + im * im
-                }
-            }
-            segments += 1
-            start += length / 2
-        }
-        return PowerSpectrum(sum: sum, segments: segments, normalisation: windowPower, size: length, sampleRate: sampleRate)
+                             segmentLength: Int = 65_536) throws(ParameterError) -> PowerSpectrum {
+        var accumulator = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
+        accumulator.add(samples)
+        return try accumulator.result()
     }
 
     /// The periodogram of the whole buffer with a rectangular window: exact for a signal periodic in its

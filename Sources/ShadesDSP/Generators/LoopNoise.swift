@@ -49,23 +49,3 @@ public enum LoopNoise {
         }
     }
 }
-
-extension WhiteNoise {
-    /// Eight points uniformly distributed on the unit circle: (cos θ, sin θ).
-    ///
-    /// The low 2 bits of each word pick a quadrant, the top 23 the angle inside it; the quarter-turn
-    /// rotation is done with bit operations (a masked select would run lane by lane).
-    @inline(__always) public static func unitPhasors(_ words: SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>) {
-        let fraction = floatOfSmall(words &>> 9) * (1 / 8_388_608) + (0.5 / 8_388_608)
-        let (s, c) = sinCosSmall((fraction - 0.5) * (Float.pi / 2))
-        let quadrant = words & 3
-        // Odd quadrants swap cos and sin; quadrants 1, 2 negate x; quadrants 2, 3 negate y.
-        let swap = SIMD8<UInt32>.zero &- (quadrant & 1)
-        let cBits = unsafeBitCast(c, to: SIMD8<UInt32>.self), sBits = unsafeBitCast(s, to: SIMD8<UInt32>.self)
-        let xBits = cBits ^ ((cBits ^ sBits) & swap)
-        let yBits = sBits ^ ((cBits ^ sBits) & swap)
-        let xSign = ((quadrant &+ 1) & 2) &<< 30
-        let ySign = (quadrant & 2) &<< 30
-        return (unsafeBitCast(xBits ^ xSign, to: SIMD8<Float>.self), unsafeBitCast(yBits ^ ySign, to: SIMD8<Float>.self))
-    }
-}
