@@ -78,7 +78,8 @@ public struct NotchJob: Sendable, Equatable, Codable {
 /// mean anything (the notch removes the band; the lateral-inhibition rationale needs power next to it).
 ///
 /// Shares are of the power from 20 Hz to Nyquist of the input (after resampling), from its Welch spectrum
-/// (``SpectrumAccumulator``), averaged over ``channels``.
+/// (Hann frames of the notch filter's FFT size, taken from the filter's own transforms), averaged over
+/// ``channels``.
 public struct NotchSuitability: Sendable, Codable, Equatable {
     /// The channels measured (0-based), whose spectra were averaged: those with this notch.
     public let channels: [Int]
@@ -165,8 +166,9 @@ public struct NotchReport: Sendable, Codable, Equatable {
 /// (``StreamingResampler``) → a ``NotchFilter`` per channel → gain → quantise → ``AudioFileOutput`` under
 /// ``AtomicFile``. It runs twice: pass 1 measures the notched signal's true peak (BS.1770, 4× oversampled)
 /// and the input's spectrum around each notch; pass 2 runs the same chain again with the one gain that
-/// keeps the true peak at or below the ceiling, and writes. Nothing is held but a few blocks, the filters
-/// and the spectrum accumulators (about 1.3 MB per channel at 48 kHz).
+/// keeps the true peak at or below the ceiling, and writes. Nothing is held but a few blocks and the filters
+/// (with pass 1's spectrum sums: about 1.3 MB per channel for a 500 Hz notch at 48 kHz, less above). A
+/// reader thread decodes ahead of the filters.
 ///
 /// The output is sample-aligned with the input and exactly as long: the filter delay is removed from the
 /// start and flushed with zeros at the end; channels with a shorter delay are delayed to the longest.
@@ -458,13 +460,10 @@ struct NotchPlan {
         }
         // The common delay removed: the largest channel's (shorter ones are delayed to it).
         let latency = filters.map { $0?.latencyFrames ?? 0 }.max() ?? 0
-        let chains: [ChannelChain]
-        do throws(ParameterError) {
-            chains = try (0..<channelCount).map { (c: Int) throws(ParameterError) -> ChannelChain in
-                try ChannelChain(filter: filters[c], commonLatency: latency, sampleRate: outputRate, blockFrames: block,
-                                 measuring: measuring, ditherKey: SeedStream.dither.key(seed: 1, channel: c))
-            }
-        } catch { throw .runtime("cannot measure \(job.inputPath): \(error.description)") }
+        let chains = (0..<channelCount).map { c in
+            ChannelChain(filter: filters[c], commonLatency: latency, sampleRate: outputRate, blockFrames: block,
+                         measuring: measuring, ditherKey: SeedStream.dither.key(seed: 1, channel: c))
+        }
         let stage = ChainStage(chains: chains, pass: pass, latency: latency, blockFrames: block)
 
         let input = try AudioFileInput(path: job.inputPath)
@@ -474,19 +473,36 @@ struct NotchPlan {
         let resampler = outputRate == inputRate ? nil
             : try StreamingResampler(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
                                      quality: job.resamplerQuality, outputBlockFrames: block)
-        let buffer = AudioBuffer(channelCount: channelCount, frameCapacity: block, zeroed: false)
-        while input.framesRead < inputFrames {
-            let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-            if n == 0 { break }
-            let last = input.framesRead == inputFrames
-            try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
-                if let resampler {
-                    try resampler.process(b, endOfInput: last) { (o: AudioBlock) throws(AudioFileError) in try stage.add(o) }
-                } else {
-                    try stage.add(b)
+        // A reader thread decodes (and resamples) ahead while this thread filters and writes.
+        let inputFrames = self.inputFrames, channelCount = self.channelCount
+        let readAhead = ReadAhead(channelCount: channelCount, blockFrames: block) { fill throws(AudioFileError) in
+            guard let resampler else {
+                var n = 0
+                while input.framesRead < inputFrames {
+                    guard try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
+                          n > 0 else { return }
+                }
+                return
+            }
+            let buffer = AudioBuffer(channelCount: channelCount, frameCapacity: block, zeroed: false)
+            var going = true
+            while going && input.framesRead < inputFrames {
+                let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
+                if n == 0 { return }
+                let last = input.framesRead == inputFrames
+                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
+                    try resampler.process(b, endOfInput: last) { (o: AudioBlock) throws(AudioFileError) in
+                        guard going else { return }
+                        going = try fill { (slot: AudioBlock) -> Int in
+                            for c in 0..<channelCount { _ = slot.channel(c).update(fromContentsOf: o.channel(c)) }
+                            return o.frameCount
+                        }
+                    }
                 }
             }
         }
+        defer { readAhead.stop() }
+        while try readAhead.next({ (b: AudioBlock) throws(AudioFileError) in try stage.add(b) }) != nil {}
         try stage.flush()
         guard stage.written == outputFrames else {
             throw AudioFileError.runtime("cannot read \(job.inputPath): \(stage.written) of \(outputFrames) frames came out")
@@ -497,7 +513,9 @@ struct NotchPlan {
         if measuring {
             result.inputPeak = chains.map { $0.inputPeak.peak }.max() ?? 0
             result.outputPeak = chains.map { $0.outputPeak.peak }.max() ?? 0
-            result.spectra = chains.map { chain in chain.spectrum.flatMap { try? $0.result() } }
+            // Too short to say anything (the rule of a Welch estimate): no spectrum.
+            let long = inputFrames >= SpectrumAccumulator.minimumFrameCount
+            result.spectra = chains.map { chain in long ? chain.filter?.inputSpectrum(sampleRate: outputRate) : nil }
         }
         return result
     }
@@ -630,12 +648,10 @@ private struct BlockCall: @unchecked Sendable {
 }
 
 /// One channel's chain: a delay up to the common latency, its notch filter, and what the pass needs
-/// (input spectrum and true peaks, or the quantiser).
+/// (true peaks, and the filter's input spectrum; or the quantiser).
 final class ChannelChain {
-    private let filter: NotchFilter?
+    let filter: NotchFilter?
     private let delay: SampleDelay?
-    /// Pass 1 only.
-    var spectrum: SpectrumAccumulator?
     var inputPeak: TruePeakMeter
     var outputPeak: TruePeakMeter
     let measuring: Bool
@@ -644,12 +660,12 @@ final class ChannelChain {
     private let filtered: UnsafeMutableBufferPointer<Float>
 
     init(filter: NotchFilter?, commonLatency: Int, sampleRate: Double, blockFrames: Int, measuring: Bool,
-         ditherKey: UInt64) throws(ParameterError) {
+         ditherKey: UInt64) {
         self.filter = filter
         let own = filter?.latencyFrames ?? 0
         delay = commonLatency > own ? SampleDelay(frames: commonLatency - own) : nil
         self.measuring = measuring
-        spectrum = measuring ? try SpectrumAccumulator(sampleRate: sampleRate) : nil
+        if measuring { filter?.measureInputSpectrum() }
         inputPeak = TruePeakMeter(sampleRate: sampleRate)
         outputPeak = TruePeakMeter(sampleRate: sampleRate)
         quantizer = SignalQuantizer(ditherKey: ditherKey)
@@ -668,7 +684,6 @@ final class ChannelChain {
         let n = samples.count
         let x = UnsafeBufferPointer(samples)
         if measuring && isInput {
-            spectrum?.add(x)
             inputPeak.add(x)
         }
         var source = x

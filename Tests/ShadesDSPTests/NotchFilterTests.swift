@@ -331,6 +331,61 @@ import ShadesDSP
         #expect(again == decoded)
     }
 
+    // MARK: Input spectrum from the filter's own frames
+
+    /// The Hann window applied to the bins (½X[k] − ¼(X[k−1] + X[k+1])) gives the periodogram of the
+    /// Hann-windowed frame: checked bin by bin on the first frame (2M zeros, then the first block); then
+    /// a long signal's band powers agree with a separate Welch estimate.
+    @Test func inputSpectrumIsTheWelchSpectrumOfTheFramesTheFilterTransforms() throws {
+        let rate = 48_000.0
+        let design = try NotchDesign(notches: [NotchSpec(centreHz: 4_000)], sampleRate: rate)
+        let n = design.fftSize, m = design.halfLength
+        let x = Self.whiteNoise(frames: 10 * Int(rate), key: 11).enumerated().map { i, noise in
+            Float(0.5 * sin(2 * Double.pi * 1_000 * Double(i) / rate) + 0.05 * sin(2 * Double.pi * 6_000 * Double(i) / rate))
+                + 0.001 * noise
+        }
+
+        // One frame: [2M zeros, x[0 ..< n − 2M]].
+        let first = NotchFilter(design: design)
+        first.measureInputSpectrum()
+        _ = Self.filter(Array(x[0..<n - 2 * m]), with: first, blockFrames: 1_000)
+        let measured = try #require(first.inputSpectrum(sampleRate: rate))
+        let fft = RealFFT(size: n)
+        fft.withSignal { s in
+            for i in 0..<n {
+                let sample = i < 2 * m ? 0 : x[i - 2 * m]
+                s[i] = sample * Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))
+            }
+        }
+        fft.forward()
+        #expect(measured.binWidthHz == rate / Double(n) && measured.density.count == n / 2 + 1)
+        let windowPower = 3 * Double(n) / 8
+        var worst = 0.0, peak = 0.0
+        fft.withSpectrum { bins in
+            for k in 0...(n / 2) {
+                let power = Double(bins[2 * k]) * Double(bins[2 * k]) + Double(bins[2 * k + 1]) * Double(bins[2 * k + 1])
+                let expected = (k == 0 || k == n / 2 ? 1.0 : 2.0) * power / (windowPower * rate)
+                worst = max(worst, abs(measured.density[k] - expected))
+                peak = max(peak, expected)
+            }
+        }
+        #expect(worst <= 1e-5 * peak, "largest difference \(worst / peak) of the peak density")
+
+        // Ten seconds: the sines' powers (0.125 and 0.00125) and the noise floor's share, as Welch finds them.
+        let filter = NotchFilter(design: design)
+        filter.measureInputSpectrum()
+        _ = Self.filter(x, with: filter, randomBlocksUpTo: 5_000, seed: 3)
+        let frames = try #require(filter.inputSpectrum(sampleRate: rate))
+        let welch = try x.withUnsafeBufferPointer { try PowerSpectrum.welch($0, sampleRate: rate, segmentLength: 8_192) }
+        let tone1 = frames.bandPower(from: 950, to: 1_050), tone6 = frames.bandPower(from: 5_950, to: 6_050)
+        #expect(abs(Decibels.fromPower(tone1 / tone6) - 20) < 0.01, "sines 20 dB apart: \(Decibels.fromPower(tone1 / tone6)) dB")
+        for (low, high) in [(2_000.0, 2_828.0), (2_828, 5_657), (10_000, 20_000)] {
+            let ours = frames.bandPower(from: low, to: high) / tone1
+            let theirs = welch.bandPower(from: low, to: high) / welch.bandPower(from: 950, to: 1_050)
+            #expect(abs(Decibels.fromPower(ours / theirs)) < 0.2, "\(low)–\(high) Hz: \(Decibels.fromPower(ours / theirs)) dB from Welch")
+        }
+    }
+
     // MARK: Helpers
 
     /// Levels of the report's curve points whose 1/48-octave bands lie wholly in `range`.

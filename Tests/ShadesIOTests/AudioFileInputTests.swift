@@ -38,6 +38,37 @@ import ShadesIO
         for c in 0..<2 { #expect(read.samples(channel: c) == whole.samples(channel: c)) }
     }
 
+    /// 16-bit PCM is read as integers and converted here: every value v comes out as v / 32768 exactly
+    /// (libsndfile's own conversion), in its channel, for stereo and for other channel counts.
+    @Test(arguments: [1, 2, 3])
+    func sixteenBitPCMReadsAsExactFractionsOfFullScale(channels: Int) throws {
+        let frames = 65_536
+        var samples = [Int16](repeating: 0, count: frames * channels)
+        for frame in 0..<frames {
+            for c in 0..<channels { samples[frame * channels + c] = Int16(truncatingIfNeeded: frame &* (2 * c + 1) &+ 31 * c) }
+        }
+        // A canonical 44-byte WAV header, then the samples (little-endian).
+        func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+        let dataBytes = UInt32(samples.count * 2)
+        var file = Array("RIFF".utf8) + le(36 + dataBytes) + Array("WAVEfmt ".utf8) + le(UInt32(16)) + le(UInt16(1))
+        file += le(UInt16(channels)) + le(UInt32(48_000)) + le(UInt32(48_000 * 2 * channels)) + le(UInt16(2 * channels)) + le(UInt16(16))
+        file += Array("data".utf8) + le(dataBytes)
+        samples.withUnsafeBytes { file += Array($0) }
+        let path = "\(folder)/pcm16-\(channels).wav"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(file)))
+
+        let input = try AudioFileInput(path: path)
+        let read = AudioBuffer(channelCount: channels, frameCapacity: frames)
+        var done = 0
+        while done < frames {
+            done += try read.withBlock(frames: done..<min(frames, done + 10_000)) { try input.read(into: $0) }
+        }
+        for c in 0..<channels {
+            let expected = (0..<frames).map { Float(samples[$0 * channels + c]) / 32_768 }
+            #expect(read.samples(channel: c) == expected, "channel \(c) of \(channels)")
+        }
+    }
+
     @Test(arguments: ["empty.wav", "tiny.wav", "text.wav", "missing.wav"])
     func badFilesAreOneLineErrorsNamingTheFile(name: String) throws {
         let path = "\(folder)/\(name)"

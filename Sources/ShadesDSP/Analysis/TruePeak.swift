@@ -18,6 +18,12 @@ public struct TruePeakMeter: Sendable {
     private var history: [Float]         // the last length − 1 inputs
     private var peakBits = SIMD8<Int32>()
     private var scratch: [Float] = []
+    /// Largest output per unit input magnitude: the largest phase's Σ|tap|, plus 1e-5 for Float rounding.
+    private let interpolationBound: Float
+
+    /// Outputs per skip decision: a segment whose inputs are too small to beat the peak so far is not
+    /// interpolated (most of a music file, once its loud parts have been met). The result is unchanged.
+    static let segmentFrames = 64
 
     /// Taps of the prototype filter (libebur128: 49).
     public static let taps = 49
@@ -39,6 +45,7 @@ public struct TruePeakMeter: Sendable {
             (phase + [Float](repeating: 0, count: longest - phase.count)).map { SIMD8(repeating: $0) }
         }
         history = [Float](repeating: 0, count: longest - 1 + 8)
+        interpolationBound = Float(phases.map { $0.reduce(0) { $0 + Double(abs($1)) } }.max() ?? 1) * 1.000_01
     }
 
     /// Adds the next samples of the channel.
@@ -55,7 +62,8 @@ public struct TruePeakMeter: Sendable {
             for i in n..<padded { work[keep + i] = 0 }
         }
         var peak = peakBits
-        let (factor, length) = (self.factor, self.length)
+        var peakSoFar = Self.largest(peak)
+        let (factor, length, bound) = (self.factor, self.length, self.interpolationBound)
         scratch.withUnsafeBufferPointer { work in
             broadcastTaps.withUnsafeBufferPointer { taps in
                 let raw = UnsafeRawPointer(work.baseAddress!)
@@ -69,29 +77,48 @@ public struct TruePeakMeter: Sendable {
                     let difference = peak &- magnitude
                     peak = peak &- (difference & (difference &>> 31))
                 }
-                var j = 0
-                while j < padded {
-                    // Output for input index j (newest input at keep + j); every phase shares the loads.
-                    if factor == 4 {
-                        var y0 = SIMD8<Float>(), y1 = SIMD8<Float>(), y2 = SIMD8<Float>(), y3 = SIMD8<Float>()
-                        for t in 0..<length {
-                            let x = input(keep + j - t)
-                            y0 = y0.addingProduct(taps[t], x)
-                            y1 = y1.addingProduct(taps[length + t], x)
-                            y2 = y2.addingProduct(taps[2 * length + t], x)
-                            y3 = y3.addingProduct(taps[3 * length + t], x)
-                        }
-                        keepLarger(y0, j); keepLarger(y1, j); keepLarger(y2, j); keepLarger(y3, j)
-                    } else {
-                        for p in 0..<factor {
-                            var y = SIMD8<Float>()
-                            for t in 0..<length { y = y.addingProduct(taps[p * length + t], input(keep + j - t)) }
-                            keepLarger(y, j)
-                        }
+                var start = 0
+                while start < padded {
+                    let end = min(start + Self.segmentFrames, padded)
+                    // Outputs start ..< end read inputs start − keep ..< end (work[start ..< keep + end]); no
+                    // output can exceed `bound` times their largest magnitude. Skip when that cannot beat the peak.
+                    var largest = SIMD8<Int32>()
+                    var i = start
+                    while true {
+                        let at = min(i, keep + end - 8)
+                        largest = pointwiseMax(largest, unsafeBitCast(input(at), to: SIMD8<Int32>.self) & 0x7FFF_FFFF)
+                        if at == keep + end - 8 { break }
+                        i += 8
                     }
-                    // The input samples themselves (libebur128 reports the larger of true and sample peak).
-                    keepLarger(input(keep + j), j)
-                    j += 8
+                    let inputPeak = largest.max()   // a NaN or infinity (bits ≥ 0x7F80_0000) is always interpolated
+                    guard inputPeak >= 0x7F80_0000 || Float(bitPattern: UInt32(inputPeak)) * bound > peakSoFar else {
+                        start = end
+                        continue
+                    }
+                    for j in stride(from: start, to: end, by: 8) {
+                        // Output for input index j (newest input at keep + j); every phase shares the loads.
+                        if factor == 4 {
+                            var y0 = SIMD8<Float>(), y1 = SIMD8<Float>(), y2 = SIMD8<Float>(), y3 = SIMD8<Float>()
+                            for t in 0..<length {
+                                let x = input(keep + j - t)
+                                y0 = y0.addingProduct(taps[t], x)
+                                y1 = y1.addingProduct(taps[length + t], x)
+                                y2 = y2.addingProduct(taps[2 * length + t], x)
+                                y3 = y3.addingProduct(taps[3 * length + t], x)
+                            }
+                            keepLarger(y0, j); keepLarger(y1, j); keepLarger(y2, j); keepLarger(y3, j)
+                        } else {
+                            for p in 0..<factor {
+                                var y = SIMD8<Float>()
+                                for t in 0..<length { y = y.addingProduct(taps[p * length + t], input(keep + j - t)) }
+                                keepLarger(y, j)
+                            }
+                        }
+                        // The input samples themselves (libebur128 reports the larger of true and sample peak).
+                        keepLarger(input(keep + j), j)
+                    }
+                    peakSoFar = Self.largest(peak)
+                    start = end
                 }
             }
         }
@@ -99,12 +126,13 @@ public struct TruePeakMeter: Sendable {
         for i in 0..<keep { history[i] = scratch[n + i] }
     }
 
-    /// The true peak so far, linear (full scale 1.0).
-    public var peak: Double {
-        var result: Float = 0
-        for lane in 0..<8 { result = max(result, Float(bitPattern: UInt32(peakBits[lane]))) }
-        return Double(result)
+    /// The largest of eight magnitudes kept as bit patterns (non-negative Floats order like their bits).
+    @inline(__always) private static func largest(_ bits: SIMD8<Int32>) -> Float {
+        Float(bitPattern: UInt32(bits.max()))
     }
+
+    /// The true peak so far, linear (full scale 1.0).
+    public var peak: Double { Double(Self.largest(peakBits)) }
 
     /// The true peak in dBTP (−∞ for silence).
     public var peakDBTP: Double { 20 * log10(peak) }

@@ -410,6 +410,13 @@ public final class NotchFilter {
         }
     }
 
+    /// Sums the input's power per FFT frame from now on (see ``OverlapSaveFilter/measureInputSpectrum()``).
+    public func measureInputSpectrum() { filter.measureInputSpectrum() }
+
+    /// The input's Welch spectrum since ``measureInputSpectrum()``, from the filter's own FFT frames (Hann
+    /// window applied to the bins); nil if not measuring or no frame was filtered yet.
+    public func inputSpectrum(sampleRate: Double) -> PowerSpectrum? { filter.inputSpectrum(sampleRate: sampleRate) }
+
     /// Forgets all input: the next sample is filtered as the first one after `init`.
     public func reset() {
         filter.withHistory { $0.update(repeating: 0) }

@@ -22,6 +22,8 @@ public final class OverlapSaveFilter {
     private let response: BinGains
     private let fft: RealFFT
     private let history: UnsafeMutablePointer<Float>   // 2M, oldest first
+    /// The input's power per frame, when asked for (``measureInputSpectrum()``).
+    private var inputPower: FramePowerAccumulator?
 
     /// A filter with taps h[0] … h[M] = `halfTaps` (mirrored for negative indices).
     ///
@@ -76,6 +78,22 @@ public final class OverlapSaveFilter {
         return max(4096, 4 * span)
     }
 
+    /// From now on, sums the Hann-windowed power of every frame the filter transforms (its input, 2M of
+    /// overlap): ``inputSpectrum(sampleRate:)`` then costs about one SIMD operation per sample, not an FFT.
+    /// Call it before the first sample.
+    public func measureInputSpectrum() {
+        if inputPower == nil { inputPower = FramePowerAccumulator(size: fftSize) }
+    }
+
+    /// The input's Welch spectrum (Hann frames of ``fftSize`` samples, hop ``blockFrames``) since
+    /// ``measureInputSpectrum()``; nil if not measuring or no frame was filtered yet. The first frame (the
+    /// silence before the first sample, and the onset) counts only when it is the only one; the last
+    /// frames hold whatever was fed after the signal (zeros, when flushed), so the density's absolute level
+    /// is the frames'. Ratios of band powers are the input's.
+    public func inputSpectrum(sampleRate: Double) -> PowerSpectrum? {
+        inputPower?.spectrum(sampleRate: sampleRate)
+    }
+
     /// Lends the 2M most recent input samples, oldest first (all zero after `init`); writing them sets the
     /// past that the next block is filtered against. The buffer must not escape `body`.
     public func withHistory<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
@@ -97,6 +115,7 @@ public final class OverlapSaveFilter {
             history.update(from: base + block, count: 2 * m)
         }
         fft.forward()
+        if let inputPower { fft.withSpectrum { bins in inputPower.add(spectrum: UnsafeBufferPointer(bins)) } }
         fft.withSpectrum { bins in response.apply(to: bins) }
         fft.inverse()
         // The centred kernel reaches M samples either way: frame samples M ..< n − M are free of wrap-around.

@@ -7,6 +7,9 @@ final class SoundFile {
     let sampleRate: Int
     let channelCount: Int
     let frameCount: Int
+    /// True for uncompressed 16-bit PCM (WAV, RF64, W64, AIFF, CAF): ``read(interleaved:)`` into Int16 then
+    /// reads the file's bytes in one call, not through libsndfile's 8 KB conversion buffer.
+    let isPlainPCM16: Bool
     private let path: String
     private var isOpen = true
 
@@ -15,6 +18,9 @@ final class SoundFile {
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
         frameCount = Int(info.frames)
+        let plainContainers = [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64, SF_FORMAT_W64, SF_FORMAT_AIFF, SF_FORMAT_CAF]
+        isPlainPCM16 = info.format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_PCM_16)
+            && plainContainers.contains { Int32($0) == info.format & Int32(SF_FORMAT_TYPEMASK) }
         self.path = path
     }
 
@@ -98,6 +104,11 @@ final class SoundFile {
     /// Reads up to `samples.count / channelCount` frames; returns the frames read.
     func read(interleaved samples: UnsafeMutableBufferPointer<Float>) -> Int {
         Int(sf_readf_float(handle, samples.baseAddress, sf_count_t(samples.count / channelCount)))
+    }
+
+    /// Reads up to `samples.count / channelCount` frames of 16-bit integers; returns the frames read.
+    func read(interleaved samples: UnsafeMutableBufferPointer<Int16>) -> Int {
+        Int(sf_readf_short(handle, samples.baseAddress, sf_count_t(samples.count / channelCount)))
     }
 
     /// Finishes the header and closes (`sf_close`); reports a failure to finish the file.

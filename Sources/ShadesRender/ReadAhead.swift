@@ -1,0 +1,88 @@
+import Dispatch
+import Synchronization
+import ShadesDSP
+import ShadesIO
+
+/// Decoding ahead of the processing: a reader thread fills the next blocks (decoded, resampled) while the
+/// caller filters and writes the current one, so reading no longer waits for the filters, nor they for it.
+///
+/// A ring of ``slotCount`` buffers of `blockFrames` frames, handed back and forth with two semaphores;
+/// the blocks come out in the order they were read. Memory: slotCount × channels × blockFrames Floats.
+final class ReadAhead: @unchecked Sendable {
+    /// Buffers in the ring: one being read, one being processed, one spare.
+    static let slotCount = 3
+
+    private let slots: [AudioBuffer]
+    /// Frames in each filled slot (written by the reader before it signals `filled`).
+    private var frames: [Int]
+    private let filled = DispatchSemaphore(value: 0)
+    private let free = DispatchSemaphore(value: ReadAhead.slotCount)
+    private let stopped = Atomic<Bool>(false)
+    private let reading = DispatchGroup()
+    /// Blocks handed over in all, published by the reader (−1 until it finishes) before its last signal.
+    private let finalCount = Atomic<Int>(-1)
+    /// The reader's error, written before `finalCount`.
+    private var failure: AudioFileError?
+    private var readSlot = 0, takeSlot = 0
+    private var taken = 0
+
+    /// Starts the reader: `read` calls its argument once per block (`fill`, which returns false once the
+    /// consumer has stopped); `fill` lends a slot to its closure, which writes up to `blockFrames` frames
+    /// and returns how many (0: nothing to hand over).
+    init(channelCount: Int, blockFrames: Int,
+         read: @escaping (_ fill: ((AudioBlock) throws(AudioFileError) -> Int) throws(AudioFileError) -> Bool) throws(AudioFileError) -> Void) {
+        slots = (0..<Self.slotCount).map { _ in AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false) }
+        frames = Array(repeating: 0, count: Self.slotCount)
+        // `read` owns the input and the resampler; only the reader thread touches them.
+        let task = ReaderTask { [self] in
+            var handed = 0
+            do throws(AudioFileError) {
+                try read { (body: (AudioBlock) throws(AudioFileError) -> Int) throws(AudioFileError) -> Bool in
+                    free.wait()
+                    if stopped.load(ordering: .acquiring) { return false }
+                    let slot = readSlot
+                    let n = try slots[slot].withBlock(body)
+                    if n == 0 { free.signal(); return true }
+                    frames[slot] = n
+                    readSlot = (slot + 1) % Self.slotCount
+                    handed += 1
+                    filled.signal()
+                    return true
+                }
+            } catch {
+                failure = error
+            }
+            finalCount.store(handed, ordering: .releasing)
+            filled.signal()
+        }
+        DispatchQueue.global(qos: .userInitiated).async(group: reading) { task.run() }
+    }
+
+    /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
+    /// reader's error after the blocks read before it.
+    func next<R>(_ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
+        filled.wait()
+        if taken == finalCount.load(ordering: .acquiring) {
+            filled.signal()   // later calls see the end too
+            if let failure { throw failure }
+            return nil
+        }
+        let slot = takeSlot
+        takeSlot = (slot + 1) % Self.slotCount
+        taken += 1
+        defer { free.signal() }
+        return try slots[slot].withBlock(frames: 0..<frames[slot], body)
+    }
+
+    /// Stops the reader (after its current block) and waits for it. Safe to call more than once.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        for _ in 0..<Self.slotCount { free.signal() }
+        reading.wait()
+    }
+}
+
+/// The reader thread's work, handed to Dispatch: it alone uses what it captures.
+private struct ReaderTask: @unchecked Sendable {
+    let run: () -> Void
+}
