@@ -24,6 +24,11 @@ struct SignalPlan: Sendable {
     let makeSustainedSource: @Sendable (_ signal: Int) -> any AudioSource
     /// Σx² and peak of each sustained signal when known without rendering (plain tones, loops), else nil.
     let knownMeasurements: [SignalMeasurement]?
+    /// For signals written as streams at the asked level in expectation (noise and narrow-band noise
+    /// streams, modulated or not; no notch, pulses or fades): the predicted standard deviation of a
+    /// render's measured level around it, in dB. nil for everything else. A file whose scatter is small
+    /// is written in one pass at the expected level and checked (``Renderer/renderFile(_:to:sampleFormat:)``).
+    let levelScatterDB: Double?
     /// RMS of the written sound relative to the asked level's (below 1 when modulation keeps the peak).
     let levelRatio: Double
     /// The tone frequency actually rendered (a loop adjusts it), in Hz.
@@ -43,6 +48,9 @@ struct SignalPlan: Sendable {
         let base: @Sendable (Int) -> any AudioSource
         var measured: [SignalMeasurement]?
         var toneFrequency: Double?
+        // Relative standard deviation of a stream's measured power over the file (nil: not a stream at level).
+        var powerScatter: Double?
+        let seconds = Double(frames) / rate
         // Validated above.
         var notch = request.notches.flatMap { $0.isEmpty ? nil : try! NotchDesign(notches: $0, sampleRate: rate) }
 
@@ -65,6 +73,7 @@ struct SignalPlan: Sendable {
                 notch = nil
             } else {
                 // Validated above: the source cannot throw.
+                powerScatter = NoiseShapingDesign(colour: colour, sampleRate: rate).powerScatter(durationSeconds: seconds)
                 base = { s in
                     try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
                                      distribution: distribution, firstSignal: s)
@@ -98,6 +107,9 @@ struct SignalPlan: Sendable {
                 }
                 (base, measured) = Self.playBack(loops, sampleRate: rate)
             } else {
+                // A flat band B wide: √(1 / (T·B)).
+                let bandHz = centreHz * (pow(2, widthOctaves / 2) - pow(2, -widthOctaves / 2))
+                powerScatter = (1 / (seconds * bandHz)).squareRoot()
                 base = { s in
                     try! NarrowBandNoiseSource(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
                                                layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
@@ -129,6 +141,7 @@ struct SignalPlan: Sendable {
         if let notch {
             notched = { s in try! NotchedSource(source: base(s), design: notch, primedBySource: true) }
             measured = nil
+            powerScatter = nil  // the band's power is gone: not at the asked level
         } else {
             notched = base
         }
@@ -176,6 +189,9 @@ struct SignalPlan: Sendable {
         makeSource = final
         makeSustainedSource = sustained
         knownMeasurements = measured
+        // Modulation keeps the RMS in expectation (keep: .rms above); its gain curve can double the variance.
+        if request.modulation != nil { powerScatter = powerScatter.map { $0 * 2.0.squareRoot() } }
+        levelScatterDB = request.pulses == nil && request.fades == nil ? powerScatter.map { Decibels.fromPower(1 + $0) } : nil
         renderedFrequencyHz = toneFrequency
         renderedModulationHz = modulationRate
         self.notes = notes

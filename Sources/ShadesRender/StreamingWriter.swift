@@ -3,10 +3,11 @@ import Synchronization
 import ShadesDSP
 import ShadesIO
 
-/// Pass 2 of a file render: one worker thread per signal renders a chunk, applies the signal's gain and
-/// quantises it into one half of a double buffer; the calling thread interleaves each finished chunk and
-/// hands it to libsndfile while the workers make the next. Memory stays a few chunks, however long the
-/// file, and the bytes do not depend on thread timing (each signal has its own dither stream).
+/// Writing a file render: one worker thread per signal renders a chunk, measures it (Σx² and peak before
+/// the gain, in the chunks pass 1 uses), applies the signal's gain and quantises it into a slot of a
+/// ring; the calling thread interleaves each finished chunk and hands it to libsndfile while the workers
+/// make the next. Memory stays a few chunks, however long the file, and the bytes do not depend on thread
+/// timing (each signal has its own dither stream).
 final class StreamingWriter: @unchecked Sendable {
     private let plan: SignalPlan
     private let gains: [Float]
@@ -19,6 +20,7 @@ final class StreamingWriter: @unchecked Sendable {
     private let filled: [[DispatchSemaphore]]             // [slot][signal]
     private let free: [[DispatchSemaphore]]
     private let cancelled = Atomic<Bool>(false)
+    private let measured: ResultSlots<SignalMeasurement>
 
     private static let slots = 3
 
@@ -34,7 +36,12 @@ final class StreamingWriter: @unchecked Sendable {
         planesFloat = .allocate(capacity: sampleFormat == .s16 ? 1 : planeCount)
         filled = (0..<Self.slots).map { _ in (0..<plan.signalCount).map { _ in DispatchSemaphore(value: 0) } }
         free = (0..<Self.slots).map { _ in (0..<plan.signalCount).map { _ in DispatchSemaphore(value: 1) } }
+        measured = ResultSlots(count: plan.signalCount)
     }
+
+    /// What each signal measured before its gain (valid after ``run(into:)``): the same sums as
+    /// `Renderer.measure` on the same source.
+    var measurements: [SignalMeasurement] { measured.values }
 
     deinit {
         planes16.deallocate()
@@ -90,6 +97,8 @@ final class StreamingWriter: @unchecked Sendable {
         var quantizer = SignalQuantizer(ditherKey: SeedStream.dither.key(seed: seed, channel: s))
         let scratch = AudioBuffer(channelCount: 1, frameCapacity: chunkFrames, zeroed: false)
         let gain = gains[s]
+        var total = SignalMeasurement(sumOfSquares: 0, peak: 0)
+        defer { measured[s] = total }
         for k in 0..<chunkCount {
             let slot = k % Self.slots
             free[slot][s].wait()
@@ -98,6 +107,9 @@ final class StreamingWriter: @unchecked Sendable {
             scratch.withBlock(frames: 0..<n) { block in
                 source.render(into: block)
                 let samples = UnsafeBufferPointer(block.channel(0))
+                let m = SignalLevel.measure(samples)
+                total.sumOfSquares += m.sumOfSquares
+                total.peak = max(total.peak, m.peak)
                 if sampleFormat == .s16 {
                     quantizer.quantize16(samples, gain: gain,
                                          into: UnsafeMutableBufferPointer(start: planes16 + planeOffset(slot: slot, signal: s), count: n))

@@ -17,34 +17,34 @@ public struct SignalQuantizer: Sendable {
         let scale = SIMD8<Float>(repeating: gain * 32_768)
         let source = UnsafeRawPointer(samples.baseAddress!)
         let target = UnsafeMutableRawPointer(output.baseAddress!)
-        let n = samples.count
+        let n = samples.count, whole = n - n % 8
         var i = 0
-        while i < n {
-            let words = dither.next()
-            // Two independent 16-bit uniforms per word: their difference is triangular on (−1, 1) LSB.
-            let tpdf = (floatOfSmall(words &>> 16) - floatOfSmall(words & 0xFFFF)) * (1 / 65_536)
-            var x = SIMD8<Float>()
-            let count = min(8, n - i)
-            if count == 8 {
-                x = source.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            } else {
-                for lane in 0..<count { x[lane] = samples[i + lane] }
-            }
-            // Round to nearest with the 1.5·2²³ trick (exact for |v| < 2²²), then clamp to 16 bits.
-            let v = x * scale + tpdf
-            let rounded = unsafeBitCast(v + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
-            let clamped = rounded.clamped(lowerBound: SIMD8(repeating: -32_768), upperBound: SIMD8(repeating: 32_767))
-            // All ones where x ≠ 0 (its magnitude bits are positive), zero where x is ±0.
-            let magnitude = unsafeBitCast(x, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
-            let nonZero = (SIMD8<Int32>.zero &- magnitude) &>> 31
-            let narrow = SIMD8<Int16>(truncatingIfNeeded: clamped & nonZero)
-            if count == 8 {
-                target.storeBytes(of: narrow, toByteOffset: i * 2, as: SIMD8<Int16>.self)
-            } else {
-                for lane in 0..<count { output[i + lane] = narrow[lane] }
-            }
+        while i < whole {
+            let x = source.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            target.storeBytes(of: quantizeEight(x, scale: scale), toByteOffset: i * 2, as: SIMD8<UInt16>.self)
             i += 8
         }
+        if i < n {
+            var x = SIMD8<Float>()
+            for lane in 0..<n - i { x[lane] = samples[i + lane] }
+            let last = quantizeEight(x, scale: scale)
+            for lane in 0..<n - i { output[i + lane] = Int16(bitPattern: last[lane]) }
+        }
+    }
+
+    /// Eight samples × `scale` + TPDF dither, rounded to nearest and clamped to 16 bits (as bit patterns).
+    @inline(__always) private mutating func quantizeEight(_ x: SIMD8<Float>, scale: SIMD8<Float>) -> SIMD8<UInt16> {
+        let words = dither.next()
+        // Two independent 16-bit uniforms per word: their difference is triangular on (−1, 1) LSB.
+        let tpdf = (floatOfSmall(words &>> 16) - floatOfSmall(words & 0xFFFF)) * (1 / 65_536)
+        // Exact zeros get no dither and stay zero: all ones where x ≠ 0 (its magnitude bits are positive).
+        let magnitude = unsafeBitCast(x, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
+        let nonZero = unsafeBitCast((SIMD8<Int32>.zero &- magnitude) &>> 31, to: SIMD8<UInt32>.self)
+        let dither = unsafeBitCast(unsafeBitCast(tpdf, to: SIMD8<UInt32>.self) & nonZero, to: SIMD8<Float>.self)
+        // Round to nearest with the 1.5·2²³ trick (exact for |v| < 2²²), clamp to 16 bits, keep the low halves.
+        let rounded = unsafeBitCast(x * scale + dither + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
+        let clamped = rounded.clamped(lowerBound: SIMD8(repeating: -32_768), upperBound: SIMD8(repeating: 32_767))
+        return unsafeBitCast(clamped, to: SIMD16<UInt16>.self).evenHalf
     }
 
     /// `samples` × `gain` → Float `output` (for 24-bit and float files; libsndfile converts).
