@@ -4,13 +4,15 @@
 
 DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# The DSP kernels use 8-lane SIMD with fused multiply-add: build for AVX2 + FMA when the CPU has them.
-CPU_FLAGS := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null && echo "-Xswiftc -target-cpu -Xswiftc haswell")
+# The DSP kernels use 8-lane SIMD with fused multiply-adds: build for AVX-512 (32 vector registers: the
+# kernels' constants stay in registers, about 10 % faster) or AVX2 + FMA when the CPU has them.
+HAS_CPU = $(shell for f in $(1); do grep -qw $$f /proc/cpuinfo 2>/dev/null || exit 1; done && echo yes)
+CPU_FLAGS := $(if $(call HAS_CPU,avx512f avx512bw avx512dq avx512vl),-Xswiftc -target-cpu -Xswiftc skylake-avx512,$(if $(call HAS_CPU,avx2 fma),-Xswiftc -target-cpu -Xswiftc haswell))
 SWIFT_FLAGS := -c release $(CPU_FLAGS)
 SHADES := .build/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps build catalogue test bench bench-quick compare-peers clean
+.PHONY: deps build catalogue test bench bench-quick compare-peers cpu-flags clean
 
 deps:
 	@missing=""; \
@@ -41,6 +43,10 @@ bench-quick: deps
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh
+
+# The compiler flags for this CPU (used by Benchmarks/compare-peers.sh).
+cpu-flags:
+	@echo $(CPU_FLAGS)
 
 clean:
 	rm -rf .build $(CATALOGUE) Benchmarks/.build

@@ -56,10 +56,7 @@ have_hyperfine=0
 command -v hyperfine >/dev/null 2>&1 && have_hyperfine=1
 
 # --- Shades ----------------------------------------------------------------------------------------
-cpu_flags=()
-if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null; then
-    cpu_flags=(-Xswiftc -target-cpu -Xswiftc haswell)
-fi
+cpu_flags=($(make -s -C "$repo_root" cpu-flags)) # the Makefile's choice for this CPU
 shades=${SHADES_BIN:-$repo_root/.build/release/shades}
 if [ ! -x "$shades" ]; then
     echo "building shades: (cd $repo_root && swift build -c release ${cpu_flags[*]} --product shades)"

@@ -7,7 +7,7 @@ public enum WhiteDistribution: String, CaseIterable, Sendable, Codable {
 }
 
 /// Unit-variance white-noise kernels over SIMD lanes. Deterministic to the bit on every platform:
-/// only IEEE-exact operations and fixed polynomials, no libm calls.
+/// only IEEE-exact operations (fused multiply-adds included) and fixed polynomials, no libm calls.
 public enum WhiteNoise {
     /// Fills `output` (a multiple of 16 samples) with unit-variance white noise drawn from `random`.
     public static func fill(_ output: UnsafeMutableBufferPointer<Float>, distribution: WhiteDistribution,
@@ -45,14 +45,14 @@ public enum WhiteNoise {
     @inline(__always) static func squareRoot(_ x: SIMD8<Float>) -> SIMD8<Float> {
         var y = unsafeBitCast(0x5F37_59DF &- (unsafeBitCast(x, to: SIMD8<UInt32>.self) &>> 1), to: SIMD8<Float>.self)
         let half = x * 0.5
-        for _ in 0..<2 { y = y * (1.5 - half * y * y) }
+        for _ in 0..<2 { y = y * SIMD8(repeating: 1.5).addingProduct(-(half * y), y) }
         return x * y
     }
 
     /// Box–Muller: two words of uniforms → 16 independent standard normal samples.
     @inline(__always) static func gaussianPair(_ w1: SIMD8<UInt32>, _ w2: SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>) {
         // u1 in (0, 1) from all 32 bits (two exact 16-bit halves): the radius reaches 6.7 σ.
-        let u1 = floatOfSmall(w1 &>> 16) * (1 / 65_536) + (floatOfSmall(w1 & 0xFFFF) + 0.5) * (1 / 4_294_967_296)
+        let u1 = ((floatOfSmall(w1 & 0xFFFF) + 0.5) * (1 / 4_294_967_296)).addingProduct(floatOfSmall(w1 &>> 16), 1 / 65_536)
         let radius = squareRoot(-2 * logOfUnitInterval(u1))
         let (x, y) = unitPhasors(w2)
         return (radius * x, radius * y)
@@ -68,27 +68,27 @@ public enum WhiteNoise {
         let t = (mantissa - 1) / (mantissa + 1)
         let t2 = t * t
         var series = SIMD8<Float>(repeating: 1.0 / 9)
-        series = series * t2 + (1.0 / 7)
-        series = series * t2 + (1.0 / 5)
-        series = series * t2 + (1.0 / 3)
-        series = series * t2 + 1
-        return exponent * 0.693_147_18 + 2 * t * series
+        series = SIMD8(repeating: 1.0 / 7).addingProduct(series, t2)
+        series = SIMD8(repeating: 1.0 / 5).addingProduct(series, t2)
+        series = SIMD8(repeating: 1.0 / 3).addingProduct(series, t2)
+        series = SIMD8(repeating: 1).addingProduct(series, t2)
+        return (2 * t * series).addingProduct(exponent, 0.693_147_18)
     }
 
     /// sin and cos for |φ| ≤ π/4 (Taylor to φ⁹/φ¹⁰, error below 3e-8).
     @inline(__always) static func sinCosSmall(_ phi: SIMD8<Float>) -> (SIMD8<Float>, SIMD8<Float>) {
         let p2 = phi * phi
         var s = SIMD8<Float>(repeating: 1.0 / 362_880)
-        s = s * p2 - (1.0 / 5_040)
-        s = s * p2 + (1.0 / 120)
-        s = s * p2 - (1.0 / 6)
-        s = s * p2 + 1
+        s = SIMD8(repeating: -1.0 / 5_040).addingProduct(s, p2)
+        s = SIMD8(repeating: 1.0 / 120).addingProduct(s, p2)
+        s = SIMD8(repeating: -1.0 / 6).addingProduct(s, p2)
+        s = SIMD8(repeating: 1).addingProduct(s, p2)
         var c = SIMD8<Float>(repeating: -1.0 / 3_628_800)
-        c = c * p2 + (1.0 / 40_320)
-        c = c * p2 - (1.0 / 720)
-        c = c * p2 + (1.0 / 24)
-        c = c * p2 - 0.5
-        c = c * p2 + 1
+        c = SIMD8(repeating: 1.0 / 40_320).addingProduct(c, p2)
+        c = SIMD8(repeating: -1.0 / 720).addingProduct(c, p2)
+        c = SIMD8(repeating: 1.0 / 24).addingProduct(c, p2)
+        c = SIMD8(repeating: -0.5).addingProduct(c, p2)
+        c = SIMD8(repeating: 1).addingProduct(c, p2)
         return (phi * s, c)
     }
 
@@ -97,7 +97,7 @@ public enum WhiteNoise {
     /// The low 2 bits of each word pick a quadrant, the top 23 the angle inside it; the quarter-turn
     /// rotation is done with bit operations (a masked select would run lane by lane).
     @inline(__always) public static func unitPhasors(_ words: SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>) {
-        let fraction = floatOfSmall(words &>> 9) * (1 / 8_388_608) + (0.5 / 8_388_608)
+        let fraction = SIMD8<Float>(repeating: 0.5 / 8_388_608).addingProduct(floatOfSmall(words &>> 9), 1 / 8_388_608)
         let (s, c) = sinCosSmall((fraction - 0.5) * (Float.pi / 2))
         let quadrant = words & 3
         // Odd quadrants swap cos and sin; quadrants 1, 2 negate x; quadrants 2, 3 negate y.
