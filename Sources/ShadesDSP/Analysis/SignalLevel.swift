@@ -23,16 +23,19 @@ public enum SignalLevel {
         var i = 0
         while i + 8 <= n {
             let end = min(n - (n - i) % 8, i + 1024)
-            var partial = SIMD8<Float>()
+            // Two partial sums, so each add waits on the one before last (the chain was the cost).
+            var partial = (SIMD8<Float>(), SIMD8<Float>())
+            var odd = false
             while i < end {
                 let x = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-                partial += x * x
+                if odd { partial.1.addProduct(x, x) } else { partial.0.addProduct(x, x) }
+                odd.toggle()
                 let magnitude = unsafeBitCast(x, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
                 let difference = peakBits &- magnitude
                 peakBits = peakBits &- (difference & (difference &>> 31))  // max without a select
                 i += 8
             }
-            total += Double(partial.sum())
+            total += Double((partial.0 + partial.1).sum())
         }
         var peak: Float = 0
         for lane in 0..<8 { peak = max(peak, Float(bitPattern: UInt32(peakBits[lane]))) }
