@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import ShadesDSP
 import ShadesIO
@@ -18,7 +19,8 @@ final class ReadAhead: @unchecked Sendable {
     private let filled = DispatchSemaphore(value: 0)
     private let free = DispatchSemaphore(value: ReadAhead.slotCount)
     private let stopped = Atomic<Bool>(false)
-    private let reading = DispatchGroup()
+    /// Signalled once when the reader thread has finished.
+    private let finished = DispatchSemaphore(value: 0)
     /// Blocks handed over in all, published by the reader (−1 until it finishes) before its last signal.
     private let finalCount = Atomic<Int>(-1)
     /// The reader's error, written before `finalCount`.
@@ -54,8 +56,13 @@ final class ReadAhead: @unchecked Sendable {
             }
             finalCount.store(handed, ordering: .releasing)
             filled.signal()
+            finished.signal()
         }
-        DispatchQueue.global(qos: .userInitiated).async(group: reading) { task.run() }
+        // A thread of its own, not a Dispatch worker: it blocks while the ring is full, and batch jobs
+        // each have one.
+        let thread = Thread { task.run() }
+        thread.qualityOfService = .userInitiated
+        thread.start()
     }
 
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
@@ -74,11 +81,11 @@ final class ReadAhead: @unchecked Sendable {
         return try slots[slot].withBlock(frames: 0..<frames[slot], body)
     }
 
-    /// Stops the reader (after its current block) and waits for it. Safe to call more than once.
+    /// Stops the reader (after its current block) and waits for it. Call it once.
     func stop() {
         stopped.store(true, ordering: .releasing)
         for _ in 0..<Self.slotCount { free.signal() }
-        reading.wait()
+        finished.wait()
     }
 }
 
