@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
 import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
@@ -194,7 +199,7 @@ enum AssetRenderer {
     /// The patient's music notched at the catalogue's rate (the notch pipeline: delay removed, exact length),
     /// in memory in Float; the builder then sets its loudness like any other sound.
     static func notchedMusic(_ music: MusicInput, asset: CatalogueAsset) throws(CatalogueError) -> AudioBuffer {
-        let temporary = NSTemporaryDirectory() + "shades-music-\(getpid())-\(UUID().uuidString).wav"
+        let temporary = FileManager.default.temporaryDirectory.path + "/shades-music-\(getpid())-\(UUID().uuidString).wav"
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do throws(RenderError) {
             _ = try NotchedMusic.process(NotchJob(inputPath: music.path, outputPath: temporary, notches: .everyChannel([music.notch]),

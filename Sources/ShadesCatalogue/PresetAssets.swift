@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -104,7 +104,7 @@ public enum PresetAssets {
             let path = folder + "/" + name
             guard let input = try? AudioFileInput(path: path) else { continue }  // not a sound file
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            let stem = (name as NSString).deletingPathExtension
+            let stem = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : String(name[..<$0]) } ?? name
             var id = "music-" + String(stem.lowercased().map { ($0.isLetter || $0.isNumber) && $0.isASCII ? $0 : "-" }.prefix(40))
             while used.contains(id) { id += "-" }
             used.insert(id)

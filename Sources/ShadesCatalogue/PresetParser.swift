@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ShadesDSP
 import ShadesRender
 
@@ -93,8 +93,7 @@ public enum PresetParser {
 
     private static func checkTitles(_ titles: [String: String], owner: String, path: String, fail: (String, String) -> Void) {
         for language in ["en", "de"] {
-            let title = titles[language]?.trimmingCharacters(in: .whitespaces) ?? ""
-            if title.isEmpty { fail(path, "\(owner) is missing its '\(language)' title (titles need at least 'en' and 'de')") }
+            if titles[language, default: ""].allSatisfy(\.isWhitespace) { fail(path, "\(owner) is missing its '\(language)' title (titles need at least 'en' and 'de')") }
         }
     }
 
@@ -170,7 +169,7 @@ public enum PresetParser {
     private static func jsonFiles(in folder: String) throws(PresetError) -> [String] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
-            throw PresetError(file: folder, message: "cannot read the folder (\(error.localizedDescription))")
+            throw PresetError(file: folder, message: "cannot read the folder (\(fileSystemReason(error)))")
         }
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         return names.filter { $0.hasSuffix(".json") }.sorted().map { "\(base)/\($0)" }
@@ -546,7 +545,7 @@ struct JSONScanner {
     private func fail(_ message: String) -> JSONSyntaxError { JSONSyntaxError(location: here, message: message) }
 
     private func describe(_ byte: UInt8) -> String {
-        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }

@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
-import Foundation
 import Synchronization
 import ShadesDSP
 import ShadesIO
@@ -60,9 +64,19 @@ final class ReadAhead: @unchecked Sendable {
         }
         // A thread of its own, not a Dispatch worker: it blocks while the ring is full, and batch jobs
         // each have one.
-        let thread = Thread { task.run() }
-        thread.qualityOfService = .userInitiated
-        thread.start()
+        let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ReaderTask).run()
+            return nil
+        }, context)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<AnyObject>.fromOpaque(context).release()
+            DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread to be had
+        }
     }
 
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
@@ -89,7 +103,8 @@ final class ReadAhead: @unchecked Sendable {
     }
 }
 
-/// The reader thread's work, handed to Dispatch: it alone uses what it captures.
-private struct ReaderTask: @unchecked Sendable {
+/// The reader thread's work: it alone uses what it captures.
+private final class ReaderTask: @unchecked Sendable {
     let run: () -> Void
+    init(run: @escaping () -> Void) { self.run = run }
 }

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
 import ShadesDSP
 import ShadesIO
 
@@ -121,17 +126,17 @@ public enum StimulusSets {
     public static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
                              container: Container) throws(RenderError) -> StimulusIndex {
         let manager = FileManager.default
-        var isFolder: ObjCBool = false
-        if manager.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
+        var info = stat()
+        if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
             throw .runtime("cannot write into \(folder): it is a file")
         }
-        let parent = (folder as NSString).deletingLastPathComponent
-        let staging = (parent.isEmpty ? "." : parent) + "/.\((folder as NSString).lastPathComponent).\(getpid()).tmp"
+        let name = folder.split(separator: "/").last.map(String.init) ?? folder
+        let staging = AtomicFile.directory(of: folder) + "/.\(name).\(getpid()).tmp"
         do {
             try? manager.removeItem(atPath: staging)
             try manager.createDirectory(atPath: staging, withIntermediateDirectories: true)
         } catch {
-            throw .runtime("cannot create the output folder \(folder): \(error.localizedDescription)")
+            throw .runtime("cannot create the output folder \(folder): \(fileSystemReason(error))")
         }
         defer { try? manager.removeItem(atPath: staging) }
         var entries: [StimulusFile] = []
@@ -156,7 +161,7 @@ public enum StimulusSets {
                 try manager.moveItem(atPath: "\(staging)/\(name)", toPath: target)
             }
         } catch {
-            throw .runtime("cannot write into \(folder): \(error.localizedDescription)")
+            throw .runtime("cannot write into \(folder): \(fileSystemReason(error))")
         }
         return index
     }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
@@ -100,12 +100,12 @@ struct AnalyzeCommand: ParsableCommand {
 
     func writePlot(_ analysis: FileAnalysis, to path: String) throws {
         let report = analysis.report
-        let name = (report.file as NSString).lastPathComponent
+        let name = report.file.lastPathComponent
         let svg: String
         if let notch = report.notch {
             svg = SpectrumPlot.transferFunction(frequenciesHz: notch.curve.map(\.frequencyHz), magnitudeDB: notch.curve.map(\.levelDB),
                                                 notchFromHz: notch.band.lowerEdgeHz, toHz: notch.band.upperEdgeHz,
-                                                title: "Notch check: \(name) against \((reference.map { ($0 as NSString).lastPathComponent }) ?? "reference")").svg()
+                                                title: "Notch check: \(name) against \(reference.map(\.lastPathComponent) ?? "reference")").svg()
         } else if let spectrum = analysis.spectrum {
             let ideal = report.spectrum.map { -3.0103 * ($0.expectedBeta ?? $0.estimatedBeta) }
             svg = SpectrumPlot.spectrum(spectrum, title: "Spectrum of \(name)", sampleRate: report.sampleRate,

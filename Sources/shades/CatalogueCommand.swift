@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ShadesCatalogue
 import ShadesDSP
 import ShadesRender
@@ -53,7 +53,7 @@ struct CatalogueCommand: ParsableCommand {
             do {
                 overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
                 overrides.loudnessLUFS = try loudness.map {
-                    try ValueParsing.decibels($0.lowercased().replacingOccurrences(of: "lufs", with: ""), parameter: "loudness")
+                    try ValueParsing.decibels(String($0.lowercased().split(separator: "lufs", omittingEmptySubsequences: false).joined()), parameter: "loudness")
                 }
                 frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
             } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
@@ -121,7 +121,7 @@ struct CatalogueCommand: ParsableCommand {
             let problems: [String]
             do { problems = try CatalogueBuilder.check(folder: folder) } catch { throw CommandFailure.runtime(error.description) }
             guard problems.isEmpty else {
-                for problem in problems.dropLast() { FileHandle.standardError.write(Data("shades: error: \(problem)\n".utf8)) }
+                for problem in problems.dropLast() { printToStandardError("shades: error: \(problem)\n") }
                 throw CommandFailure.runtime(problems.last!)
             }
             print("catalogue \(folder): every sound present, hashes, loudness, true peak and seams as built")

@@ -1,5 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -98,7 +103,7 @@ struct NotchCommand: ParsableCommand {
         if !failures.isEmpty {
             // One line per failed file; the last one ends the command.
             for (input, error) in failures.dropLast() {
-                FileHandle.standardError.write(Data("shades: error: \(input): \(error.description)\n".utf8))
+                printToStandardError("shades: error: \(input): \(error.description)\n")
             }
             let (input, error) = failures.last!
             let usage = failures.allSatisfy { if case .usage = $0.1 { return true } else { return false } }
@@ -132,9 +137,9 @@ struct NotchCommand: ParsableCommand {
                 notches = .everyChannel(try specs(frequency, parameter: "frequency"))
             }
             let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
-            var isFolder: ObjCBool = false
+            var info = stat()
             let toFolder = inputs.count > 1 || output.hasSuffix("/")
-                || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue)
+                || (stat(output, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
             if inputs.count > 1 && !toFolder {
                 throw CommandFailure.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
             }
@@ -145,8 +150,8 @@ struct NotchCommand: ParsableCommand {
             return inputs.map { input in
                 var path = output
                 if toFolder {
-                    let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-                    path = (output as NSString).appendingPathComponent("\(name)-notched.\(ext)")
+                    let name = input.lastPathComponent.deletingPathExtension
+                    path = (output.hasSuffix("/") ? output : output + "/") + "\(name)-notched.\(ext)"
                 }
                 return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
                                 resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ShadesAnalysis
 import ShadesDSP
 
@@ -6,7 +6,7 @@ import ShadesDSP
 enum ReportTable {
     static func text(_ r: FileAnalysisReport) -> String {
         var lines: [String] = []
-        func row(_ label: String, _ text: String) { lines.append(label.padding(toLength: 12, withPad: " ", startingAt: 0) + text) }
+        func row(_ label: String, _ text: String) { lines.append(label.padded(to: 12) + text) }
         func db(_ value: Double?, _ digits: Int = 2) -> String {
             guard let value else { return "-inf" }
             return value.isFinite ? String(format: "%.\(digits)f", value) : (value < 0 ? "-inf" : "inf")
@@ -16,7 +16,7 @@ enum ReportTable {
         if let comment = r.comment { row("comment", comment) }
         row("levels", "channel   RMS dBFS   peak dBFS   clipped   DC")
         for (i, c) in r.levels.channels.enumerated() {
-            row("", "\(String(i + 1).padding(toLength: 10, withPad: " ", startingAt: 0))\(db(c.rmsDBFS).padding(toLength: 11, withPad: " ", startingAt: 0))\(db(c.samplePeakDBFS).padding(toLength: 12, withPad: " ", startingAt: 0))\(String(c.clippedSamples).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(format: "%.6f", abs(c.dcOffset) < 5e-7 ? 0 : c.dcOffset))")
+            row("", "\(String(i + 1).padded(to: 10))\(db(c.rmsDBFS).padded(to: 11))\(db(c.samplePeakDBFS).padded(to: 12))\(String(c.clippedSamples).padded(to: 10))\(String(format: "%.6f", abs(c.dcOffset) < 5e-7 ? 0 : c.dcOffset))")
         }
         if let correlation = r.levels.correlation { row("", "inter-channel correlation \(String(format: "%.4f", correlation))") }
         let l = r.loudness
@@ -30,7 +30,7 @@ enum ReportTable {
             row("spectrum", text)
             row("", "third-octave band levels (dB re full scale², \(Int(s.fitLowerHz))–\(Int(s.fitUpperHz)) Hz fitted):")
             let cells = s.bands.map { band in
-                "\(hertz(band.centreHz)) \(db(band.levelDB, 1))".padding(toLength: 17, withPad: " ", startingAt: 0)
+                "\(hertz(band.centreHz)) \(db(band.levelDB, 1))".padded(to: 17)
             }
             for start in stride(from: 0, to: cells.count, by: 5) {
                 row("", cells[start..<min(cells.count, start + 5)].joined())

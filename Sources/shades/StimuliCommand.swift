@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -151,7 +151,7 @@ struct StimuliCommand: ParsableCommand {
 
 /// "125,250,1kHz" → [125, 250, 1000]; an empty list or an entry that does not parse is an error.
 func parseFrequencyList(_ text: String) throws -> [Double] {
-    let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
     guard !entries.allSatisfy(\.isEmpty) else {
         throw ParameterError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
                              allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")

@@ -1,0 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
+
+/// Why a file-system call failed, in a few words for a one-line error: the POSIX reason ("No such file or
+/// directory") where Foundation's error carries one, else the error's own description.
+public func fileSystemReason(_ error: any Error) -> String {
+    var posix = error as? POSIXError
+    if let cocoa = error as? CocoaError { posix = cocoa.underlying as? POSIXError }
+    guard let posix else { return "\(error)" }
+    return String(cString: strerror(posix.code.rawValue))
+}

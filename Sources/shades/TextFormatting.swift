@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Text helpers for the command line's output, on the C library rather than Foundation (the tool links only
+// FoundationEssentials: it starts in about half the time).
+
+extension String {
+    /// printf-style formatting (`vsnprintf`): `String(format: "%.2f", x)`.
+    init(format: String, _ arguments: CVarArg...) {
+        var buffer = [CChar](repeating: 0, count: 64)
+        while true {
+            let needed = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
+            if needed < 0 { self = ""; return }
+            if Int(needed) < buffer.count { break }
+            buffer = [CChar](repeating: 0, count: Int(needed) + 1)
+        }
+        self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The string cut or padded with spaces to `length` characters.
+    func padded(to length: Int) -> String {
+        count >= length ? String(prefix(length)) : self + String(repeating: " ", count: length - count)
+    }
+
+    /// The last path component ("song.wav" of "music/song.wav").
+    var lastPathComponent: String { split(separator: "/").last.map(String.init) ?? self }
+
+    /// The path without its extension ("music/song" of "music/song.wav"); a leading dot is not one.
+    var deletingPathExtension: String {
+        guard let dot = lastIndex(of: "."), dot != startIndex, !self[dot...].contains("/"), self[index(before: dot)] != "/" else { return self }
+        return String(self[..<dot])
+    }
+
+    /// Without leading and trailing white space.
+    var trimmed: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
+/// Writes `text` to standard error (file descriptor 2, unbuffered).
+func printToStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    var written = 0
+    while written < bytes.count {
+        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress! + written, $0.count - written) }
+        if n <= 0 { return }
+        written += n
+    }
+}
