@@ -64,6 +64,7 @@ final class ReadAhead: @unchecked Sendable {
         }
         // A thread of its own, not a Dispatch worker: it blocks while the ring is full, and batch jobs
         // each have one.
+        #if os(Linux)
         let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
@@ -73,10 +74,11 @@ final class ReadAhead: @unchecked Sendable {
         }, context)
         if started == 0 {
             pthread_detach(thread)
-        } else {
-            Unmanaged<AnyObject>.fromOpaque(context).release()
-            DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread to be had
+            return
         }
+        Unmanaged<AnyObject>.fromOpaque(context).release()
+        #endif
+        DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread of its own to be had
     }
 
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
