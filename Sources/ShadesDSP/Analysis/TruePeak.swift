@@ -86,7 +86,9 @@ public struct TruePeakMeter: Sendable {
                     var i = start
                     while true {
                         let at = min(i, keep + end - 8)
-                        largest = pointwiseMax(largest, unsafeBitCast(input(at), to: SIMD8<Int32>.self) & 0x7FFF_FFFF)
+                        let magnitude = unsafeBitCast(input(at), to: SIMD8<Int32>.self) & 0x7FFF_FFFF
+                        let difference = largest &- magnitude
+                        largest = largest &- (difference & (difference &>> 31))  // max without a select
                         if at == keep + end - 8 { break }
                         i += 8
                     }
