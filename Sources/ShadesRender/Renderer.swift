@@ -33,8 +33,10 @@ public struct FileRenderReport: Sendable {
 
 /// Renders ``RenderRequest``s to memory and to files.
 public enum Renderer {
-    /// Frames per chunk when streaming to a file or measuring.
-    static let chunkFrames = 65_536
+    /// Frames per chunk when streaming to a file or measuring (5.5 s at 48 kHz: 1 MB of Float per signal).
+    /// Measured on 10-minute stereo white noise, 2 cores: 16,384 → 102 ms, 65,536 → 81 ms, 262,144 → 69 ms,
+    /// 1,048,576 → 97 ms (fewer hand-offs between the threads, still in the 2 MB cache).
+    static let chunkFrames = 262_144
 
     /// Renders `request` into memory (each independent signal on its own thread) and measures each
     /// channel. For analysis and tests; files are written by ``renderFile(_:to:sampleFormat:)``,
