@@ -174,7 +174,7 @@ public struct NotchReport: Sendable, Codable, Equatable {
 /// start and flushed with zeros at the end; channels with a shorter delay are delayed to the longest.
 public enum NotchedMusic {
     /// Frames per block read, filtered and written.
-    public static let blockFrames = 65_536
+    public static let blockFrames = 131_072
     /// A notch whose band plus the half octaves beside it hold less than this share of the music's power
     /// (in percent: 1 % is −20 dB) gets a warning. Pink noise, equal power per octave over the ten audible
     /// octaves, holds 20 % in the two octaves of a 1-octave notch and its half octaves; music whose energy
