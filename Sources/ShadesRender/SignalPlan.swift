@@ -73,7 +73,7 @@ struct SignalPlan: Sendable {
                 notch = nil
             } else {
                 // Validated above: the source cannot throw.
-                powerScatter = NoiseShapingDesign(colour: colour, sampleRate: rate).powerScatter(durationSeconds: seconds)
+                powerScatter = NoiseShapingDesign.shared(colour: colour, sampleRate: rate).powerScatter(durationSeconds: seconds)
                 base = { s in
                     try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
                                      distribution: distribution, firstSignal: s)

@@ -44,25 +44,34 @@ public final class FIRFilter {
     private let isSymmetricFifteen: Bool
 
     private func processSymmetricFifteen(n: Int, into out: UnsafeMutableRawPointer) {
+        // Sixteen outputs per step (one AVX-512 register), then eight; the same operations per output.
+        let done = symmetricFifteen(SIMD16<Float>.self, from: 0, to: n - n % 16, into: out)
+        _ = symmetricFifteen(SIMD8<Float>.self, from: done, to: n, into: out)
+    }
+
+    @inline(__always)
+    private func symmetricFifteen<V: SIMD>(_: V.Type, from start: Int, to end: Int, into out: UnsafeMutableRawPointer) -> Int
+        where V.Scalar == Float {
         let raw = UnsafeMutableRawPointer(work)
-        let h0 = SIMD8(repeating: taps[0]), h1 = SIMD8(repeating: taps[1]), h2 = SIMD8(repeating: taps[2])
-        let h3 = SIMD8(repeating: taps[3]), h4 = SIMD8(repeating: taps[4]), h5 = SIMD8(repeating: taps[5])
-        let h6 = SIMD8(repeating: taps[6]), h7 = SIMD8(repeating: taps[7])
-        @inline(__always) func at(_ i: Int) -> SIMD8<Float> { raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self) }
-        var j = 0
-        while j < n {
+        let h0 = V(repeating: taps[0]), h1 = V(repeating: taps[1]), h2 = V(repeating: taps[2])
+        let h3 = V(repeating: taps[3]), h4 = V(repeating: taps[4]), h5 = V(repeating: taps[5])
+        let h6 = V(repeating: taps[6]), h7 = V(repeating: taps[7])
+        @inline(__always) func at(_ i: Int) -> V { raw.loadUnaligned(fromByteOffset: i * 4, as: V.self) }
+        var j = start
+        while j < end {
             // Output j uses inputs j … j+14 of the work buffer (newest at j+14).
             var even = h7 * at(j + 7)
             var odd = h0 * (at(j) + at(j + 14))
-            even.addProduct(h1, at(j + 1) + at(j + 13))
-            odd.addProduct(h2, at(j + 2) + at(j + 12))
-            even.addProduct(h3, at(j + 3) + at(j + 11))
-            odd.addProduct(h4, at(j + 4) + at(j + 10))
-            even.addProduct(h5, at(j + 5) + at(j + 9))
-            odd.addProduct(h6, at(j + 6) + at(j + 8))
-            out.storeBytes(of: even + odd, toByteOffset: j * 4, as: SIMD8<Float>.self)
-            j += 8
+            even = even.addingProduct(h1, at(j + 1) + at(j + 13))
+            odd = odd.addingProduct(h2, at(j + 2) + at(j + 12))
+            even = even.addingProduct(h3, at(j + 3) + at(j + 11))
+            odd = odd.addingProduct(h4, at(j + 4) + at(j + 10))
+            even = even.addingProduct(h5, at(j + 5) + at(j + 9))
+            odd = odd.addingProduct(h6, at(j + 6) + at(j + 8))
+            out.storeBytes(of: even + odd, toByteOffset: j * 4, as: V.self)
+            j += V.scalarCount
         }
+        return j
     }
 
     private func processGeneral(n: Int, into out: UnsafeMutableRawPointer) {

@@ -18,7 +18,7 @@ public enum LoopNoise {
                               into output: UnsafeMutableBufferPointer<Float>) {
         let n = output.count
         precondition(n >= 2)
-        let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
+        let design = NoiseShapingDesign.shared(colour: colour, sampleRate: sampleRate)
         let fft = RealFFT(size: n)
         var random = LaneRandom(key: key)
         var energy = 0.0

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The filter that turns unit-variance white noise into noise of PSD ∝ f^−β, and its exact response.
 ///
@@ -57,6 +58,17 @@ public struct NoiseShapingDesign: Sendable {
         let cascade = IIRCascade(sections: sections)
         firTaps = Self.fitCorrection(cascade: cascade, beta: colour.beta, sampleRate: sampleRate)
         normalisingGain = 1 / Self.impulseEnergy(cascade: cascade, fir: firTaps).squareRoot()
+    }
+
+    /// The design for `colour` at `sampleRate`, made once per process and then shared: designing takes
+    /// about 2 ms (the least-squares fit and the impulse response's energy), and a two-pass stereo render
+    /// made it five times.
+    public static func shared(colour: NoiseColour, sampleRate: Double) -> NoiseShapingDesign {
+        let key = DesignKey(beta: colour.beta, sampleRate: sampleRate)
+        if let design = designCache.withLock({ $0[key] }) { return design }
+        let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
+        designCache.withLock { $0[key] = design }
+        return design
     }
 
     /// Magnitude of the whole shaping filter (including the normalising gain) at `frequencyHz`.
@@ -199,3 +211,11 @@ public struct NoiseShapingDesign: Sendable {
         return energy
     }
 }
+
+private struct DesignKey: Hashable {
+    let beta: Double
+    let sampleRate: Double
+}
+
+/// Designs made so far (a few per process: one per colour and rate).
+private let designCache = Mutex<[DesignKey: NoiseShapingDesign]>([:])

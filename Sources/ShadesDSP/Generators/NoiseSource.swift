@@ -40,7 +40,7 @@ public final class NoiseSource: AudioSource {
         self.colour = colour
         self.layout = layout
         self.levelDBFS = levelDBFS
-        let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
+        let design = NoiseShapingDesign.shared(colour: colour, sampleRate: sampleRate)
         let gain = Float(Decibels.amplitude(levelDBFS) * design.normalisingGain)
         let kernels = (0..<layout.signalCount).map { signal in
             ColouredNoiseKernel(design: design, distribution: distribution, gain: gain,
