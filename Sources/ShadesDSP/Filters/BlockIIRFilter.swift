@@ -1,8 +1,9 @@
-/// A linear IIR filter of up to 16 states run eight samples at a time in Float (block modal form).
+/// A linear IIR filter of up to 16 states run eight samples at a time in Float (block modal form), or
+/// sixteen for filters of more than 8 states when the count allows.
 ///
 /// A per-sample recursion waits on its own previous output every sample. Here the cascade is first
-/// rewritten as independent modes (``ModalSystem``); then eight outputs and the next state are computed
-/// from the current state and eight inputs with SIMD multiply-adds. The state update is elementwise
+/// rewritten as independent modes (``ModalSystem``); then a step's outputs and the next state are computed
+/// from the current state and the step's inputs with SIMD multiply-adds. The state update is elementwise
 /// (real modes) or a 2×2 rotation (complex pairs in neighbouring lanes), so the only matrix products are
 /// the input and output maps. The block matrices are obtained by simulating the Double modal system, so
 /// the kernel is the cascade to Float precision.
