@@ -141,7 +141,7 @@ public struct Modulation: Sendable, Equatable, Codable {
     }
 
     /// RMS of the modulated sound relative to the unmodulated one (1 when the RMS is kept).
-    public var levelRatio: Double {
+    var levelRatio: Double {
         keep == .rms ? 1 : (1 + depth * depth / 2).squareRoot() / (1 + depth)
     }
 

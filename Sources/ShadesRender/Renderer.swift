@@ -24,6 +24,9 @@ public struct RenderedSound: @unchecked Sendable {
 public struct FileRenderReport: Sendable {
     /// Linear gain applied to each signal so its RMS is the asked level.
     public let gains: [Float]
+    /// RMS of each sounding channel's sustained sound, dBFS: the asked level, lowered by a modulation that
+    /// keeps the peak instead of the RMS.
+    public let rmsDBFS: Double
     /// Largest |sample| after the gain (linear, full scale 1.0).
     public let peak: Double
     public let renderedFrequencyHz: Double?
@@ -104,13 +107,13 @@ public enum Renderer {
                                    renderedModulationHz: plan.renderedModulationHz, format: sampleFormat)
         do throws(AudioFileError) {
             try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
-                /// Writes the whole file at `gains`; returns what the signals measured before the gains.
-                func write(_ gains: [Float]) throws(AudioFileError) -> [SignalMeasurement] {
+                /// Writes the whole file at `gains`; if `measuring`, returns what the signals measured before them.
+                func write(_ gains: [Float], measuring: Bool = false) throws(AudioFileError) -> [SignalMeasurement]? {
                     let output = try AudioFileOutput(path: temporary, sampleRate: Int(request.sampleRate),
                                                      channelCount: plan.layout.outputChannelCount, format: format,
                                                      frameCount: plan.frames, comment: comment)
                     let writer = StreamingWriter(plan: plan, gains: gains, sampleFormat: sampleFormat, seed: request.seed,
-                                                 chunkFrames: chunkFrames)
+                                                 chunkFrames: chunkFrames, measuring: measuring)
                     try writer.run(into: output)
                     try output.close()
                     return writer.measurements
@@ -121,7 +124,7 @@ public enum Renderer {
                 }
                 // The expected gain: the stream's level is the asked one, times the modulation's ratio.
                 let expected = [Float](repeating: Float(plan.levelRatio), count: plan.signalCount)
-                let measured = try write(expected)
+                let measured = try write(expected, measuring: true)!
                 let exact: (gains: [Float], peak: Double) = gains(for: measured, plan: plan, request: request)
                 try refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
                 let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
@@ -134,8 +137,8 @@ public enum Renderer {
                 }
             }
         } catch { throw RenderError(error) }
-        return FileRenderReport(gains: written.gains, peak: written.peak, renderedFrequencyHz: plan.renderedFrequencyHz,
-                                notes: plan.notes)
+        return FileRenderReport(gains: written.gains, rmsDBFS: request.levelDBFS + Decibels.fromAmplitude(plan.levelRatio),
+                                peak: written.peak, renderedFrequencyHz: plan.renderedFrequencyHz, notes: plan.notes)
     }
 
     /// Throws if samples reaching `peak` (linear, after the gain) would clip, naming the highest level that fits.

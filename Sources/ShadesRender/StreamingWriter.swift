@@ -3,8 +3,8 @@ import Synchronization
 import ShadesDSP
 import ShadesIO
 
-/// Writing a file render: one worker thread per signal renders a chunk, measures it (Σx² and peak before
-/// the gain, in the chunks pass 1 uses), applies the signal's gain and quantises it into a slot of a
+/// Writing a file render: one worker thread per signal renders a chunk, measures it if asked (Σx² and peak
+/// before the gain, in the chunks pass 1 uses), applies the signal's gain and quantises it into a slot of a
 /// ring; the calling thread interleaves each finished chunk and hands it to libsndfile while the workers
 /// make the next. Memory stays a few chunks, however long the file, and the bytes do not depend on thread
 /// timing (each signal has its own dither stream).
@@ -20,11 +20,12 @@ final class StreamingWriter: @unchecked Sendable {
     private let filled: [[DispatchSemaphore]]             // [slot][signal]
     private let free: [[DispatchSemaphore]]
     private let cancelled = Atomic<Bool>(false)
-    private let measured: ResultSlots<SignalMeasurement>
+    /// Nil unless the writer measures (a one-pass render checks its level).
+    private let measured: ResultSlots<SignalMeasurement>?
 
     private static let slots = 3
 
-    init(plan: SignalPlan, gains: [Float], sampleFormat: SampleFormat, seed: UInt64, chunkFrames: Int) {
+    init(plan: SignalPlan, gains: [Float], sampleFormat: SampleFormat, seed: UInt64, chunkFrames: Int, measuring: Bool) {
         self.plan = plan
         self.gains = gains
         self.sampleFormat = sampleFormat
@@ -36,12 +37,12 @@ final class StreamingWriter: @unchecked Sendable {
         planesFloat = .allocate(capacity: sampleFormat == .s16 ? 1 : planeCount)
         filled = (0..<Self.slots).map { _ in (0..<plan.signalCount).map { _ in DispatchSemaphore(value: 0) } }
         free = (0..<Self.slots).map { _ in (0..<plan.signalCount).map { _ in DispatchSemaphore(value: 1) } }
-        measured = ResultSlots(count: plan.signalCount)
+        measured = measuring ? ResultSlots(count: plan.signalCount) : nil
     }
 
-    /// What each signal measured before its gain (valid after ``run(into:)``): the same sums as
+    /// What each signal measured before its gain (after ``run(into:)``, if measuring): the same sums as
     /// `Renderer.measure` on the same source.
-    var measurements: [SignalMeasurement] { measured.values }
+    var measurements: [SignalMeasurement]? { measured?.values }
 
     deinit {
         planes16.deallocate()
@@ -98,7 +99,8 @@ final class StreamingWriter: @unchecked Sendable {
         let scratch = AudioBuffer(channelCount: 1, frameCapacity: chunkFrames, zeroed: false)
         let gain = gains[s]
         var total = SignalMeasurement(sumOfSquares: 0, peak: 0)
-        defer { measured[s] = total }
+        defer { measured?[s] = total }
+        let measuring = measured != nil
         for k in 0..<chunkCount {
             let slot = k % Self.slots
             free[slot][s].wait()
@@ -107,9 +109,11 @@ final class StreamingWriter: @unchecked Sendable {
             scratch.withBlock(frames: 0..<n) { block in
                 source.render(into: block)
                 let samples = UnsafeBufferPointer(block.channel(0))
-                let m = SignalLevel.measure(samples)
-                total.sumOfSquares += m.sumOfSquares
-                total.peak = max(total.peak, m.peak)
+                if measuring {
+                    let m = SignalLevel.measure(samples)
+                    total.sumOfSquares += m.sumOfSquares
+                    total.peak = max(total.peak, m.peak)
+                }
                 if sampleFormat == .s16 {
                     quantizer.quantize16(samples, gain: gain,
                                          into: UnsafeMutableBufferPointer(start: planes16 + planeOffset(slot: slot, signal: s), count: n))

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import ShadesDSP
 import ShadesIO
@@ -136,9 +131,7 @@ struct RenderCommand: ParsableCommand {
         }
         for note in report.notes { print(note) }
         let seconds = Double(request.frameCount) / request.sampleRate
-        // The asked level, lowered by a modulation that keeps the peak instead of the RMS.
-        let writtenRMS = request.levelDBFS + 20 * log10(request.modulation?.levelRatio ?? 1)
-        print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.layout.rawValue), \(format.rawValue), RMS \(String(format: writtenRMS)) dBFS, peak \(String(format: report.peakDBFS)) dBFS")
+        print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.layout.rawValue), \(format.rawValue), RMS \(String(format: report.rmsDBFS)) dBFS, peak \(String(format: report.peakDBFS)) dBFS")
     }
 
     func makeRequest() throws -> RenderRequest {
