@@ -121,7 +121,7 @@ struct CatalogueCommand: ParsableCommand {
             let problems: [String]
             do { problems = try CatalogueBuilder.check(folder: folder) } catch { throw CommandFailure.runtime(error.description) }
             guard problems.isEmpty else {
-                for problem in problems.dropLast() { printToStandardError("shades: error: \(problem)\n") }
+                for problem in problems.dropLast() { printError(problem) }
                 throw CommandFailure.runtime(problems.last!)
             }
             print("catalogue \(folder): every sound present, hashes, loudness, true peak and seams as built")

@@ -103,7 +103,7 @@ struct NotchCommand: ParsableCommand {
         if !failures.isEmpty {
             // One line per failed file; the last one ends the command.
             for (input, error) in failures.dropLast() {
-                printToStandardError("shades: error: \(input): \(error.description)\n")
+                printError("\(input): \(error.description)")
             }
             let (input, error) = failures.last!
             let usage = failures.allSatisfy { if case .usage = $0.1 { return true } else { return false } }

@@ -36,8 +36,7 @@ struct Shades: ParsableCommand {
     }
 
     static func fail(_ message: String, code: Int32) -> Never {
-        var line = "shades: error: \(message)\n"
-        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        printError(message)
         Glibc.exit(code)
     }
 }

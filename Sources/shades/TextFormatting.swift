@@ -40,9 +40,9 @@ extension String {
     }
 }
 
-/// Writes `text` to standard error (file descriptor 2, unbuffered).
-func printToStandardError(_ text: String) {
-    let bytes = Array(text.utf8)
+/// Writes "shades: error: `message`" as one line to standard error (file descriptor 2, unbuffered).
+func printError(_ message: String) {
+    let bytes = Array("shades: error: \(message)\n".utf8)
     var written = 0
     while written < bytes.count {
         let n = bytes.withUnsafeBytes { write(2, $0.baseAddress! + written, $0.count - written) }
