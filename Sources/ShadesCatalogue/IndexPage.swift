@@ -1,3 +1,4 @@
+import ShadesAnalysis
 /// `index.html` of a catalogue: every category with its sounds, each with a player, its loudness,
 /// length and spectrum. One self-contained file (inline CSS, inline SVG, no scripts), English titles
 /// with German underneath.
@@ -37,15 +38,15 @@ public enum IndexPage {
             <body>
             <header>
             <h1>Shades sound catalogue</h1>
-            <p>\(counted(manifest.sounds.count, "sound")) in \(counted(manifest.categories.count, "category", "categories")) · built by Shades \(escaped(manifest.libraryVersion)) · loudness per EBU R 128 (libebur128), true peak ≤ −1 dBTP</p>
+            <p>\(counted(manifest.sounds.count, "sound")) in \(counted(manifest.categories.count, "category", "categories")) · built by Shades \(xmlEscaped(manifest.libraryVersion)) · loudness per EBU R 128 (libebur128), true peak ≤ −1 dBTP</p>
             </header>
             <main>
 
             """
         for category in manifest.categories {
-            page += "<section id=\"\(escaped(category.id))\">\n"
-            page += "<h2>\(escaped(title(category.titles, "en") ?? category.id))</h2>\n"
-            if let de = title(category.titles, "de") { page += "<p class=\"de\" lang=\"de\">\(escaped(de))</p>\n" }
+            page += "<section id=\"\(xmlEscaped(category.id))\">\n"
+            page += "<h2>\(xmlEscaped(title(category.titles, "en") ?? category.id))</h2>\n"
+            if let de = title(category.titles, "de") { page += "<p class=\"de\" lang=\"de\">\(xmlEscaped(de))</p>\n" }
             page += "<div class=\"sounds\">\n"
             for id in category.soundIDs {
                 guard let sound = sounds[id] else { continue }
@@ -56,17 +57,17 @@ public enum IndexPage {
         page += "</main>\n<footer>"
         if !manifest.parameters.isEmpty {
             page += "Build parameters: " + manifest.parameters.sorted { $0.key < $1.key }
-                .map { "\(escaped($0.key)) = \(escaped($0.value))" }.joined(separator: " · ")
+                .map { "\(xmlEscaped($0.key)) = \(xmlEscaped($0.value))" }.joined(separator: " · ")
         }
         page += "</footer>\n</body>\n</html>\n"
         return page
     }
 
     private static func card(_ sound: Manifest.Sound, spectrum: String) -> String {
-        var html = "<article class=\"sound\" id=\"sound-\(escaped(sound.id))\">\n"
-        html += "<h3>\(escaped(title(sound.titles, "en") ?? sound.id))</h3>\n"
-        if let de = title(sound.titles, "de") { html += "<p class=\"de\" lang=\"de\">\(escaped(de))</p>\n" }
-        html += "<audio controls loop preload=\"metadata\" src=\"\(escaped(percentEncoded(sound.file)))\"></audio>\n"
+        var html = "<article class=\"sound\" id=\"sound-\(xmlEscaped(sound.id))\">\n"
+        html += "<h3>\(xmlEscaped(title(sound.titles, "en") ?? sound.id))</h3>\n"
+        if let de = title(sound.titles, "de") { html += "<p class=\"de\" lang=\"de\">\(xmlEscaped(de))</p>\n" }
+        html += "<audio controls loop preload=\"metadata\" src=\"\(xmlEscaped(percentEncoded(sound.file)))\"></audio>\n"
         html += "<p class=\"facts\">"
         html += "<span title=\"integrated loudness\">\(minus(fixed(sound.integratedLoudnessLUFS, 1))) LUFS</span>"
         html += "<span title=\"true peak\">\(minus(fixed(sound.truePeakDBTP, 1))) dBTP</span>"
@@ -75,7 +76,7 @@ public enum IndexPage {
         if sound.loop { html += "<span>loop</span>" }
         if let f = sound.frequencyHz { html += "<span>for \(fixed(f, 0)) Hz</span>" }
         html += "</p>\n"
-        html += "<p class=\"file\">\(escaped(sound.file)) · \(sound.container.rawValue.uppercased()) \(sound.sampleFormat.rawValue)</p>\n"
+        html += "<p class=\"file\">\(xmlEscaped(sound.file)) · \(sound.container.rawValue.uppercased()) \(sound.sampleFormat.rawValue)</p>\n"
         if !spectrum.isEmpty { html += "<div class=\"spectrum\">\n\(spectrum)</div>\n" }
         html += "</article>\n"
         return html
@@ -100,22 +101,6 @@ public enum IndexPage {
         let ss = s < 10 ? "0\(s)" : "\(s)"
         if h > 0 { return "\(h):\(m < 10 ? "0\(m)" : "\(m)"):\(ss)" }
         return "\(m):\(ss)"
-    }
-
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
     }
 
     /// A relative URL for a file name (ids are letters, digits, - and _, so this only guards odd names).

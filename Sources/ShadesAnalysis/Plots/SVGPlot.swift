@@ -363,8 +363,9 @@ private func textWidth(_ text: String) -> Double { Double(text.count) * 7.2 }
 /// The middle of a span: geometric on a log axis.
 private func middle(_ a: Double, _ b: Double, logarithmic: Bool) -> Double { logarithmic ? (a * b).squareRoot() : (a + b) / 2 }
 
-/// Text safe inside XML elements and attributes; characters XML 1.0 forbids are dropped.
-private func xmlEscaped(_ text: String) -> String {
+/// Text safe inside XML and HTML elements and attributes (&, <, >, both quotes); characters XML 1.0
+/// forbids are dropped. The SVG plots and the catalogue's index page use it.
+public func xmlEscaped(_ text: String) -> String {
     var escaped = ""
     for scalar in text.unicodeScalars {
         switch scalar {
