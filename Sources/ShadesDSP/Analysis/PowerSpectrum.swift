@@ -33,12 +33,7 @@ public struct PowerSpectrum: Sendable {
         fft.withSignal { s in _ = s.update(fromContentsOf: samples) }
         fft.forward()
         var power = [Double](repeating: 0, count: fft.binCount)
-        fft.withSpectrum { bins in
-            for k in 0..<fft.binCount {
-                let re = Double(bins[2 * k]), im = Double(bins[2 * k + 1])
-                power[k] = re * re + im * im
-            }
-        }
+        fft.addBinPowers(to: &power)
         return PowerSpectrum(sum: power, segments: 1, normalisation: Double(samples.count), size: samples.count, sampleRate: sampleRate)
     }
 

@@ -89,15 +89,7 @@ public struct SpectrumAccumulator: Sendable {
             }
         }
         fft.forward()
-        let bins = fft.binCount
-        powerSum.withUnsafeMutableBufferPointer { sum in
-            fft.withSpectrum { spectrum in
-                for k in 0..<bins {
-                    let re = Double(spectrum[2 * k]), im = Double(spectrum[2 * k + 1])
-                    sum[k] += re * re + im * im
-                }
-            }
-        }
+        fft.addBinPowers(to: &powerSum)
         segmentCount += 1
     }
 
@@ -123,12 +115,7 @@ public struct SpectrumAccumulator: Sendable {
         }
         shortFFT.forward()
         var sum = [Double](repeating: 0, count: shortFFT.binCount)
-        shortFFT.withSpectrum { spectrum in
-            for k in 0..<sum.count {
-                let re = Double(spectrum[2 * k]), im = Double(spectrum[2 * k + 1])
-                sum[k] = re * re + im * im
-            }
-        }
+        shortFFT.addBinPowers(to: &sum)
         return WelchWindow.density(sum: sum, segments: 1, windowPower: WelchWindow.power(shortWindow),
                                    size: size, sampleRate: sampleRate)
     }

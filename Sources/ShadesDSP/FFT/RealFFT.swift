@@ -61,6 +61,18 @@ public final class RealFFT: @unchecked Sendable {
     /// Signal → spectrum.
     public func forward() { fftwf_execute(forwardPlan) }
 
+    /// Adds each bin's power |X[k]|² (in Double) to `sums[k]`, k = 0 … size/2: periodograms and their
+    /// Welch sums.
+    public func addBinPowers(to sums: inout [Double]) {
+        precondition(sums.count == binCount, "one sum per bin")
+        withSpectrum { bins in
+            for k in 0..<binCount {
+                let re = Double(bins[2 * k]), im = Double(bins[2 * k + 1])
+                sums[k] += re * re + im * im
+            }
+        }
+    }
+
     /// Spectrum → signal (unnormalised); the spectrum is destroyed.
     public func inverse() { fftwf_execute(inversePlan) }
 }
