@@ -54,25 +54,24 @@ public enum PresetParser {
             func fail(_ path: String, _ message: String) {
                 errors.append(PresetError(file: file, at: document.location(of: path), message))
             }
-            func place(_ path: String) -> String {
-                file + (document.location(of: path).map { ":\($0.line)" } ?? "")
+            /// Checks an id and its titles at `path`, and records where the id was first used (across files).
+            func register(_ id: String, titles: [String: String], kind: String, path: String, in firstUse: inout [String: String]) {
+                checkID(id, kind: kind, path: path + ".id", fail: fail)
+                if let first = firstUse[id] {
+                    fail(path + ".id", "duplicate \(kind) id '\(id)' (first used at \(first))")
+                } else {
+                    firstUse[id] = file + (document.location(of: path + ".id").map { ":\($0.line)" } ?? "")
+                }
+                checkTitles(titles, owner: "\(kind) '\(id)'", path: path + ".titles", fail: fail)
             }
             validateSettings(document.defaults, path: "defaults", what: "defaults", fail: fail)
             for (c, category) in document.categories.enumerated() {
                 let categoryPath = "categories[\(c)]"
-                checkID(category.id, kind: "category", path: categoryPath + ".id", fail: fail)
-                if let first = categoryIDs[category.id] {
-                    fail(categoryPath + ".id", "duplicate category id '\(category.id)' (first used at \(first))")
-                } else { categoryIDs[category.id] = place(categoryPath + ".id") }
-                checkTitles(category.titles, owner: "category '\(category.id)'", path: categoryPath + ".titles", fail: fail)
+                register(category.id, titles: category.titles, kind: "category", path: categoryPath, in: &categoryIDs)
                 if category.sounds.isEmpty { fail(categoryPath + ".sounds", "category '\(category.id)' has no sounds") }
                 for (s, sound) in category.sounds.enumerated() {
                     let path = "\(categoryPath).sounds[\(s)]"
-                    checkID(sound.id, kind: "sound", path: path + ".id", fail: fail)
-                    if let first = soundIDs[sound.id] {
-                        fail(path + ".id", "duplicate sound id '\(sound.id)' (first used at \(first))")
-                    } else { soundIDs[sound.id] = place(path + ".id") }
-                    checkTitles(sound.titles, owner: "sound '\(sound.id)'", path: path + ".titles", fail: fail)
+                    register(sound.id, titles: sound.titles, kind: "sound", path: path, in: &soundIDs)
                     validateSound(sound, defaults: document.defaults, path: path, fail: fail)
                 }
             }
