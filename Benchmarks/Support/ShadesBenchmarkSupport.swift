@@ -40,23 +40,13 @@ public enum ShadesBench {
     /// Sets `Benchmark.defaultConfiguration` for a suite: few iterations in quick mode, enough for
     /// stable percentiles otherwise.
     public static func configureSuite() {
-        if quick {
-            Benchmark.defaultConfiguration = .init(
-                metrics: metrics,
-                timeUnits: .automatic,
-                warmupIterations: 1,
-                scalingFactor: .one,
-                maxDuration: .milliseconds(200),
-                maxIterations: 5)
-        } else {
-            Benchmark.defaultConfiguration = .init(
-                metrics: metrics,
-                timeUnits: .automatic,
-                warmupIterations: 3,
-                scalingFactor: .one,
-                maxDuration: .seconds(3),
-                maxIterations: 1_000)
-        }
+        Benchmark.defaultConfiguration = .init(
+            metrics: metrics,
+            timeUnits: .automatic,
+            warmupIterations: quick ? 1 : 3,
+            scalingFactor: .one,
+            maxDuration: quick ? .milliseconds(200) : .seconds(3),
+            maxIterations: quick ? 5 : 1_000)
     }
 
     /// Records the custom metrics for one measured iteration.
