@@ -9,7 +9,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAS_CPU = $(shell for f in $(1); do grep -qw $$f /proc/cpuinfo 2>/dev/null || exit 1; done && echo yes)
 CPU_FLAGS := $(if $(call HAS_CPU,avx512f avx512bw avx512dq avx512vl),-Xswiftc -target-cpu -Xswiftc skylake-avx512,$(if $(call HAS_CPU,avx2 fma),-Xswiftc -target-cpu -Xswiftc haswell))
 SWIFT_FLAGS := -c release $(CPU_FLAGS)
-SHADES := .build/release/shades
+# The command-line tool links the Swift runtime statically: it starts in 4.4 ms instead of 6.5 ms
+# (`perf stat -r 30 shades --version`) and runs on machines without a Swift toolchain. It has its own
+# build folder: the tests cannot link that way (no static Testing library), and the two sets of flags
+# would rebuild each other's modules.
+STATIC_BUILD := .build-static
+SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
 .PHONY: deps build catalogue test bench bench-quick compare-peers cpu-flags clean
@@ -23,7 +28,7 @@ deps:
 	fi
 
 build: deps
-	swift build $(SWIFT_FLAGS) --product shades
+	swift build $(SWIFT_FLAGS) --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product shades
 
 # Renders Presets/*.json into ./catalogue: loudness-matched, seamless assets, manifest.json and index.html
 # (built in a temporary folder and moved into place; unchanged assets are reused).
@@ -49,4 +54,4 @@ cpu-flags:
 	@echo $(CPU_FLAGS)
 
 clean:
-	rm -rf .build $(CATALOGUE) Benchmarks/.build
+	rm -rf .build $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build

@@ -5,7 +5,8 @@
 #
 # Usage: bash Benchmarks/compare-peers.sh        (from any directory)
 # Environment:
-#   SHADES_BIN   the shades executable to time (default: <repo>/.build/release/shades, built if missing)
+#   SHADES_BIN   the shades executable to time (default: <repo>/.build-static/release/shades, built
+#                with `make build` if missing)
 #   RUNS         timed runs per command (default 5); WARMUP warm-up runs (default 1)
 #   JOBS         jobs to run, space-separated subset of "pink white brown tone am-pink nbn pulsed notch"
 #                (default: all)
@@ -56,12 +57,10 @@ have_hyperfine=0
 command -v hyperfine >/dev/null 2>&1 && have_hyperfine=1
 
 # --- Shades ----------------------------------------------------------------------------------------
-cpu_flags=($(make -s -C "$repo_root" cpu-flags)) # the Makefile's choice for this CPU
-shades=${SHADES_BIN:-$repo_root/.build/release/shades}
+shades=${SHADES_BIN:-$repo_root/.build-static/release/shades} # what `make build` makes
 if [ ! -x "$shades" ]; then
-    echo "building shades: (cd $repo_root && swift build -c release ${cpu_flags[*]} --product shades)"
-    (cd "$repo_root" && swift build -c release "${cpu_flags[@]}" --product shades)
-    shades=$repo_root/.build/release/shades
+    echo "building shades: make -C $repo_root build"
+    make -s -C "$repo_root" build
 fi
 
 # --- Work directory --------------------------------------------------------------------------------
