@@ -99,8 +99,10 @@ import Darwin
 
 /// Memory for sample buffers, 64-byte aligned for SIMD loads.
 ///
-/// (Transparent huge pages were tried for long buffers: on these VMs one allocation stalled for half a
-/// second in compaction. Long renders stream through small buffers instead; see `FileRenderer`.)
+/// (Transparent huge pages were tried for long buffers: on these VMs a 230 MB allocation stalled for
+/// 0.56 s in compaction, and with 4 KB pages the same buffer costs about 100 ms of CPU in page faults, as
+/// much as rendering 10 minutes of pink noise again. So long renders stream through small buffers; see
+/// `Renderer.renderFile`.)
 enum LargeAllocation {
     static func allocateFloats(_ count: Int) -> UnsafeMutablePointer<Float> {
         var raw: UnsafeMutableRawPointer?
