@@ -71,17 +71,17 @@ struct FileMeasurement: Sendable {
         var problems: [String] = []
         if let lufs = integratedLUFS {
             if abs(lufs - targetLUFS) > CatalogueLimits.loudnessToleranceLU {
-                problems.append("integrated loudness \(fixed(lufs, 2)) LUFS is not within ±\(fixed(CatalogueLimits.loudnessToleranceLU, 1)) LU of \(fixed(targetLUFS, 1)) LUFS")
+                problems.append("integrated loudness \(String(format: lufs, digits: 2)) LUFS is not within ±\(String(format: CatalogueLimits.loudnessToleranceLU, digits: 1)) LU of \(String(format: targetLUFS, digits: 1)) LUFS")
             }
         } else {
             problems.append("is silent (no integrated loudness)")
         }
         if let tp = truePeakDBTP, tp > CatalogueLimits.maximumTruePeakDBTP {
-            problems.append("true peak \(fixed(tp, 2)) dBTP is above \(fixed(CatalogueLimits.maximumTruePeakDBTP, 1)) dBTP")
+            problems.append("true peak \(String(format: tp, digits: 2)) dBTP is above \(String(format: CatalogueLimits.maximumTruePeakDBTP, digits: 1)) dBTP")
         }
         if loop {
             for (c, seam) in seams.enumerated() where !seam.isSeamless {
-                problems.append("loop seam of channel \(c + 1) is audible (step at percentile \(fixed(seam.firstDifferencePercentile, 2)), curvature at \(fixed(seam.secondDifferencePercentile, 2)))")
+                problems.append("loop seam of channel \(c + 1) is audible (step at percentile \(String(format: seam.firstDifferencePercentile, digits: 2)), curvature at \(String(format: seam.secondDifferencePercentile, digits: 2)))")
             }
         }
         return problems
@@ -129,7 +129,7 @@ enum AssetRenderer {
         let samplePeakAfter = (before.samplePeakDBFS ?? -.infinity) + gainDB
         if peakAfter > limit || samplePeakAfter > Decibels.fromAmplitude(asset.sampleFormat.clipLimit) {
             let highest = asset.loudnessLUFS - (peakAfter - limit)
-            throw .asset(id: id, message: "loudness \(fixed(asset.loudnessLUFS, 1)) LUFS would put the true peak at \(signed(peakAfter)) dBTP (limit \(fixed(CatalogueLimits.maximumTruePeakDBTP, 1)) dBTP); the highest loudness that fits is \(fixed((highest * 10).rounded(.down) / 10, 1)) LUFS")
+            throw .asset(id: id, message: "loudness \(String(format: asset.loudnessLUFS, digits: 1)) LUFS would put the true peak at \(formatSigned(peakAfter, digits: 2)) dBTP (limit \(String(format: CatalogueLimits.maximumTruePeakDBTP, digits: 1)) dBTP); the highest loudness that fits is \(formatFloor(highest)) LUFS")
         }
         var recipe = asset.request
         recipe.levelDBFS = asset.request.levelDBFS + gainDB
@@ -227,21 +227,3 @@ enum AssetRenderer {
         return BuiltSound(sound: sound, spectrumSVG: measured.spectrumSVG() ?? "", reused: false)
     }
 }
-
-/// `value` with `digits` decimals.
-func fixed(_ value: Double, _ digits: Int) -> String {
-    guard value.isFinite else { return value > 0 ? "inf" : (value < 0 ? "-inf" : "nan") }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (abs(value) * scale).rounded()
-    let whole = Int(rounded / scale)
-    var text = String(whole)
-    if digits > 0 {
-        let fraction = String(Int(rounded) % Int(scale))
-        text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
-    }
-    return (value < 0 && rounded != 0 ? "-" : "") + text
-}
-
-/// `value` with a sign and two decimals, e.g. "+2.31".
-func signed(_ value: Double) -> String { (value >= 0 ? "+" : "") + fixed(value, 2) }

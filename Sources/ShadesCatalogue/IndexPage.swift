@@ -69,12 +69,12 @@ public enum IndexPage {
         if let de = title(sound.titles, "de") { html += "<p class=\"de\" lang=\"de\">\(xmlEscaped(de))</p>\n" }
         html += "<audio controls loop preload=\"metadata\" src=\"\(xmlEscaped(percentEncoded(sound.file)))\"></audio>\n"
         html += "<p class=\"facts\">"
-        html += "<span title=\"integrated loudness\">\(minus(fixed(sound.integratedLoudnessLUFS, 1))) LUFS</span>"
-        html += "<span title=\"true peak\">\(minus(fixed(sound.truePeakDBTP, 1))) dBTP</span>"
+        html += "<span title=\"integrated loudness\">\(minus(String(format: sound.integratedLoudnessLUFS, digits: 1))) LUFS</span>"
+        html += "<span title=\"true peak\">\(minus(String(format: sound.truePeakDBTP, digits: 1))) dBTP</span>"
         html += "<span>\(duration(sound.durationSeconds))</span>"
         html += "<span>\(kilohertz(sound.sampleRate)) kHz \(sound.channels == 1 ? "mono" : sound.channels == 2 ? "stereo" : "\(sound.channels) ch")</span>"
         if sound.loop { html += "<span>loop</span>" }
-        if let f = sound.frequencyHz { html += "<span>for \(fixed(f, 0)) Hz</span>" }
+        if let f = sound.frequencyHz { html += "<span>for \(String(format: f, digits: 0)) Hz</span>" }
         html += "</p>\n"
         html += "<p class=\"file\">\(xmlEscaped(sound.file)) · \(sound.container.rawValue.uppercased()) \(sound.sampleFormat.rawValue)</p>\n"
         if !spectrum.isEmpty { html += "<div class=\"spectrum\">\n\(spectrum)</div>\n" }
@@ -86,7 +86,7 @@ public enum IndexPage {
     static func minus(_ text: String) -> String { text.hasPrefix("-") ? "\u{2212}" + text.dropFirst() : text }
 
     /// "48", "44.1".
-    static func kilohertz(_ hz: Int) -> String { hz % 1000 == 0 ? "\(hz / 1000)" : fixed(Double(hz) / 1000, hz % 100 == 0 ? 1 : 3) }
+    static func kilohertz(_ hz: Int) -> String { hz % 1000 == 0 ? "\(hz / 1000)" : String(format: Double(hz) / 1000, digits: hz % 100 == 0 ? 1 : 3) }
 
     /// The title in `language`, nil when missing or empty.
     static func title(_ titles: [String: String], _ language: String) -> String? {
@@ -95,7 +95,7 @@ public enum IndexPage {
 
     /// "0:42", "1:00", "1:02:03"; under 10 s with a decimal, e.g. "5.0 s".
     static func duration(_ seconds: Double) -> String {
-        if seconds < 10 { return fixed(seconds, 1) + " s" }
+        if seconds < 10 { return String(format: seconds, digits: 1) + " s" }
         let total = Int(seconds.rounded())
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         let ss = s < 10 ? "0\(s)" : "\(s)"

@@ -140,10 +140,6 @@ public enum PresetAssets {
     }
 
     static func formatHertz(_ f: Double) -> String {
-        f >= 1000 ? "\(((f / 10).rounded() / 100).formatted()) kHz" : "\(f.formatted()) Hz"
+        f >= 1000 ? "\(formatNumber((f / 10).rounded() / 100)) kHz" : "\(formatNumber(f)) Hz"
     }
-}
-
-private extension Double {
-    func formatted() -> String { self == rounded() ? String(Int(self)) : String(self) }
 }

@@ -253,27 +253,3 @@ public enum RenderError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
-
-func formatSigned(_ value: Double, digits: Int = 4) -> String {
-    let text = String(format: value, digits: digits)
-    return value >= 0 ? "+" + text : text
-}
-
-/// The value rounded down to 0.1 (a level that surely fits).
-func formatFloor(_ value: Double) -> String { String(format: (value * 10).rounded(.down) / 10, digits: 1) }
-
-extension String {
-    /// `value` with `digits` decimals.
-    init(format value: Double, digits: Int) {
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let rounded = (abs(value) * scale).rounded() / scale
-        var text = String(rounded)
-        if let dot = text.firstIndex(of: ".") {
-            let decimals = text.distance(from: dot, to: text.endIndex) - 1
-            if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
-            if digits == 0 { text = String(text[..<dot]) }
-        }
-        self = (value < 0 && rounded != 0 ? "-" : "") + text
-    }
-}

@@ -27,8 +27,3 @@ public enum SoundDescription: Sendable, Equatable, Codable {
         }
     }
 }
-
-/// A number without a trailing ".0".
-func formatNumber(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-}

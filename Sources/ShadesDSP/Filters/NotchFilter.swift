@@ -96,27 +96,27 @@ public struct NotchSpec: Sendable, Equatable, Codable {
         }
         guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= maximum else {
             throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
-                                 allowed: "above 0 and at most \(number(maximum)) octaves")
+                                 allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
         }
         guard edgeBoostDB.isFinite, Self.edgeBoostRangeDB.contains(edgeBoostDB) else {
             throw ParameterError(parameter: "edge-boost", value: "\(edgeBoostDB) dB",
-                                 allowed: "\(number(Self.edgeBoostRangeDB.lowerBound)) … \(number(Self.edgeBoostRangeDB.upperBound)) dB")
+                                 allowed: "\(formatNumber(Self.edgeBoostRangeDB.lowerBound, roundedTo: 1)) … \(formatNumber(Self.edgeBoostRangeDB.upperBound, roundedTo: 1)) dB")
         }
         guard edgeWidthOctaves.isFinite, edgeWidthOctaves > 0, edgeWidthOctaves <= maximum else {
             throw ParameterError(parameter: "edge-width", value: "\(edgeWidthOctaves) octaves",
-                                 allowed: "above 0 and at most \(number(maximum)) octaves")
+                                 allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
         }
         let allowed = allowedCentresHz(sampleRate: sampleRate)
         guard !allowed.contains(centreHz) else { return }
         let affected = affectedRangeHz
         let what = isBoosted ? "the notch, its boosted bands and 1/12 octave beside them" : "the notch and 1/12 octave beside it"
         let range = allowed.isEmpty
-            ? "no centre fits this width at \(number(sampleRate)) Hz"
-            : "a centre from \(number(allowed.lowerBound)) to below \(number(allowed.upperBound)) Hz for this width at \(number(sampleRate)) Hz"
+            ? "no centre fits this width at \(formatNumber(sampleRate, roundedTo: 1)) Hz"
+            : "a centre from \(formatNumber(allowed.lowerBound, roundedTo: 1)) to below \(formatNumber(allowed.upperBound, roundedTo: 1)) Hz for this width at \(formatNumber(sampleRate, roundedTo: 1)) Hz"
         throw ParameterError(
             parameter: "notch",
-            value: "\(number(centreHz)) Hz (affecting \(number(affected.lowerBound)) … \(number(affected.upperBound)) Hz)",
-            allowed: "\(range): \(what) must lie within \(number(NotchDesign.lowestAffectedHz)) Hz … Nyquist (\(number(sampleRate / 2)) Hz)")
+            value: "\(formatNumber(centreHz, roundedTo: 1)) Hz (affecting \(formatNumber(affected.lowerBound, roundedTo: 1)) … \(formatNumber(affected.upperBound, roundedTo: 1)) Hz)",
+            allowed: "\(range): \(what) must lie within \(formatNumber(NotchDesign.lowestAffectedHz, roundedTo: 1)) Hz … Nyquist (\(formatNumber(sampleRate / 2, roundedTo: 1)) Hz)")
     }
 }
 
@@ -426,8 +426,3 @@ public final class NotchFilter {
     }
 }
 
-/// A value rounded to 0.1 for messages, without a trailing ".0".
-private func number(_ value: Double) -> String {
-    let rounded = (value * 10).rounded() / 10
-    return rounded == rounded.rounded() && abs(rounded) < 1e15 ? "\(Int(rounded))" : "\(rounded)"
-}

@@ -86,29 +86,24 @@ public final class NarrowBandNoiseSource: AudioSource {
         let nyquist = sampleRate / 2
         guard centreHz.isFinite, centreHz > 0 else {
             throw ParameterError(parameter: "frequency", value: "\(centreHz) Hz",
-                                 allowed: "a finite centre above 0 Hz, band edges below Nyquist (\(hertz(nyquist)) Hz)")
+                                 allowed: "a finite centre above 0 Hz, band edges below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz)")
         }
         guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= maximumWidthOctaves else {
             throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
-                                 allowed: "above 0 and at most \(hertz(maximumWidthOctaves)) octaves")
+                                 allowed: "above 0 and at most \(formatNumber(maximumWidthOctaves, roundedTo: 1)) octaves")
         }
         let lower = centreHz * pow(2, -widthOctaves / 2), upper = centreHz * pow(2, widthOctaves / 2)
         guard upper < nyquist, lower > 0 else {
             throw ParameterError(
                 parameter: "frequency",
-                value: "\(hertz(centreHz)) Hz (band \(hertz(lower)) … \(hertz(upper)) Hz for \(widthOctaves) octaves)",
-                allowed: "band edges must lie below Nyquist (\(hertz(nyquist)) Hz): "
-                    + "a centre below \(hertz(nyquist * pow(2, -widthOctaves / 2))) Hz for this width")
+                value: "\(formatNumber(centreHz, roundedTo: 1)) Hz (band \(formatNumber(lower, roundedTo: 1)) … \(formatNumber(upper, roundedTo: 1)) Hz for \(widthOctaves) octaves)",
+                allowed: "band edges must lie below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz): "
+                    + "a centre below \(formatNumber(nyquist * pow(2, -widthOctaves / 2), roundedTo: 1)) Hz for this width")
         }
         return (lower, upper)
     }
 }
 
-/// A frequency (or any value) rounded to 0.1 for messages, without a trailing ".0".
-private func hertz(_ value: Double) -> String {
-    let rounded = (value * 10).rounded() / 10
-    return rounded == rounded.rounded() && abs(rounded) < 1e15 ? "\(Int(rounded))" : "\(rounded)"
-}
 
 /// One ear's narrow-band noise: white noise written straight into the overlap-save frame, filtered.
 struct NarrowBandNoiseKernel: ChunkKernel {

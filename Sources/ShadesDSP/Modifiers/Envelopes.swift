@@ -89,8 +89,7 @@ struct EnvelopeApplier {
 
 /// Formats seconds as milliseconds for messages: "25", "12.5" (to the microsecond).
 func millisecondsText(_ seconds: Double) -> String {
-    let ms = (seconds * 1e6).rounded() / 1e3
-    return ms == ms.rounded() && abs(ms) < 1e15 ? String(Int(ms)) : "\(ms)"
+    formatNumber(seconds * 1e3, roundedTo: 3)
 }
 
 /// A source faded in from silence at frame 0 and out to silence at `totalFrames`, with raised-cosine
