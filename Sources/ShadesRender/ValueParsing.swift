@@ -20,6 +20,12 @@ public enum ValueParsing {
         return try number(text, parameter: parameter, units: units, example: "a level in dBFS such as -20 or -20dBFS")
     }
 
+    /// "-23", "-23LUFS", "-23LU" → LUFS (integrated loudness).
+    public static func loudness(_ text: String, parameter: String = "loudness") throws(ParameterError) -> Double {
+        let units: [(suffix: String, factor: Double)] = [("lufs", 1), ("lu", 1)]
+        return try number(text, parameter: parameter, units: units, example: "a loudness in LUFS such as -23 or -23LUFS")
+    }
+
     private static func number(_ text: String, parameter: String, units: [(suffix: String, factor: Double)],
                                example: String) throws(ParameterError) -> Double {
         let trimmed = text.trimmingSpaces.lowercased()

@@ -19,7 +19,7 @@ struct CatalogueCommand: ParsableCommand {
             abstract: "Render Presets/*.json into loudness-matched, seamless assets with manifest.json and index.html.",
             discussion: """
                 Every asset is brought to the loudness target within ±0.1 LU with a true peak of at most -1 dBTP
-                (libebur128 measures the written file), loops are checked for seams, and the build is written
+                (measured on the written file), loops are checked for seams, and the build is written
                 into a temporary folder and moved into place. Assets whose recipe did not change are reused.
                 Examples:
                   shades catalogue build Presets -o catalogue
@@ -52,9 +52,7 @@ struct CatalogueCommand: ParsableCommand {
             var frequency: Double?
             do {
                 overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
-                overrides.loudnessLUFS = try loudness.map {
-                    try ValueParsing.decibels(String($0.lowercased().split(separator: "lufs", omittingEmptySubsequences: false).joined()), parameter: "loudness")
-                }
+                overrides.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
                 frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
             } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
             if let format {
