@@ -28,7 +28,7 @@ public enum CatalogueBuilder {
 
     /// Builds `assets` into `folder`.
     ///
-    /// Each asset is rendered in memory, measured with libebur128 (integrated loudness, true peak),
+    /// Each asset is rendered in memory, measured (integrated loudness by libebur128, true peak by `TruePeakMeter`),
     /// moved by one gain to its ``CatalogueAsset/loudnessLUFS``, refused when its true peak would exceed
     /// −1 dBTP, written atomically, read back and verified (loudness ±0.1 LU, true peak, loop seam) and
     /// hashed (SHA-256). An asset whose recipe, loudness, format and library version match an entry of
@@ -85,25 +85,24 @@ public enum CatalogueBuilder {
             try asset.validate()
             guard ids.insert(asset.id).inserted else { throw .input("sound id \(asset.id) is used twice (allowed: unique ids)") }
         }
-        var categoryIDs = Set<String>()
-        var listed = [String: String]()
+        var listed = [String: Set<String>]()  // category id → the sound ids it lists
         for category in categories {
             guard isSafeIdentifier(category.id) else {
                 throw .input("category id \"\(category.id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
             }
-            guard categoryIDs.insert(category.id).inserted else {
+            guard listed[category.id] == nil else {
                 throw .input("category id \(category.id) is used twice (allowed: unique ids)")
             }
             for id in category.assetIDs {
                 guard ids.contains(id) else { throw .input("category \(category.id) lists sound \(id), which is not defined") }
-                listed[id] = category.id
             }
+            listed[category.id] = Set(category.assetIDs)
         }
         for asset in assets {
-            guard categoryIDs.contains(asset.category) else {
+            guard let listedInCategory = listed[asset.category] else {
                 throw .input("sound \(asset.id) names category \(asset.category), which is not defined")
             }
-            guard categories.first(where: { $0.id == asset.category })!.assetIDs.contains(asset.id) else {
+            guard listedInCategory.contains(asset.id) else {
                 throw .input("sound \(asset.id) is not listed in its category \(asset.category)")
             }
         }
