@@ -161,9 +161,7 @@ public enum Renderer {
                 let n = min(chunkFrames, plan.frames - start)
                 scratch.withBlock(frames: 0..<n) { block in
                     source.render(into: block)
-                    let m = SignalLevel.measure(UnsafeBufferPointer(block.channel(0)))
-                    total.sumOfSquares += m.sumOfSquares
-                    total.peak = max(total.peak, m.peak)
+                    total.add(chunk: UnsafeBufferPointer(block.channel(0)))
                 }
             }
             results[s] = total
@@ -175,9 +173,7 @@ public enum Renderer {
     static func measureChunked(_ samples: UnsafeBufferPointer<Float>) -> SignalMeasurement {
         var total = SignalMeasurement(sumOfSquares: 0, peak: 0)
         for start in stride(from: 0, to: samples.count, by: chunkFrames) {
-            let m = SignalLevel.measure(UnsafeBufferPointer(rebasing: samples[start..<min(samples.count, start + chunkFrames)]))
-            total.sumOfSquares += m.sumOfSquares
-            total.peak = max(total.peak, m.peak)
+            total.add(chunk: UnsafeBufferPointer(rebasing: samples[start..<min(samples.count, start + chunkFrames)]))
         }
         return total
     }

@@ -238,6 +238,13 @@ struct SignalPlan: Sendable {
 public struct SignalMeasurement: Sendable, Equatable {
     public var sumOfSquares: Double
     public var peak: Float
+
+    /// Adds one chunk's measurement (every pass sums chunks in the same order, so the sums agree to the bit).
+    mutating func add(chunk samples: UnsafeBufferPointer<Float>) {
+        let m = SignalLevel.measure(samples)
+        sumOfSquares += m.sumOfSquares
+        peak = max(peak, m.peak)
+    }
 }
 
 /// Rendered signals shared read-only by the passes.

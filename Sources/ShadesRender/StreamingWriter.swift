@@ -110,9 +110,7 @@ final class StreamingWriter: @unchecked Sendable {
                 source.render(into: block)
                 let samples = UnsafeBufferPointer(block.channel(0))
                 if measuring {
-                    let m = SignalLevel.measure(samples)
-                    total.sumOfSquares += m.sumOfSquares
-                    total.peak = max(total.peak, m.peak)
+                    total.add(chunk: samples)
                 }
                 if sampleFormat == .s16 {
                     quantizer.quantize16(samples, gain: gain,
