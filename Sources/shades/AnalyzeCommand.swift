@@ -107,7 +107,7 @@ struct AnalyzeCommand: ParsableCommand {
                                                 notchFromHz: notch.band.lowerEdgeHz, toHz: notch.band.upperEdgeHz,
                                                 title: "Notch check: \(name) against \(reference.map(\.lastPathComponent) ?? "reference")").svg()
         } else if let spectrum = analysis.spectrum {
-            let ideal = report.spectrum.map { -3.0103 * ($0.expectedBeta ?? $0.estimatedBeta) }
+            let ideal = report.spectrum.map { NoiseColour.pink.slopeDecibelsPerOctave * ($0.expectedBeta ?? $0.estimatedBeta) }
             svg = SpectrumPlot.spectrum(spectrum, title: "Spectrum of \(name)", sampleRate: report.sampleRate,
                                         idealSlopeDBPerOctave: ideal).svg()
         } else {

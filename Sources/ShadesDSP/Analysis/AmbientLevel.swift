@@ -61,7 +61,7 @@ public enum AWeighting {
         // T(ω) = |H_A|²·|D(ω)|² / |H_low(ω)|², minimising the relative error Σ((N² − T)/T)².
         let top = min(20_000, 0.98 * fs / 2), bottom = min(100, top / 10)
         let points = 400
-        var normal = [[Double]](repeating: [0, 0, 0], count: 3)
+        var normal = [Double](repeating: 0, count: 9)  // row-major 3×3
         var right = [0.0, 0, 0]
         for i in 0..<points {
             let f = bottom * pow(top / bottom, Double(i) / Double(points - 1))
@@ -74,30 +74,16 @@ public enum AWeighting {
             let row = [1 / target, cos(w) / target, cos(2 * w) / target]
             for r in 0..<3 {
                 right[r] += row[r]
-                for c in 0..<3 { normal[r][c] += row[r] * row[c] }
+                for c in 0..<3 { normal[r * 3 + c] += row[r] * row[c] }
             }
         }
-        let c = solve3(normal, right)
+        let c = LinearAlgebra.solve(normal, right, size: 3)
         let (n1, n2) = minimumPhaseNumerator(c0: c[0], c1: c[1], c2: c[2])
         var high = IIRSection(b0: 1, b1: n1, b2: n2, a1: a1, a2: a2)
         let w1k = 2 * Double.pi * 1000 / fs
         let gain = 1 / (low[0].magnitude(omega: w1k) * low[1].magnitude(omega: w1k) * high.magnitude(omega: w1k))
         high.b0 *= gain; high.b1 *= gain; high.b2 *= gain
         return low + [high]
-    }
-
-    /// Solves a 3×3 linear system by Cramer's rule (the normal equations here are well conditioned).
-    private static func solve3(_ m: [[Double]], _ v: [Double]) -> [Double] {
-        func det(_ a: [[Double]]) -> Double {
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-        }
-        let d = det(m)
-        return (0..<3).map { column in
-            var replaced = m
-            for r in 0..<3 { replaced[r][column] = v[r] }
-            return det(replaced) / d
-        }
     }
 
     /// The monic numerator 1 + n₁z⁻¹ + n₂z⁻² with zeros inside the unit circle whose power spectrum is

@@ -230,7 +230,7 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
 
     /// β for a PSD slope (slope / −3.0103 dB per octave) and the named colour nearest it.
     public static func nearestNamedColour(slopeDecibelsPerOctave slope: Double) -> (beta: Double, name: String, colour: NoiseColour) {
-        let beta = slope / -3.010_299_956_639_812
+        let beta = slope / NoiseColour.pink.slopeDecibelsPerOctave
         let nearest = NoiseColour.named.min { abs($0.colour.beta - beta) < abs($1.colour.beta - beta) }!
         return (beta, nearest.name, nearest.colour)
     }
