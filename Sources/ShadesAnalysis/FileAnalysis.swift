@@ -56,7 +56,7 @@ public struct FileAnalysisReport: Codable, Sendable {
     public let comment: String?
     /// RMS, sample peak, clipped samples, DC and inter-channel correlation.
     public let levels: LevelReport
-    /// Integrated loudness, loudness range, true and sample peaks (libebur128).
+    /// Integrated loudness and loudness range (libebur128), true peaks (`TruePeakMeter`) and sample peaks.
     public let loudness: LoudnessReport
     /// Third-octave bands and slope of the channels' average spectrum (nil for a silent file).
     public let spectrum: SpectrumReport?
@@ -234,14 +234,15 @@ final class AnalysisState: @unchecked Sendable {
 
         var spectrum: PowerSpectrum?
         var spectrumReport: SpectrumReport?
+        var spectrumProblem = "is silent"
         if !silent {
             do throws(ParameterError) {
                 spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
                 if let spectrum { spectrumReport = try SpectrumReport(spectrum: spectrum, sampleRate: rate, expected: options.expectedColour) }
-            } catch { spectrumReport = nil }
+            } catch { spectrumProblem = "has no spectrum (\(error.description))" }
         }
         if options.expectedColour != nil && spectrumReport == nil {
-            throw .measurement("\(path) is silent: there is no spectrum to compare with the expected colour")
+            throw .measurement("\(path) \(spectrumProblem): there is nothing to compare with the expected colour")
         }
         var seamReports: [SeamReport] = []
         for s in seams {
