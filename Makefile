@@ -49,7 +49,7 @@ bench-quick: deps
 compare-peers: build
 	bash Benchmarks/compare-peers.sh
 
-# The compiler flags for this CPU (used by Benchmarks/compare-peers.sh).
+# The compiler flags for this CPU (for builds by hand; see Benchmarks/README.md).
 cpu-flags:
 	@echo $(CPU_FLAGS)
 

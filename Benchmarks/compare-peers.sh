@@ -100,7 +100,7 @@ job_commands() { # job_commands JOB: sets shades_cmd, sox_cmd, ffmpeg_cmd
             ffmpeg_cmd="ffmpeg -loglevel error -y -f lavfi -i sine=f=1000:r=48000:d=$duration_s,volume=volume='lt(mod(t\\,0.4)\\,0.2)':eval=frame -ac 2 -c:a pcm_s16le out.wav"
             ;;
         *)
-            echo "unknown job '$job' (allowed: pink white brown tone am-pink nbn pulsed)" >&2
+            echo "unknown job '$job' (allowed: pink white brown tone am-pink nbn pulsed notch)" >&2
             exit 2
             ;;
     esac

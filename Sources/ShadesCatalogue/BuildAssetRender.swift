@@ -16,7 +16,7 @@ struct FileMeasurement: Sendable {
     let channels: Int
     /// Integrated loudness in LUFS (libebur128); nil for silence.
     let integratedLUFS: Double?
-    /// Largest true peak over the channels in dBTP (libebur128); nil for silence.
+    /// Largest true peak over the channels in dBTP (`TruePeakMeter`); nil for silence.
     let truePeakDBTP: Double?
     /// Seam report per channel (only when asked).
     let seams: [SeamReport]

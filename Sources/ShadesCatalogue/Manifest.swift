@@ -56,7 +56,7 @@ public struct Manifest: Sendable, Codable, Equatable {
         public var targetLoudnessLUFS: Double
         /// Integrated loudness of the written file in LUFS, measured by libebur128.
         public var integratedLoudnessLUFS: Double
-        /// True peak of the written file in dBTP, measured by libebur128.
+        /// True peak of the written file in dBTP (libebur128's 4× interpolator, run in SIMD by `TruePeakMeter`).
         public var truePeakDBTP: Double
         /// SHA-256 of the file's bytes, 64 lowercase hex digits.
         public var sha256: String

@@ -1,7 +1,7 @@
 import CSampleRate
 import ShadesDSP
 
-/// Sample-rate conversion with libsamplerate (the one place that calls it).
+/// Sample-rate conversion of whole buffers with libsamplerate (`StreamingResampler` converts block by block).
 public enum Resampler {
     /// Converter quality, from libsamplerate's sinc converters.
     public enum Quality: String, CaseIterable, Sendable, Codable {
