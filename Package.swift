@@ -35,8 +35,13 @@ let package = Package(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"]), .brew(["libebur128"])]),
 
+        /// The hot DSP kernels in C, built for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so
+        /// a plain `swift build -c release` runs as fast as a build for this CPU (Swift cannot target one
+        /// function at an instruction set).
+        .target(name: "CShadesKernels"),
+
         // MARK: Modules
-        .target(name: "ShadesDSP", dependencies: ["CFFTW"]),
+        .target(name: "ShadesDSP", dependencies: ["CFFTW", "CShadesKernels"]),
         .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate"]),
         .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO"]),
         .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128"]),

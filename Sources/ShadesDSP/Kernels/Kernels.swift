@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CShadesKernels
+
+/// The instruction sets Shades' C kernels are built for; the best one the CPU runs is used.
+///
+/// Every set gives the same samples to the bit (the kernels run the same IEEE operations in the same
+/// order), so a file's bytes depend on its parameters and seed only, never on the CPU or the build.
+public enum KernelSet: String, CaseIterable, Sendable {
+    /// The compiler's default target: SSE2 on x86-64 (fused multiply-adds through libm: exact, slow),
+    /// NEON with FMA on arm64.
+    case baseline
+    /// x86-64 with AVX2 and FMA.
+    case avx2
+    /// x86-64 with AVX-512 F, VL, BW and DQ.
+    case avx512
+
+    var cValue: shades_kernel_set {
+        switch self {
+        case .baseline: SHADES_KERNELS_BASELINE
+        case .avx2: SHADES_KERNELS_AVX2_FMA
+        case .avx512: SHADES_KERNELS_AVX512
+        }
+    }
+
+    /// True when this CPU runs the set.
+    public var isAvailable: Bool { shades_kernels_for(cValue) != nil }
+
+    /// The set in use: the environment variable `SHADES_KERNELS` (`baseline`, `avx2`, `avx512`) when it
+    /// names one this CPU runs (for comparing them), otherwise the fastest.
+    public static var active: KernelSet { Kernels.active }
+}
+
+/// The kernel table in use, chosen once.
+enum Kernels {
+    static let active: KernelSet = {
+        if let name = getenv("SHADES_KERNELS").map({ String(cString: $0) }), let set = KernelSet(rawValue: name),
+           set.isAvailable {
+            return set
+        }
+        switch shades_kernels_best() {
+        case SHADES_KERNELS_AVX512: return .avx512
+        case SHADES_KERNELS_AVX2_FMA: return .avx2
+        default: return .baseline
+        }
+    }()
+
+    /// The functions of ``active``.
+    static let table: shades_kernels = shades_kernels_for(active.cValue)!.pointee
+}
+
+extension LaneRandom {
+    /// Lends the generator's state to a C kernel (the same 4 × 8 words as `shades_lane_random`).
+    @inline(__always)
+    mutating func withKernelState<R>(_ body: (UnsafeMutablePointer<shades_lane_random>) -> R) -> R {
+        withUnsafeMutableBytes(of: &self) { raw in
+            raw.withMemoryRebound(to: shades_lane_random.self) { body($0.baseAddress!) }
+        }
+    }
+}
+
+extension LaneRandom {
+    /// `samples` × `scale` + TPDF dither of ±1 LSB from this stream, rounded to nearest and clamped to
+    /// 16 bits into `output` (the first `samples.count` values); exact zeros stay zero.
+    package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
+                                     into output: UnsafeMutableBufferPointer<Int16>) {
+        precondition(output.count >= samples.count)
+        guard let source = samples.baseAddress, let target = output.baseAddress else { return }
+        withKernelState { Kernels.table.quantize16!(source, samples.count, scale, target, $0) }
+    }
+}
