@@ -229,10 +229,16 @@ static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, 
     *peak = largest;
 }
 
+#include "kernel_filters.h"
+#include "kernel_analysis.h"
+
 static const shades_kernels KERNEL(table) = {
+    // MARK: filters
     .white_gaussian = KERNEL(white_gaussian),
     .white_uniform = KERNEL(white_uniform),
     .unit_phasors = KERNEL(unit_phasors),
     .quantize16 = KERNEL(quantize16),
     .sum_of_squares_and_peak = KERNEL(sum_of_squares_and_peak),
+
+    // MARK: analysis
 };

@@ -27,6 +27,9 @@ typedef struct {
 
 /// One instruction set's kernels. Pointers to samples need no alignment.
 typedef struct {
+    // MARK: Filters
+
+    // MARK: Generators, quantiser, level
     /// Fills `count` (a multiple of 16) unit-variance Gaussian samples (Box–Muller over 16 lanes).
     void (*white_gaussian)(float *output, size_t count, shades_lane_random *random);
     /// Fills `count` (a multiple of 8) unit-variance uniform samples on (−√3, √3).
@@ -38,6 +41,8 @@ typedef struct {
     void (*quantize16)(const float *samples, size_t count, float scale, int16_t *output, shades_lane_random *random);
     /// Σx² (Double from 8-lane Float partial sums over 1,024 samples) and largest |x| of `count` samples.
     void (*sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak);
+
+    // MARK: Analysis
 } shades_kernels;
 
 /// The kernels for `set`, or NULL when this CPU or build cannot run it.
