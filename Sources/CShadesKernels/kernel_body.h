@@ -234,6 +234,11 @@ static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, 
 
 static const shades_kernels KERNEL(table) = {
     // MARK: filters
+    .block_iir_eight = KERNEL(block_iir_eight),
+    .block_iir_sixteen = KERNEL(block_iir_sixteen),
+    .block_iir_sixteen_wide = KERNEL(block_iir_sixteen_wide),
+    .fir_symmetric15 = KERNEL(fir_symmetric15),
+    .fir_general = KERNEL(fir_general),
     .white_gaussian = KERNEL(white_gaussian),
     .white_uniform = KERNEL(white_uniform),
     .unit_phasors = KERNEL(unit_phasors),

@@ -1,1 +1,126 @@
 // The filter kernels (part of kernel_body.h, included once per instruction set).
+
+static inline __attribute__((always_inline)) f16 load16(const float *p) { f16 v; memcpy(&v, p, sizeof v); return v; }
+static inline __attribute__((always_inline)) void store16(float *p, f16 v) { memcpy(p, &v, sizeof v); }
+
+// MARK: - Block modal IIR
+
+// Both kernels keep the loop-carried path short: the input terms of the next state are summed first
+// (they do not depend on the state), and the state enters last through two multiply-adds. Outputs are
+// summed in independent partial sums. Waiting on long chains was 3× slower.
+
+/// Up to 8 states, steps of 8 samples: `state_from_input` holds 8 columns of 16 (the low 8 are used).
+static void KERNEL(block_iir_eight)(float *samples, size_t count, const float *diagonal16, const float *partner16,
+                                    const float *state_from_input16, const float *output_from_input,
+                                    const float *output_from_state, float *state16) {
+    f8 diagonal = load8(diagonal16), partner = load8(partner16), s = load8(state16);
+    f8 fromInput[8], outFromInput[8], outFromState[8];
+    for (int i = 0; i < 8; i++) {
+        fromInput[i] = load8(state_from_input16 + 16 * i);
+        outFromInput[i] = load8(output_from_input + 8 * i);
+        outFromState[i] = load8(output_from_state + 8 * i);
+    }
+    for (size_t offset = 0; offset + 8 <= count; offset += 8) {
+        f8 x = load8(samples + offset);
+        f8 inputEven = x[0] * fromInput[0], inputOdd = x[1] * fromInput[1];
+        f8 yEven = x[0] * outFromInput[0], yOdd = x[1] * outFromInput[1];
+        for (int i = 2; i < 8; i += 2) {
+            inputEven = fma8(splat8(x[i]), fromInput[i], inputEven);
+            inputOdd = fma8(splat8(x[i + 1]), fromInput[i + 1], inputOdd);
+            yEven = fma8(splat8(x[i]), outFromInput[i], yEven);
+            yOdd = fma8(splat8(x[i + 1]), outFromInput[i + 1], yOdd);
+        }
+        f8 yStateEven = s[0] * outFromState[0], yStateOdd = s[1] * outFromState[1];
+        for (int k = 2; k < 8; k += 2) {
+            yStateEven = fma8(splat8(s[k]), outFromState[k], yStateEven);
+            yStateOdd = fma8(splat8(s[k + 1]), outFromState[k + 1], yStateOdd);
+        }
+        // Lane k's partner is lane k ^ 1: swap neighbouring lanes.
+        f8 swapped = __builtin_shufflevector(s, s, 1, 0, 3, 2, 5, 4, 7, 6);
+        f8 next = fma8(swapped, partner, fma8(s, diagonal, inputEven + inputOdd));
+        store8(samples + offset, (yEven + yOdd) + (yStateEven + yStateOdd));
+        s = next;
+    }
+    store8(state16, s);
+    store8(state16 + 8, splat8(0));
+}
+
+static inline __attribute__((always_inline)) f16 splat16(float x) { return (f16)x; }
+static inline __attribute__((always_inline)) f16 fma16(f16 a, f16 b, f16 c) { return __builtin_elementwise_fma(a, b, c); }
+
+/// 9 to 16 states in one 16-lane vector, steps of `STEP` samples (8 or 16) with outputs in vectors `V`.
+#define BLOCK_IIR_SIXTEEN(NAME, V, STEP, LOADV, STOREV, SPLATV, FMAV)                                          \
+static void KERNEL(NAME)(float *samples, size_t count, const float *diagonal16, const float *partner16,         \
+                         const float *state_from_input, const float *output_from_input,                         \
+                         const float *output_from_state, float *state16) {                                      \
+    f16 diagonal = load16(diagonal16), partner = load16(partner16), s = load16(state16);                        \
+    f16 fromInput[STEP];                                                                                        \
+    V outFromInput[STEP], outFromState[16];                                                                     \
+    for (int i = 0; i < STEP; i++) {                                                                            \
+        fromInput[i] = load16(state_from_input + 16 * i);                                                       \
+        outFromInput[i] = LOADV(output_from_input + STEP * i);                                                  \
+    }                                                                                                           \
+    for (int k = 0; k < 16; k++) outFromState[k] = LOADV(output_from_state + STEP * k);                        \
+    for (size_t offset = 0; offset + STEP <= count; offset += STEP) {                                           \
+        V x = LOADV(samples + offset);                                                                          \
+        f16 inputEven = x[0] * fromInput[0], inputOdd = x[1] * fromInput[1];                                    \
+        V yEven = x[0] * outFromInput[0], yOdd = x[1] * outFromInput[1];                                        \
+        for (int i = 2; i < STEP; i += 2) {                                                                     \
+            inputEven = fma16(splat16(x[i]), fromInput[i], inputEven);                                          \
+            inputOdd = fma16(splat16(x[i + 1]), fromInput[i + 1], inputOdd);                                    \
+            yEven = FMAV(SPLATV(x[i]), outFromInput[i], yEven);                                                 \
+            yOdd = FMAV(SPLATV(x[i + 1]), outFromInput[i + 1], yOdd);                                           \
+        }                                                                                                       \
+        V yStateEven = s[0] * outFromState[0], yStateOdd = s[1] * outFromState[1];                              \
+        for (int k = 2; k < 16; k += 2) {                                                                       \
+            yStateEven = FMAV(SPLATV(s[k]), outFromState[k], yStateEven);                                       \
+            yStateOdd = FMAV(SPLATV(s[k + 1]), outFromState[k + 1], yStateOdd);                                 \
+        }                                                                                                       \
+        f16 swapped = __builtin_shufflevector(s, s, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);       \
+        f16 next = fma16(swapped, partner, fma16(s, diagonal, inputEven + inputOdd));                           \
+        STOREV(samples + offset, (yEven + yOdd) + (yStateEven + yStateOdd));                                    \
+        s = next;                                                                                               \
+    }                                                                                                           \
+    store16(state16, s);                                                                                        \
+}
+
+BLOCK_IIR_SIXTEEN(block_iir_sixteen, f8, 8, load8, store8, splat8, fma8)
+// Steps of 16 samples: 16 outputs per multiply-add, half the state broadcasts per sample.
+BLOCK_IIR_SIXTEEN(block_iir_sixteen_wide, f16, 16, load16, store16, splat16, fma16)
+
+// MARK: - FIR
+
+/// The noise-shaping correction: 15 symmetric taps (`taps` holds the first 8), mirrored inputs added
+/// before multiplying (8 multiply-adds instead of 15). `work` holds 14 samples of history, then the input.
+#define SYMMETRIC_FIFTEEN(V, WIDTH, LOADV, STOREV, SPLATV, FMAV)                                                \
+    for (; j + WIDTH <= count; j += WIDTH) {                                                                    \
+        const float *w = work + j;                                                                              \
+        V even = SPLATV(taps[7]) * LOADV(w + 7);                                                                \
+        V odd = SPLATV(taps[0]) * (LOADV(w) + LOADV(w + 14));                                                   \
+        even = FMAV(SPLATV(taps[1]), LOADV(w + 1) + LOADV(w + 13), even);                                       \
+        odd = FMAV(SPLATV(taps[2]), LOADV(w + 2) + LOADV(w + 12), odd);                                         \
+        even = FMAV(SPLATV(taps[3]), LOADV(w + 3) + LOADV(w + 11), even);                                       \
+        odd = FMAV(SPLATV(taps[4]), LOADV(w + 4) + LOADV(w + 10), odd);                                         \
+        even = FMAV(SPLATV(taps[5]), LOADV(w + 5) + LOADV(w + 9), even);                                        \
+        odd = FMAV(SPLATV(taps[6]), LOADV(w + 6) + LOADV(w + 8), odd);                                          \
+        STOREV(output + j, even + odd);                                                                         \
+    }
+
+static void KERNEL(fir_symmetric15)(const float *work, size_t count, const float *taps, float *output) {
+    size_t j = 0;
+    // Sixteen outputs per step, then eight; the same operations per output.
+    size_t wide = count - count % 16;
+    { size_t limit = count; count = wide; SYMMETRIC_FIFTEEN(f16, 16, load16, store16, splat16, fma16) count = limit; }
+    SYMMETRIC_FIFTEEN(f8, 8, load8, store8, splat8, fma8)
+}
+
+/// Any taps (`tap_count`, first tap on the newest sample); `work` holds tap_count − 1 samples of history,
+/// then the input; `count` a multiple of 8.
+static void KERNEL(fir_general)(const float *work, size_t count, const float *taps, size_t tap_count, float *output) {
+    size_t history = tap_count - 1;
+    for (size_t j = 0; j + 8 <= count; j += 8) {
+        f8 y = splat8(0);
+        for (size_t t = 0; t <= history; t++) y = fma8(splat8(taps[t]), load8(work + j + history - t), y);
+        store8(output + j, y);
+    }
+}

@@ -28,6 +28,27 @@ typedef struct {
 /// One instruction set's kernels. Pointers to samples need no alignment.
 typedef struct {
     // MARK: Filters
+    /// Block modal IIR (see BlockIIRFilter.swift), in place on `count` samples (a multiple of the step).
+    /// Up to 8 states, steps of 8: `state_from_input` 8 columns of 16 (low 8 used), `output_from_input`
+    /// 8 columns of 8, `output_from_state` 8 columns of 8; `diagonal`, `partner` and `state` 16 each.
+    void (*block_iir_eight)(float *samples, size_t count, const float *diagonal, const float *partner,
+                            const float *state_from_input, const float *output_from_input,
+                            const float *output_from_state, float *state);
+    /// 9 to 16 states, steps of 8: `state_from_input` 8 columns of 16, the output maps columns of 8
+    /// (8 from input, 16 from state).
+    void (*block_iir_sixteen)(float *samples, size_t count, const float *diagonal, const float *partner,
+                              const float *state_from_input, const float *output_from_input,
+                              const float *output_from_state, float *state);
+    /// 9 to 16 states, steps of 16: every map has columns of 16 (16 from input, 16 from state).
+    void (*block_iir_sixteen_wide)(float *samples, size_t count, const float *diagonal, const float *partner,
+                                   const float *state_from_input, const float *output_from_input,
+                                   const float *output_from_state, float *state);
+    /// 15 symmetric taps (`taps`: the first 8) over `work` (14 history samples, then `count` inputs, a
+    /// multiple of 8, plus 8 readable samples of slack) into `output`.
+    void (*fir_symmetric15)(const float *work, size_t count, const float *taps, float *output);
+    /// Any `tap_count` taps (first on the newest sample) over `work` (tap_count − 1 history samples, then
+    /// `count` inputs, a multiple of 8) into `output`.
+    void (*fir_general)(const float *work, size_t count, const float *taps, size_t tap_count, float *output);
 
     // MARK: Generators, quantiser, level
     /// Fills `count` (a multiple of 16) unit-variance Gaussian samples (Box–Muller over 16 lanes).

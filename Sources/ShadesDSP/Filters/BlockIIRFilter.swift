@@ -18,7 +18,6 @@ public final class BlockIIRFilter {
     private var stateDiagonal = SIMD16<Float>()   // A⁸ on the diagonal
     private var statePartner = SIMD16<Float>()    // A⁸ between the lanes of a complex pair
     private let stateFromInput: UnsafeMutablePointer<SIMD16<Float>>   // column per input position
-    private let stateFromInputLow: UnsafeMutablePointer<SIMD8<Float>>  // the same, states 0…7 only
     private let outputFromState: UnsafeMutablePointer<SIMD8<Float>>   // column per state
     private let outputFromInput: UnsafeMutablePointer<SIMD8<Float>>   // column per input position
     // The same for steps of 16 samples (A¹⁶; outputs in 16 lanes): fewer broadcasts per sample.
@@ -37,7 +36,6 @@ public final class BlockIIRFilter {
         precondition(n <= Self.maximumStates, "block IIR holds at most 16 states")
         stateCount = n
         stateFromInput = .allocate(capacity: Self.blockFrames)
-        stateFromInputLow = .allocate(capacity: Self.blockFrames)
         outputFromState = .allocate(capacity: Self.maximumStates)
         outputFromState.initialize(repeating: .zero, count: Self.maximumStates)
         outputFromInput = .allocate(capacity: Self.blockFrames)
@@ -76,7 +74,7 @@ public final class BlockIIRFilter {
                     wideStateFromInput[i] = column
                     wideOutputFromInput[i] = SIMD16(r.outputs)
                 } else {
-                    (stateFromInput[i], stateFromInputLow[i]) = (column, column.lowHalf)
+                    stateFromInput[i] = column
                     outputFromInput[i] = SIMD8(r.outputs)
                 }
             }
@@ -85,7 +83,6 @@ public final class BlockIIRFilter {
 
     deinit {
         stateFromInput.deallocate()
-        stateFromInputLow.deallocate()
         outputFromState.deallocate()
         outputFromInput.deallocate()
         wideStateFromInput.deallocate()
@@ -96,109 +93,47 @@ public final class BlockIIRFilter {
     /// Clears the filter state.
     public func reset() { state = .zero }
 
-    /// Filters `samples` in place; the count must be a multiple of 8.
+    /// Filters `samples` in place; the count must be a multiple of 8 (the C kernels `block_iir_*`).
     public func process(_ samples: UnsafeMutableBufferPointer<Float>) {
         precondition(samples.count % Self.blockFrames == 0, "block IIR processes whole groups of 8")
+        guard let base = samples.baseAddress else { return }
+        let n = samples.count
         if stateCount <= 8 {
-            processEight(samples)
-        } else if samples.count % Self.wideFrames == 0 {
-            processSixteenWide(samples)
+            run(Kernels.table.block_iir_eight!, base, n, stateDiagonal, statePartner, stateFromInput, outputFromInput,
+                outputFromState)
+        } else if n % Self.wideFrames == 0 {
+            // Steps of 16 samples (A¹⁶; outputs in 16 lanes): fewer broadcasts per sample. 10-minute stereo
+            // pink: 0.176 s -> 0.168 s. Brown's 8-state kernel gained nothing from it.
+            run(Kernels.table.block_iir_sixteen_wide!, base, n, wideDiagonal, widePartner, wideStateFromInput,
+                wideOutputFromInput, wideOutputFromState)
         } else {
-            processSixteen(samples)
+            run(Kernels.table.block_iir_sixteen!, base, n, stateDiagonal, statePartner, stateFromInput, outputFromInput,
+                outputFromState)
         }
     }
 
-    // Both kernels keep the loop-carried path short: the input terms of the next state are summed first
-    // (they do not depend on the state), and the state enters last through two multiply-adds. Outputs
-    // are summed in independent partial sums. Waiting on long chains was 3× slower.
+    private typealias Kernel = @convention(c) (UnsafeMutablePointer<Float>?, Int, UnsafePointer<Float>?, UnsafePointer<Float>?,
+                                               UnsafePointer<Float>?, UnsafePointer<Float>?, UnsafePointer<Float>?,
+                                               UnsafeMutablePointer<Float>?) -> Void
 
-    private func processSixteen(_ samples: UnsafeMutableBufferPointer<Float>) {
-        processSixteenStates(samples, steps: SIMD8<Float>.self, diagonal: stateDiagonal, partner: statePartner,
-                             stateFromInput: stateFromInput, outputFromInput: outputFromInput, outputFromState: outputFromState)
-    }
-
-    // Steps of 16 samples for filters of more than 8 states (pink and its neighbours): 16 outputs per
-    // multiply-add instead of 8, half the state broadcasts per sample (AVX-512 holds a step in one
-    // register). 10-minute stereo pink: 0.176 s -> 0.168 s. Brown's 8-state kernel gained nothing from it.
-    private func processSixteenWide(_ samples: UnsafeMutableBufferPointer<Float>) {
-        processSixteenStates(samples, steps: SIMD16<Float>.self, diagonal: wideDiagonal, partner: widePartner,
-                             stateFromInput: wideStateFromInput, outputFromInput: wideOutputFromInput,
-                             outputFromState: wideOutputFromState)
-    }
-
-    /// The 16-state kernel, one `Step` of samples (8 or 16) per iteration, with that step's matrices.
+    /// One kernel call with this step's matrices; the state goes in and comes back.
     @inline(__always)
-    private func processSixteenStates<Step: SIMD>(
-        _ samples: UnsafeMutableBufferPointer<Float>, steps: Step.Type, diagonal: SIMD16<Float>, partner: SIMD16<Float>,
-        stateFromInput: UnsafeMutablePointer<SIMD16<Float>>, outputFromInput: UnsafeMutablePointer<Step>,
-        outputFromState: UnsafeMutablePointer<Step>
-    ) where Step.Scalar == Float {
-        guard let base = samples.baseAddress else { return }
-        let raw = UnsafeMutableRawPointer(base)
-        let frames = Step.scalarCount
-        var s = state
-        var offset = 0
-        while offset < samples.count {
-            let x = raw.loadUnaligned(fromByteOffset: offset * 4, as: Step.self)
-            var inputEven = x[0] * stateFromInput[0], inputOdd = x[1] * stateFromInput[1]
-            var yEven = x[0] * outputFromInput[0], yOdd = x[1] * outputFromInput[1]
-            for i in stride(from: 2, to: frames, by: 2) {
-                inputEven.addProduct(x[i], stateFromInput[i]); inputOdd.addProduct(x[i + 1], stateFromInput[i + 1])
-                yEven.addProduct(x[i], outputFromInput[i]); yOdd.addProduct(x[i + 1], outputFromInput[i + 1])
+    private func run<Step: SIMD>(_ kernel: Kernel, _ samples: UnsafeMutablePointer<Float>, _ count: Int,
+                                 _ diagonal: SIMD16<Float>, _ partner: SIMD16<Float>,
+                                 _ stateFromInput: UnsafeMutablePointer<SIMD16<Float>>,
+                                 _ outputFromInput: UnsafeMutablePointer<Step>, _ outputFromState: UnsafeMutablePointer<Step>) {
+        var diagonal = diagonal, partner = partner
+        withUnsafeBytes(of: &diagonal) { d in
+            withUnsafeBytes(of: &partner) { p in
+                withUnsafeMutableBytes(of: &state) { s in
+                    kernel(samples, count, d.assumingMemoryBound(to: Float.self).baseAddress,
+                           p.assumingMemoryBound(to: Float.self).baseAddress,
+                           UnsafeRawPointer(stateFromInput).assumingMemoryBound(to: Float.self),
+                           UnsafeRawPointer(outputFromInput).assumingMemoryBound(to: Float.self),
+                           UnsafeRawPointer(outputFromState).assumingMemoryBound(to: Float.self),
+                           s.assumingMemoryBound(to: Float.self).baseAddress)
+                }
             }
-            var yStateEven = s[0] * outputFromState[0], yStateOdd = s[1] * outputFromState[1]
-            for k in stride(from: 2, to: 16, by: 2) {
-                yStateEven.addProduct(s[k], outputFromState[k]); yStateOdd.addProduct(s[k + 1], outputFromState[k + 1])
-            }
-            // Lane k's partner is lane k ^ 1: swap neighbouring lanes.
-            let swapped = SIMD16<Float>(s[1], s[0], s[3], s[2], s[5], s[4], s[7], s[6],
-                                        s[9], s[8], s[11], s[10], s[13], s[12], s[15], s[14])
-            let next = (inputEven + inputOdd).addingProduct(s, diagonal).addingProduct(swapped, partner)
-            raw.storeBytes(of: (yEven + yOdd) + (yStateEven + yStateOdd), toByteOffset: offset * 4, as: Step.self)
-            s = next
-            offset += frames
         }
-        state = s
-    }
-
-    /// The same with the state in one 8-lane vector.
-    private func processEight(_ samples: UnsafeMutableBufferPointer<Float>) {
-        guard let base = samples.baseAddress else { return }
-        let raw = UnsafeMutableRawPointer(base)
-        let diagonal = stateDiagonal.lowHalf, partner = statePartner.lowHalf
-        let fromInput = stateFromInputLow
-        var s = state.lowHalf
-        var offset = 0
-        while offset < samples.count {
-            let x = raw.loadUnaligned(fromByteOffset: offset * 4, as: SIMD8<Float>.self)
-            var inputEven = x[0] * fromInput[0], inputOdd = x[1] * fromInput[1]
-            var yEven = x[0] * outputFromInput[0], yOdd = x[1] * outputFromInput[1]
-            for i in stride(from: 2, to: 8, by: 2) {
-                inputEven.addProduct(x[i], fromInput[i]); inputOdd.addProduct(x[i + 1], fromInput[i + 1])
-                yEven.addProduct(x[i], outputFromInput[i]); yOdd.addProduct(x[i + 1], outputFromInput[i + 1])
-            }
-            var yStateEven = s[0] * outputFromState[0], yStateOdd = s[1] * outputFromState[1]
-            for k in stride(from: 2, to: 8, by: 2) {
-                yStateEven.addProduct(s[k], outputFromState[k]); yStateOdd.addProduct(s[k + 1], outputFromState[k + 1])
-            }
-            let swapped = SIMD8<Float>(s[1], s[0], s[3], s[2], s[5], s[4], s[7], s[6])
-            let next = (inputEven + inputOdd).addingProduct(s, diagonal).addingProduct(swapped, partner)
-            raw.storeBytes(of: (yEven + yOdd) + (yStateEven + yStateOdd), toByteOffset: offset * 4, as: SIMD8<Float>.self)
-            s = next
-            offset += 8
-        }
-        state = SIMD16(lowHalf: s, highHalf: .zero)
-    }
-}
-
-extension SIMD where Scalar: FloatingPoint {
-    /// self += a · b (fused).
-    @inline(__always) mutating func addProduct(_ a: Scalar, _ b: Self) {
-        self = self.addingProduct(a, b)
-    }
-
-    /// self += a · b elementwise (fused).
-    @inline(__always) mutating func addProduct(_ a: Self, _ b: Self) {
-        self = self.addingProduct(a, b)
     }
 }
