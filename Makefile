@@ -4,11 +4,12 @@
 
 DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# The DSP kernels use 8-lane SIMD with fused multiply-adds: build for AVX-512 (32 vector registers: the
-# kernels' constants stay in registers, about 10 % faster) or AVX2 + FMA when the CPU has them.
+# A plain release build, as an app depending on Shades gets it: the hot kernels (CShadesKernels) are built
+# for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so no CPU flags are needed.
+SWIFT_FLAGS := -c release
+# Flags for a build tuned to this CPU, only to compare with the plain build (Benchmarks/compare-builds.sh).
 HAS_CPU = $(shell for f in $(1); do grep -qw $$f /proc/cpuinfo 2>/dev/null || exit 1; done && echo yes)
 CPU_FLAGS := $(if $(call HAS_CPU,avx512f avx512bw avx512dq avx512vl),-Xswiftc -target-cpu -Xswiftc skylake-avx512,$(if $(call HAS_CPU,avx2 fma),-Xswiftc -target-cpu -Xswiftc haswell))
-SWIFT_FLAGS := -c release $(CPU_FLAGS)
 # The command-line tool links the Swift runtime statically: it starts in 4.4 ms instead of 6.5 ms
 # (`perf stat -r 30 shades --version`) and runs on machines without a Swift toolchain. It has its own
 # build folder: the tests cannot link that way (no static Testing library), and the two sets of flags
@@ -17,7 +18,7 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps build catalogue test bench bench-quick compare-peers cpu-flags clean
+.PHONY: deps build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean
 
 deps:
 	@missing=""; \
@@ -39,19 +40,24 @@ test: deps
 	swift test $(SWIFT_FLAGS)
 
 bench: deps
-	cd Benchmarks && swift package $(CPU_FLAGS) benchmark --no-progress
+	cd Benchmarks && swift package benchmark --no-progress
 
-# Short CI run: prints the table, then fails if a streaming render call allocated (Thresholds/: 0 mallocs).
+# Short CI run of the plain build: prints the table, then fails if a streaming render call allocated
+# (Thresholds/: 0 mallocs).
 bench-quick: deps
-	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package $(CPU_FLAGS) benchmark --no-progress
-	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package $(CPU_FLAGS) benchmark thresholds check --target Sources --filter 'Stream-.*' --no-progress
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark --no-progress
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Sources --filter 'Stream-.*' --no-progress
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh
 
-# The compiler flags for this CPU (for builds by hand; see Benchmarks/README.md).
+# The plain build against one tuned to this CPU, side by side (goal: plain within 1.3× everywhere).
+compare-builds: deps
+	bash Benchmarks/compare-builds.sh
+
+# The compiler flags for a build tuned to this CPU (compare-builds; see Benchmarks/README.md).
 cpu-flags:
 	@echo $(CPU_FLAGS)
 
 clean:
-	rm -rf .build $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build
+	rm -rf .build .build-plain .build-tuned $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build

@@ -1,4 +1,6 @@
 import ArgumentParser
+import ShadesDSP
+import ShadesIO
 import ShadesRender
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +19,8 @@ struct Shades: ParsableCommand {
               shades render brown --duration 1h --loop -o brown.wav
               shades render tone --frequency 6kHz --duration 2m --channels left -o tone.wav
             """,
-        version: "0.1.0",
+        // The kernel set (chosen at run time for this CPU) is named so a report can say what ran.
+        version: "\(ShadesVersion.string) (kernels: \(KernelSet.active.rawValue))",
         subcommands: [RenderCommand.self, StimuliCommand.self, NotchCommand.self, AnalyzeCommand.self, CatalogueCommand.self])
 
     static func main() {

@@ -12,8 +12,13 @@ public struct Shell {
         return bundleFolder.appendingPathComponent("shades").path
     }
 
-    public static func run(_ arguments: [String], in folder: String) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs `shades arguments` in `folder`, with `environment` added to this process's variables.
+    public static func run(_ arguments: [String], in folder: String,
+                           environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
