@@ -246,4 +246,9 @@ static const shades_kernels KERNEL(table) = {
     .sum_of_squares_and_peak = KERNEL(sum_of_squares_and_peak),
 
     // MARK: analysis
+    .true_peak = KERNEL(true_peak),
+    .frame_power = KERNEL(frame_power),
+    .ambient_level = KERNEL(ambient_level),
+    .level_moments = KERNEL(level_moments),
+    .level_moments_pair = KERNEL(level_moments_pair),
 };

@@ -64,6 +64,29 @@ typedef struct {
     void (*sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak);
 
     // MARK: Analysis
+    /// True peak of one block (libebur128's polyphase interpolator, `TruePeakMeter`): `work` holds the
+    /// `keep` inputs before the block, the block's `count` samples, then zeros to a whole group of 8; `taps`
+    /// holds `factor` phases of `length` taps each (tap t applies to x[n − t]). The largest |output| and
+    /// |input| is kept in `peak_bits` (eight lanes of |x| as bits). Segments of 64 inputs whose magnitudes
+    /// times `bound` cannot beat the peak so far are skipped.
+    void (*true_peak)(const float *work, size_t count, size_t keep, const float *taps, size_t length,
+                      size_t factor, float bound, int32_t peak_bits[8]);
+    /// Welch power of one FFT frame (`FramePowerAccumulator`): `padded` holds the interleaved bins with
+    /// one mirrored bin on each side (8·groups + 8 Floats); adds the periodic-Hann-windowed re² and im²
+    /// to `sums` (8·groups Floats).
+    void (*frame_power)(const float *padded, size_t groups, float *sums);
+    /// A-weighting, F weighting and Σx² of two channels in two Double lanes (`AmbientLevel`), `frames`
+    /// samples each. `coefficients`: per section b0, b1, b2, −a1, −a2 (three sections), then α and 1 − α.
+    /// `state` (lane pairs): six filter states, F, F maximum, Σx².
+    void (*ambient_level)(const float *left, const float *right, size_t frames, const double coefficients[17],
+                          double state[18]);
+    /// Σx and Σx² (`sums`; Double from 8-lane Float partial sums over 1,024 samples), largest |x| and the
+    /// count of |x| ≥ `clip_threshold` of `count` samples (`LevelStatistics`).
+    void (*level_moments)(const float *samples, size_t count, float clip_threshold, double sums[2], float *peak,
+                          int64_t *clipped);
+    /// `level_moments` of two channels and Σa·b in one pass: sums = Σa, Σa², Σb, Σb², Σab.
+    void (*level_moments_pair)(const float *a, const float *b, size_t count, float clip_threshold, double sums[5],
+                               float peaks[2], int64_t clipped[2]);
 } shades_kernels;
 
 /// The kernels for `set`, or NULL when this CPU or build cannot run it.

@@ -202,8 +202,9 @@ public enum NoiseDose {
 /// Levels in dBFS are of the mean square against full scale 1.0, so a full-scale sine reads −3.01 dBFS
 /// and a 1 kHz sine at −20 dBFS RMS reads −20.0 dBFS(A). LAeq = 10·log10(mean of the A-weighted x²);
 /// LAF is the A-weighted x² through the "F" exponential time weighting (τ = 125 ms), LAFmax its largest
-/// value. The filters start at rest. Channels run in pairs in two Double lanes, sample by sample, so
-/// results are identical whatever the block sizes (about 90 ms per 10 minutes of 48 kHz stereo here).
+/// value. The filters start at rest. Channels run in pairs in two Double lanes, sample by sample (the C
+/// kernel `ambient_level`), so results are identical whatever the block sizes (about 90 ms per 10 minutes
+/// of 48 kHz stereo here).
 public struct AmbientLevel: Sendable {
     /// "F" (fast) time constant in seconds.
     public static let fastTimeConstantSeconds = 0.125
@@ -213,13 +214,11 @@ public struct AmbientLevel: Sendable {
     /// Frames added so far.
     public private(set) var frameCount = 0
 
-    private let sections: [IIRSection]
-    private let alpha: Double
-    /// Per pair of channels (two Double lanes): six filter states, F state, F maximum, Σx².
-    private var filterStates: [SIMD2<Double>]
-    private var fast: [SIMD2<Double>]
-    private var fastMaximum: [SIMD2<Double>]
-    private var sumOfSquares: [SIMD2<Double>]
+    /// Per section b0, b1, b2, −a1, −a2 (three A-weighting sections), then α and 1 − α of the F weighting.
+    private let coefficients: [Double]
+    /// Per pair of channels, 18 Doubles (two lanes each): six filter states, F state, F maximum, Σx².
+    private var states: [Double]
+    private static let statesPerGroup = 18
 
     /// - Parameters:
     ///   - sampleRate: Hz, 8,000 … 192,000.
@@ -233,13 +232,10 @@ public struct AmbientLevel: Sendable {
         }
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        sections = AWeighting.sections(sampleRate: sampleRate)
-        alpha = 1 - exp(-1 / (Self.fastTimeConstantSeconds * sampleRate))
-        let groups = (channelCount + 1) / 2
-        filterStates = Array(repeating: .zero, count: groups * 6)
-        fast = Array(repeating: .zero, count: groups)
-        fastMaximum = Array(repeating: .zero, count: groups)
-        sumOfSquares = Array(repeating: .zero, count: groups)
+        let alpha = 1 - exp(-1 / (Self.fastTimeConstantSeconds * sampleRate))
+        coefficients = AWeighting.sections(sampleRate: sampleRate).flatMap { s in [s.b0, s.b1, s.b2, -s.a1, -s.a2] }
+            + [alpha, 1 - alpha]
+        states = Array(repeating: 0, count: (channelCount + 1) / 2 * Self.statesPerGroup)
     }
 
     /// Adds planar channels: one buffer per channel, all of the same length.
@@ -258,58 +254,23 @@ public struct AmbientLevel: Sendable {
 
     private mutating func add(frames: Int, channel: (Int) -> UnsafePointer<Float>?) {
         guard frames > 0 else { return }
-        for group in 0..<fast.count {
-            // An odd last channel runs in both lanes.
-            run(group: group, frames: frames,
-                inputs: (channel(2 * group)!, channel(min(2 * group + 1, channelCount - 1))!))
+        let last = channelCount - 1
+        coefficients.withUnsafeBufferPointer { c in
+            states.withUnsafeMutableBufferPointer { states in
+                for group in 0..<states.count / Self.statesPerGroup {
+                    // The A-weighting cascade (direct form II transposed), F weighting and sums for two
+                    // channels (the C kernel `ambient_level`); an odd last channel runs in both lanes.
+                    Kernels.table.ambient_level!(channel(2 * group)!, channel(min(2 * group + 1, last))!,
+                                                 frames, c.baseAddress!,
+                                                 states.baseAddress! + group * Self.statesPerGroup)
+                }
+            }
         }
         frameCount += frames
     }
 
-    /// The A-weighting cascade (direct form II transposed), F weighting and sums for two channels.
-    private mutating func run(group: Int, frames: Int,
-                              inputs p: (UnsafePointer<Float>, UnsafePointer<Float>)) {
-        // Coefficients as lanes; the recursions are written as fused multiply-adds so each loop-carried
-        // path is one FMA per section (y → next state → next y), the F weighting one FMA.
-        let c = sections.map { s in
-            (b0: SIMD2<Double>(repeating: s.b0), b1: SIMD2<Double>(repeating: s.b1), b2: SIMD2<Double>(repeating: s.b2),
-             na1: SIMD2<Double>(repeating: -s.a1), na2: SIMD2<Double>(repeating: -s.a2))
-        }
-        let (c0, c1, c2) = (c[0], c[1], c[2])
-        let alpha = SIMD2<Double>(repeating: self.alpha), keep = SIMD2<Double>(repeating: 1 - self.alpha)
-        var (u0, u1, v0, v1, w0, w1) = (filterStates[group * 6], filterStates[group * 6 + 1], filterStates[group * 6 + 2],
-                                        filterStates[group * 6 + 3], filterStates[group * 6 + 4], filterStates[group * 6 + 5])
-        var f = fast[group], fMax = fastMaximum[group], sum = sumOfSquares[group]
-        var start = 0
-        while start < frames {
-            let end = min(frames, start + 4096)
-            for i in start..<end {
-                let x = SIMD2<Double>(Double(p.0[i]), Double(p.1[i]))
-                let y0 = u0.addingProduct(c0.b0, x)
-                u0 = (u1.addingProduct(c0.b1, x)).addingProduct(c0.na1, y0)
-                u1 = (c0.b2 * x).addingProduct(c0.na2, y0)
-                let y1 = v0.addingProduct(c1.b0, y0)
-                v0 = (v1.addingProduct(c1.b1, y0)).addingProduct(c1.na1, y1)
-                v1 = (c1.b2 * y0).addingProduct(c1.na2, y1)
-                let y2 = w0.addingProduct(c2.b0, y1)
-                w0 = (w1.addingProduct(c2.b1, y1)).addingProduct(c2.na1, y2)
-                w1 = (c2.b2 * y1).addingProduct(c2.na2, y2)
-                let e = y2 * y2
-                sum += e
-                f = (alpha * e).addingProduct(keep, f)
-                fMax.replace(with: f, where: f .> fMax)  // (pointwiseMax is a slow lane-by-lane loop)
-            }
-            // Silence decays the states towards subnormal numbers, which are slow: set tiny ones to zero
-            // (their effect on any level is below 10⁻³⁰⁰).
-            func flush(_ s: inout SIMD2<Double>) { s.replace(with: 0, where: (s .< 1e-200) .& (s .> -1e-200)) }
-            flush(&u0); flush(&u1); flush(&v0); flush(&v1); flush(&w0); flush(&w1); flush(&f)
-            start = end
-        }
-        filterStates.replaceSubrange(group * 6..<group * 6 + 6, with: [u0, u1, v0, v1, w0, w1])
-        fast[group] = f
-        fastMaximum[group] = fMax
-        sumOfSquares[group] = sum
-    }
+    /// Channel `c`'s value of the lane pair `index` (6: F state, 7: F maximum, 8: Σx²).
+    private func state(_ index: Int, channel c: Int) -> Double { states[c / 2 * Self.statesPerGroup + 2 * index + c % 2] }
 
     /// The levels of everything added so far.
     ///
@@ -319,8 +280,8 @@ public struct AmbientLevel: Sendable {
     public func report(calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) -> AmbientReport {
         let n = Double(frameCount)
         func level(_ power: Double) -> Double? { power > 0 && power.isFinite ? Decibels.fromPower(power) : nil }
-        let laeq = (0..<channelCount).map { c in frameCount > 0 ? level(sumOfSquares[c / 2][c % 2] / n) : nil }
-        let lafmax = (0..<channelCount).map { c in level(fastMaximum[c / 2][c % 2]) }
+        let laeq = (0..<channelCount).map { c in frameCount > 0 ? level(state(8, channel: c) / n) : nil }
+        let lafmax = (0..<channelCount).map { c in level(state(7, channel: c)) }
         return AmbientReport(sampleRate: sampleRate, durationSeconds: n / sampleRate,
                              laeqDBFSPerChannel: laeq, lafmaxDBFSPerChannel: lafmax,
                              calibration: calibration, listeningSeconds: listeningSeconds)

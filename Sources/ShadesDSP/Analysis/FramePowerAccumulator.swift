@@ -3,8 +3,9 @@
 ///
 /// A periodic Hann window is a 3-tap convolution of the bins, X_w[k] = ½·X[k] − ¼·(X[k−1] + X[k+1]), so a
 /// filter that transforms its input anyway (``OverlapSaveFilter``) gets the input's spectrum for about one
-/// SIMD operation per sample instead of a second FFT per half segment. The frames are the caller's (an
-/// overlap-save filter's overlap 2M), so the estimate is Welch's with that overlap.
+/// SIMD operation per sample (the C kernel `frame_power`) instead of a second FFT per half segment. The
+/// frames are the caller's (an overlap-save filter's overlap 2M), so the estimate is Welch's with that
+/// overlap.
 ///
 /// The first frame is set aside and used only if no other follows: a filter's first frame holds the
 /// silence before the signal, and a signal that starts abruptly splatters there (a sine at −6 dBFS
@@ -57,16 +58,7 @@ final class FramePowerAccumulator {
         (padded + 2).update(from: bins.baseAddress!, count: floatCount)
         padded[0] = bins[2]; padded[1] = -bins[3]                   // X[−1] = X[1]*
         padded[n + 4] = bins[n - 2]; padded[n + 5] = -bins[n - 1]   // X[N/2 + 1] = X[N/2 − 1]*
-        let raw = UnsafeRawPointer(padded), sums = UnsafeMutableRawPointer(recent)
-        for g in 0..<groups {
-            let i = g * 32   // bytes
-            let centre = raw.loadUnaligned(fromByteOffset: i + 8, as: SIMD8<Float>.self)
-            let below = raw.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-            let above = raw.loadUnaligned(fromByteOffset: i + 16, as: SIMD8<Float>.self)
-            let windowed = 0.5 * centre - 0.25 * (below + above)
-            let sum = sums.load(fromByteOffset: i, as: SIMD8<Float>.self)
-            sums.storeBytes(of: sum.addingProduct(windowed, windowed), toByteOffset: i, as: SIMD8<Float>.self)
-        }
+        Kernels.table.frame_power!(padded, groups, recent)   // recent += windowed re², im²
         frameCount += 1
         framesInRecent += 1
         if frameCount == 1 {

@@ -117,7 +117,7 @@ public struct LevelReport: Codable, Sendable, Equatable {
     public var clippedSamples: Int { channels.reduce(0) { $0 + $1.clippedSamples } }
 }
 
-/// The SIMD passes behind ``LevelStatistics``.
+/// The SIMD passes behind ``LevelStatistics`` (the C kernels `level_moments` and `level_moments_pair`).
 enum LevelKernel {
     struct Moments {
         var sum = 0.0
@@ -126,102 +126,33 @@ enum LevelKernel {
         var clipped = 0
     }
 
-    /// Samples per Float partial sum before it is added in Double.
-    static let chunk = 1024
-    static let clipBits = Int32(bitPattern: LevelStatistics.clipThreshold.bitPattern)
-
-    /// Lane state of one channel within a chunk.
-    struct Lanes {
-        var sum = SIMD8<Float>()
-        var squares = SIMD8<Float>()
-        var peakBits = SIMD8<Int32>()
-        var clipped = SIMD8<Int32>()
-
-        @inline(__always) mutating func add(_ x: SIMD8<Float>) {
-            sum += x
-            squares.addProduct(x, x)
-            // |x| as bits: for non-negative floats the integer order is the float order.
-            let magnitude = unsafeBitCast(x, to: SIMD8<Int32>.self) & 0x7FFF_FFFF
-            let difference = peakBits &- magnitude
-            peakBits = peakBits &- (difference & (difference &>> 31))  // max without a select
-            clipped = clipped &- ((LevelKernel.clipBits &- 1 &- magnitude) &>> 31)  // +1 where |x| ≥ threshold
-        }
-
-        /// Adds the lanes into `m` and clears the sums (the peak is kept).
-        @inline(__always) mutating func flush(into m: inout Moments) {
-            m.sum += Double(sum.sum())
-            m.sumOfSquares += Double(squares.sum())
-            m.clipped += Int(clipped.wrappedSum())
-            sum = .zero; squares = .zero; clipped = .zero
-        }
-
-        func peak() -> Float {
-            var p: Float = 0
-            for lane in 0..<8 { p = max(p, Float(bitPattern: UInt32(peakBits[lane]))) }
-            return p
-        }
-    }
-
-    @inline(__always) static func addScalar(_ x: Float, to m: inout Moments) {
-        m.sum += Double(x)
-        m.sumOfSquares += Double(x) * Double(x)
-        m.peak = max(m.peak, abs(x))
-        if abs(x) >= LevelStatistics.clipThreshold { m.clipped += 1 }
-    }
-
+    /// Σx, Σx², largest |x| and clipped samples of one channel.
     static func measure(_ x: UnsafeBufferPointer<Float>) -> Moments {
-        var m = Moments()
-        guard let base = x.baseAddress else { return m }
-        let raw = UnsafeRawPointer(base)
-        let n = x.count
-        var lanes = Lanes()
-        var i = 0
-        while i + 8 <= n {
-            let end = min(n - (n - i) % 8, i + chunk)
-            while i < end {
-                lanes.add(raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self))
-                i += 8
-            }
-            lanes.flush(into: &m)
+        guard let base = x.baseAddress else { return Moments() }
+        var sums = (0.0, 0.0), peak: Float = 0, clipped: Int64 = 0
+        withUnsafeMutableBytes(of: &sums) { sums in
+            Kernels.table.level_moments!(base, x.count, LevelStatistics.clipThreshold,
+                                         sums.baseAddress!.assumingMemoryBound(to: Double.self), &peak, &clipped)
         }
-        m.peak = lanes.peak()
-        while i < n { addScalar(x[i], to: &m); i += 1 }
-        return m
+        return Moments(sum: sums.0, sumOfSquares: sums.1, peak: peak, clipped: Int(clipped))
     }
 
     /// Both channels' moments and Σ a·b in one pass.
     static func measurePair(_ a: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<Float>)
         -> (Moments, Moments, crossSum: Double) {
-        var ma = Moments(), mb = Moments()
-        var cross = 0.0
-        guard let baseA = a.baseAddress, let baseB = b.baseAddress else { return (ma, mb, 0) }
-        let rawA = UnsafeRawPointer(baseA), rawB = UnsafeRawPointer(baseB)
-        let n = min(a.count, b.count)
-        var lanesA = Lanes(), lanesB = Lanes()
-        var i = 0
-        while i + 8 <= n {
-            let end = min(n - (n - i) % 8, i + chunk)
-            var products = SIMD8<Float>()
-            while i < end {
-                let x = rawA.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-                let y = rawB.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-                lanesA.add(x)
-                lanesB.add(y)
-                products.addProduct(x, y)
-                i += 8
+        guard let baseA = a.baseAddress, let baseB = b.baseAddress else { return (Moments(), Moments(), 0) }
+        var sums = (0.0, 0.0, 0.0, 0.0, 0.0), peaks: (Float, Float) = (0, 0), clipped: (Int64, Int64) = (0, 0)
+        withUnsafeMutableBytes(of: &sums) { sums in
+            withUnsafeMutableBytes(of: &peaks) { peaks in
+                withUnsafeMutableBytes(of: &clipped) { clipped in
+                    Kernels.table.level_moments_pair!(baseA, baseB, min(a.count, b.count), LevelStatistics.clipThreshold,
+                                                      sums.baseAddress!.assumingMemoryBound(to: Double.self),
+                                                      peaks.baseAddress!.assumingMemoryBound(to: Float.self),
+                                                      clipped.baseAddress!.assumingMemoryBound(to: Int64.self))
+                }
             }
-            lanesA.flush(into: &ma)
-            lanesB.flush(into: &mb)
-            cross += Double(products.sum())
         }
-        ma.peak = lanesA.peak()
-        mb.peak = lanesB.peak()
-        while i < n {
-            addScalar(a[i], to: &ma)
-            addScalar(b[i], to: &mb)
-            cross += Double(a[i]) * Double(b[i])
-            i += 1
-        }
-        return (ma, mb, cross)
+        return (Moments(sum: sums.0, sumOfSquares: sums.1, peak: peaks.0, clipped: Int(clipped.0)),
+                Moments(sum: sums.2, sumOfSquares: sums.3, peak: peaks.1, clipped: Int(clipped.1)), sums.4)
     }
 }
