@@ -1,8 +1,10 @@
 # Shades: the two commands a newcomer runs on a fresh Debian machine.
 #   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
-#   make test        install the C libraries if missing, run the test suite (release build)
+#   make test        install the C libraries and the tests' tools if missing, run the test suite (release build)
 
 DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev pkg-config
+# For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
+TEST_PACKAGES := lame
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # A plain release build, as an app depending on Shades gets it: the hot kernels (CShadesKernels) are built
 # for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so no CPU flags are needed.
@@ -18,15 +20,21 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean
+.PHONY: deps test-deps build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean
 
-deps:
-	@missing=""; \
-	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs those of the Debian packages $(1) that are missing.
+INSTALL_MISSING = missing=""; \
+	for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+deps:
+	@$(call INSTALL_MISSING,$(DEB_PACKAGES))
+
+test-deps:
+	@$(call INSTALL_MISSING,$(TEST_PACKAGES))
 
 build: deps
 	swift build $(SWIFT_FLAGS) --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product shades
@@ -36,7 +44,7 @@ build: deps
 catalogue: build
 	$(SHADES) catalogue build Presets -o $(CATALOGUE)
 
-test: deps
+test: deps test-deps
 	swift test $(SWIFT_FLAGS)
 
 bench: deps

@@ -51,9 +51,13 @@ public struct FileAnalysisReport: Codable, Sendable {
     public let container: String
     public let sampleRate: Double
     public let channels: Int
+    /// Frames measured: all those decoded.
     public let frames: Int
     public let durationSeconds: Double
     public let comment: String?
+    /// Set when the frames read are not all the file announces or holds (``AudioFileInput/lengthWarning``,
+    /// e.g. a truncated WAV): the measurements cover the frames read.
+    public let lengthWarning: String?
     /// RMS, sample peak, clipped samples, DC and inter-channel correlation.
     public let levels: LevelReport
     /// Integrated loudness and loudness range (libebur128), true peaks (`TruePeakMeter`) and sample peaks.
@@ -280,7 +284,8 @@ final class AnalysisState: @unchecked Sendable {
         let ambientReport = ambient.report(calibration: options.calibration, listeningSeconds: options.listeningSeconds)
         let report = FileAnalysisReport(
             file: path, container: input.containerName, sampleRate: rate, channels: channels, frames: input.framesRead,
-            durationSeconds: Double(input.framesRead) / rate, comment: input.comment, levels: levelReport,
+            durationSeconds: Double(input.framesRead) / rate, comment: input.comment, lengthWarning: input.lengthWarning,
+            levels: levelReport,
             loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, modulation: modulation,
             ambient: ambientReport, notch: notchReport)
         return FileAnalysis(report: report, spectrum: spectrum)

@@ -61,7 +61,7 @@ struct FileMeasurement: Sendable {
                 spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
             }
         } catch { throw .io("cannot measure \(path): \(error.description)") }
-        return FileMeasurement(frames: input.frameCount, sampleRate: input.sampleRate, channels: channels,
+        return FileMeasurement(frames: input.framesRead, sampleRate: input.sampleRate, channels: channels,
                                integratedLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP,
                                seams: seamReports, spectrum: spectrum)
     }
@@ -197,13 +197,15 @@ enum AssetRenderer {
     }
 
     /// The patient's music notched at the catalogue's rate (the notch pipeline: delay removed, exact length),
-    /// in memory in Float; the builder then sets its loudness like any other sound.
+    /// in memory in Float; the builder then sets its loudness like any other sound. Music not read whole
+    /// (``NotchReport/lengthWarning``: a cut MP3) is refused: a catalogue sound is all of its source.
     static func notchedMusic(_ music: MusicInput, asset: CatalogueAsset) throws(CatalogueError) -> AudioBuffer {
         let temporary = FileManager.default.temporaryDirectory.path + "/shades-music-\(getpid())-\(UUID().uuidString).wav"
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do throws(RenderError) {
-            _ = try NotchedMusic.process(NotchJob(inputPath: music.path, outputPath: temporary, notches: .everyChannel([music.notch]),
-                                                  outputRateHz: asset.request.sampleRate, sampleFormat: .f32, ceilingDBTP: 0))
+            let report = try NotchedMusic.process(NotchJob(inputPath: music.path, outputPath: temporary, notches: .everyChannel([music.notch]),
+                                                           outputRateHz: asset.request.sampleRate, sampleFormat: .f32, ceilingDBTP: 0))
+            if let warning = report.lengthWarning { throw RenderError.runtime(warning) }
         } catch { throw .asset(id: asset.id, message: error.description) }
         do throws(AudioFileError) { return try DecodedAudio(contentsOf: temporary).buffer } catch {
             throw .asset(id: asset.id, message: error.description)

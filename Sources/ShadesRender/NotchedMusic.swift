@@ -132,6 +132,8 @@ public struct NotchReport: Sendable, Codable, Equatable {
     public let inputSampleRate: Double
     public let sampleRate: Double
     public let channels: Int
+    /// Input frames decoded (for MP3 and Ogg, whose header only estimates the length, a count the header
+    /// may exceed).
     public let inputFrames: Int
     /// Output frames: the input's (after resampling, round(n · rate ratio)).
     public let frames: Int
@@ -154,6 +156,9 @@ public struct NotchReport: Sendable, Codable, Equatable {
     public let warnings: [String]
     /// Things the user should know, e.g. a notch too low for a filter as steep as specified.
     public let notes: [String]
+    /// Set when the frames read are not all the input announces or holds (``AudioFileInput/lengthWarning``:
+    /// a cut MP3, or one libsndfile stops reading at its estimate): the frames read were notched.
+    public let lengthWarning: String?
 }
 
 // MARK: - Processing
@@ -171,7 +176,8 @@ public struct NotchReport: Sendable, Codable, Equatable {
 /// reader thread decodes ahead of the filters.
 ///
 /// The output is sample-aligned with the input and exactly as long: the filter delay is removed from the
-/// start and flushed with zeros at the end; channels with a shorter delay are delayed to the longest.
+/// start and flushed with zeros at the end; channels with a shorter delay are delayed to the longest. Its
+/// length is the decoded one, found by pass 1: for MP3 and Ogg the header only estimates it.
 public enum NotchedMusic {
     /// Frames per block read, filtered and written.
     public static let blockFrames = 131_072
@@ -188,7 +194,9 @@ public enum NotchedMusic {
     /// Notches one file (see the type's description). Throws `.usage` for bad parameters (a band the
     /// filter cannot make, an output that is the input, an output extension or format that does not fit)
     /// and `.runtime` for files that cannot be read (missing, empty, truncated, corrupt, unknown format)
-    /// or written. On any error no output is left behind and the input is untouched.
+    /// or written. On any error no output is left behind and the input is untouched. An MP3 or Ogg file
+    /// not read whole (shorter than its header estimates, or cut by libsndfile at its estimate) is notched
+    /// as far as it is read, with ``NotchReport/lengthWarning``.
     public static func process(_ job: NotchJob) throws(RenderError) -> NotchReport {
         let plan = try NotchPlan(job: job)
         var created: [String] = []
@@ -203,21 +211,22 @@ public enum NotchedMusic {
                 try AtomicFile.write(to: job.outputPath) { (temporary: String) throws(AudioFileError) in
                     let output = try AudioFileOutput(path: temporary, sampleRate: Int(plan.outputRate),
                                                      channelCount: plan.channelCount, format: plan.format,
-                                                     frameCount: plan.outputFrames, comment: comment)
-                    _ = try plan.run(.write(output, gain: gain))
+                                                     frameCount: measured.outputFrames, comment: comment)
+                    _ = try plan.run(.write(output, gain: gain, inputFrames: measured.inputFrames))
                     try output.close()
                 }
             } catch { throw RenderError(error) }
             let suitability = plan.suitability(measured.spectra)
             return NotchReport(
                 input: job.inputPath, output: job.outputPath, inputSampleRate: plan.inputRate, sampleRate: plan.outputRate,
-                channels: plan.channelCount, inputFrames: plan.inputFrames, frames: plan.outputFrames,
+                channels: plan.channelCount, inputFrames: measured.inputFrames, frames: measured.outputFrames,
                 latencyFrames: measured.latency, sampleFormat: job.sampleFormat,
                 inputTruePeakDBTP: Decibels.fromAmplitude(measured.inputPeak),
                 truePeakBeforeGainDBTP: Decibels.fromAmplitude(measured.outputPeak),
                 gainDB: Decibels.fromAmplitude(Double(gain)), ceilingDBTP: job.ceilingDBTP,
                 truePeakDBTP: Decibels.fromAmplitude(measured.outputPeak * Double(gain)),
-                suitability: suitability, warnings: suitability.compactMap(\.warning), notes: plan.notes)
+                suitability: suitability, warnings: suitability.compactMap(\.warning), notes: plan.notes,
+                lengthWarning: measured.lengthWarning)
         } catch {
             FolderCreation.remove(created)
             throw error
@@ -284,8 +293,8 @@ struct NotchPlan {
     let inputRate: Double
     let outputRate: Double
     let channelCount: Int
-    let inputFrames: Int
-    let outputFrames: Int
+    /// Frames the input's header announces: for MP3 and Ogg an estimate (pass 1 finds the decoded length).
+    let announcedFrames: Int
     /// Notches per channel, and the design for each (nil: none on that channel).
     let channelNotches: [[NotchSpec]]
     let designs: [NotchDesign?]
@@ -321,13 +330,13 @@ struct NotchPlan {
         // The input: opened to read its header (closed again; each pass reopens it).
         let input: AudioFileInput
         do throws(AudioFileError) { input = try AudioFileInput(path: job.inputPath) } catch { throw RenderError(error) }
-        if let problem = ContainerCheck.truncation(path: job.inputPath) {
+        if let problem = input.truncation {
             throw .runtime("cannot read \(job.inputPath): the file is truncated or corrupt (\(problem))")
         }
         inputRate = Double(input.sampleRate)
         channelCount = input.channelCount
-        inputFrames = input.frameCount
-        guard inputFrames <= Self.longestFrames else {
+        announcedFrames = input.frameCount
+        guard announcedFrames <= Self.longestFrames else {
             throw .runtime("cannot read \(job.inputPath): the file is truncated or corrupt (its length is unknown)")
         }
         outputRate = job.outputRateHz ?? inputRate
@@ -335,8 +344,6 @@ struct NotchPlan {
             throw .runtime("cannot process \(job.inputPath): its rate \(formatNumber(inputRate)) Hz is out of range "
                            + "(allowed: 8000 … 192000 Hz)")
         }
-        outputFrames = outputRate == inputRate ? inputFrames
-            : StreamingResampler.outputFrameCount(inputFrames: inputFrames, inputRate: inputRate, outputRate: outputRate)
 
         if case .perEar = job.notches, channelCount != 2 {
             throw .usage("--left/--right need a stereo input: \(job.inputPath) has \(channelCount) "
@@ -427,13 +434,25 @@ struct NotchPlan {
     // MARK: Passes
 
     enum Pass {
-        /// Pass 1: the input's spectrum and true peak, the notched signal's true peak.
+        /// Pass 1: the input's length, spectrum and true peak, the notched signal's true peak.
         case measure
-        /// Pass 2: the notched signal times `gain`, quantised and written.
-        case write(AudioFileOutput, gain: Float)
+        /// Pass 2: the notched signal times `gain`, quantised and written; the input must decode to
+        /// `inputFrames` again.
+        case write(AudioFileOutput, gain: Float, inputFrames: Int)
+    }
+
+    /// Output frames for `inputFrames` decoded frames: as many, or round(n · rate ratio) when resampling.
+    func outputFrames(forInput inputFrames: Int) -> Int {
+        outputRate == inputRate ? inputFrames
+            : StreamingResampler.outputFrameCount(inputFrames: inputFrames, inputRate: inputRate, outputRate: outputRate)
     }
 
     struct Measurements {
+        /// Input frames decoded, and the output frames they make.
+        var inputFrames = 0
+        var outputFrames = 0
+        /// ``AudioFileInput/lengthWarning`` once decoded.
+        var lengthWarning: String?
         /// The filter delay removed, frames.
         var latency = 0
         /// Largest true peaks over channels, linear.
@@ -467,31 +486,29 @@ struct NotchPlan {
         let stage = ChainStage(chains: chains, pass: pass, latency: latency, blockFrames: block)
 
         let input = try AudioFileInput(path: job.inputPath)
-        guard input.sampleRate == Int(inputRate), input.channelCount == channelCount, input.frameCount == inputFrames else {
-            throw AudioFileError.runtime("cannot read \(job.inputPath): the file changed while it was being processed")
+        let changed = AudioFileError.runtime("cannot read \(job.inputPath): the file changed while it was being processed")
+        guard input.sampleRate == Int(inputRate), input.channelCount == channelCount, input.frameCount == announcedFrames else {
+            throw changed
         }
         let resampler = outputRate == inputRate ? nil
             : try StreamingResampler(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
                                      quality: job.resamplerQuality, outputBlockFrames: block)
-        // A reader thread decodes (and resamples) ahead while this thread filters and writes.
-        let inputFrames = self.inputFrames, channelCount = self.channelCount
+        // A reader thread decodes (and resamples) ahead while this thread filters and writes. The input
+        // ends when a read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
+        let channelCount = self.channelCount
         let readAhead = ReadAhead(channelCount: channelCount, blockFrames: block) { fill throws(AudioFileError) in
             guard let resampler else {
                 var n = 0
-                while input.framesRead < inputFrames {
-                    guard try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
-                          n > 0 else { return }
-                }
+                while try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
+                      n > 0 {}
                 return
             }
             let buffer = AudioBuffer(channelCount: channelCount, frameCapacity: block, zeroed: false)
             var going = true
-            while going && input.framesRead < inputFrames {
+            while going && !resampler.isFinished {
                 let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-                if n == 0 { return }
-                let last = input.framesRead == inputFrames
                 try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
-                    try resampler.process(b, endOfInput: last) { (o: AudioBlock) throws(AudioFileError) in
+                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(AudioFileError) in
                         guard going else { return }
                         going = try fill { (slot: AudioBlock) -> Int in
                             for c in 0..<channelCount { _ = slot.channel(c).update(fromContentsOf: o.channel(c)) }
@@ -504,17 +521,21 @@ struct NotchPlan {
         defer { readAhead.stop() }
         while try readAhead.next({ (b: AudioBlock) throws(AudioFileError) in try stage.add(b) }) != nil {}
         try stage.flush()
-        guard stage.written == outputFrames else {
-            throw AudioFileError.runtime("cannot read \(job.inputPath): \(stage.written) of \(outputFrames) frames came out")
-        }
-
+        // The reader has finished: the input is this thread's again.
         var result = Measurements()
+        result.inputFrames = input.framesRead
+        result.outputFrames = outputFrames(forInput: input.framesRead)
+        result.lengthWarning = input.lengthWarning
+        if case .write(_, _, let inputFrames) = pass, inputFrames != result.inputFrames { throw changed }
+        guard stage.written == result.outputFrames else {
+            throw AudioFileError.runtime("cannot read \(job.inputPath): \(stage.written) of \(result.outputFrames) frames came out")
+        }
         result.latency = latency
         if measuring {
             result.inputPeak = chains.map { $0.inputPeak.peak }.max() ?? 0
             result.outputPeak = chains.map { $0.outputPeak.peak }.max() ?? 0
             // Too short to say anything (the rule of a Welch estimate): no spectrum.
-            let long = inputFrames >= SpectrumAccumulator.minimumFrameCount
+            let long = result.inputFrames >= SpectrumAccumulator.minimumFrameCount
             result.spectra = chains.map { chain in long ? chain.filter?.inputSpectrum(sampleRate: outputRate) : nil }
         }
         return result
@@ -548,7 +569,7 @@ final class ChainStage {
         skip = latency
         let n = chains.count * blockFrames
         var sixteen = false, float = false
-        if case .write(let output, _) = pass { sixteen = output.format.sampleFormat == .s16; float = !sixteen }
+        if case .write(let output, _, _) = pass { sixteen = output.format.sampleFormat == .s16; float = !sixteen }
         planes16 = .allocate(capacity: sixteen ? n : 0)
         interleaved16 = .allocate(capacity: sixteen ? n : 0)
         planesFloat = .allocate(capacity: float ? n : 0)
@@ -589,7 +610,7 @@ final class ChainStage {
         let output: AudioFileOutput?
         switch pass {
         case .measure: (output, gain) = (nil, 1)
-        case .write(let file, let g): (output, gain) = (file, g)
+        case .write(let file, let g, _): (output, gain) = (file, g)
         }
         let call = BlockCall(stage: self, block: block, isInput: isInput, drop: drop, kept: kept, output: output, gain: gain)
         if chains.count == 1 {
@@ -842,41 +863,3 @@ enum FolderCreation {
     }
 }
 
-
-/// Catches a truncated WAV or AIFF, which libsndfile reads without complaint as a shorter file (it trusts
-/// the file's length over the header's): the sound data chunk announces more bytes than the file holds.
-/// Streamed headers (size 0 or 0xFFFFFFFF) and RF64 are not checked.
-enum ContainerCheck {
-    /// A description of the truncation, or nil if none is found.
-    static func truncation(path: String) -> String? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        guard fseeko(file, 0, SEEK_END) == 0 else { return nil }
-        let size = Int64(ftello(file))
-        var header = [UInt8](repeating: 0, count: 12)
-        guard fseeko(file, 0, SEEK_SET) == 0, fread(&header, 1, 12, file) == 12 else { return nil }
-        let magic = String(decoding: header[0..<4], as: UTF8.self), kind = String(decoding: header[8..<12], as: UTF8.self)
-        let bigEndian: Bool, dataID: String
-        switch (magic, kind) {
-        case ("RIFF", "WAVE"): (bigEndian, dataID) = (false, "data")
-        case ("FORM", "AIFF"), ("FORM", "AIFC"): (bigEndian, dataID) = (true, "SSND")
-        default: return nil
-        }
-        var offset: Int64 = 12
-        var chunk = [UInt8](repeating: 0, count: 8)
-        while offset + 8 <= size {
-            guard fseeko(file, off_t(offset), SEEK_SET) == 0, fread(&chunk, 1, 8, file) == 8 else { return nil }
-            let id = String(decoding: chunk[0..<4], as: UTF8.self)
-            let bytes = chunk[4..<8].map(UInt32.init)
-            let length = bigEndian ? bytes[0] << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3]
-                                   : bytes[3] << 24 | bytes[2] << 16 | bytes[1] << 8 | bytes[0]
-            if id == dataID {
-                guard length != 0, length != 0xFFFF_FFFF else { return nil }
-                let available = size - offset - 8
-                return Int64(length) > available ? "\(id) chunk of \(length) bytes, \(available) present" : nil
-            }
-            offset += 8 + Int64(length) + Int64(length & 1)
-        }
-        return nil
-    }
-}

@@ -87,6 +87,7 @@ struct AnalyzeCommand: ParsableCommand {
         } catch {
             throw CommandFailure.runtime(error.description)
         }
+        if let warning = analysis.report.lengthWarning { printWarning(warning) }
         if let plot { try writePlot(analysis, to: plot) }
         if json {
             let encoder = JSONEncoder()

@@ -82,7 +82,9 @@ struct NotchCommand: ParsableCommand {
         var failures: [(String, RenderError)] = []
         for (job, result) in zip(jobs, results) {
             switch result {
-            case .success(let report): reports.append(report)
+            case .success(let report):
+                reports.append(report)
+                if let warning = report.lengthWarning { printWarning(warning) }
             case .failure(let error): failures.append((job.inputPath, error))
             }
         }

@@ -41,8 +41,13 @@ extension String {
 }
 
 /// Writes "shades: error: `message`" as one line to standard error (file descriptor 2, unbuffered).
-func printError(_ message: String) {
-    let bytes = Array("shades: error: \(message)\n".utf8)
+func printError(_ message: String) { printToStandardError("shades: error: \(message)\n") }
+
+/// Writes "shades: warning: `message`" as one line to standard error.
+func printWarning(_ message: String) { printToStandardError("shades: warning: \(message)\n") }
+
+private func printToStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
     var written = 0
     while written < bytes.count {
         let n = bytes.withUnsafeBytes { write(2, $0.baseAddress! + written, $0.count - written) }

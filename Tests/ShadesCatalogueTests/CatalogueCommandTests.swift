@@ -1,6 +1,8 @@
 import Testing
 import Foundation
 import ShadesCatalogue
+import ShadesDSP
+import ShadesIO
 import ShadesTestSupport
 
 /// `shades catalogue build|check` as `make catalogue` runs it.
@@ -61,9 +63,19 @@ import ShadesTestSupport
         var result = try Shell.run(["render", "pink", "--duration", "8s", "--format", "f32", "-o", "music/Song One.wav"], in: folder)
         #expect(result.status == 0)
         _ = FileManager.default.createFile(atPath: "\(folder)/music/cover.txt", contents: Data("not audio".utf8))
+        // An MP3 (its length only estimated by libsndfile) at 44.1 kHz: the sound has its decoded length at 48 kHz.
+        result = try Shell.run(["render", "pink", "--duration", "3s", "--rate", "44100", "--format", "s16", "-o", "song-two.wav"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        try Lame.encode("\(folder)/song-two.wav", to: "\(folder)/music/Song Two.mp3", options: ["-V", "4"])
+        let mp3 = try AudioFileInput(path: "\(folder)/music/Song Two.mp3")
+        let block = AudioBuffer(channelCount: mp3.channelCount, frameCapacity: 65_536)
+        while try block.withBlock({ try mp3.read(into: $0) }) > 0 {}
         result = try Shell.run(["catalogue", "build", "presets", "-o", "out", "--tinnitus-frequency", "4kHz", "--music", "music"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         let sounds = try Manifest.read(folder: "\(folder)/out").sounds
+        let songTwo = try #require(sounds.first { $0.id == "personal-music-song-two" })
+        #expect(songTwo.frames == StreamingResampler.outputFrameCount(inputFrames: mp3.framesRead, inputRate: 44_100, outputRate: 48_000))
+        #expect(abs(songTwo.integratedLoudnessLUFS - -23) <= 0.1 && songTwo.truePeakDBTP <= -1)
         let song = try #require(sounds.first { $0.id == "personal-music-song-one" })
         #expect(abs(song.integratedLoudnessLUFS - -23) <= 0.1 && song.truePeakDBTP <= -1 && song.frequencyHz == 4000)
         // The octave at 4 kHz is gone (16-bit output: its dither sets the floor near −75 dB).

@@ -399,15 +399,17 @@ import ShadesTestSupport
         for c in 0..<2 {
             input.withChannel(c) { x in for i in 0..<n { x[i] = Float(0.5 * sin(2 * Double.pi * f * Double(i) / from + Double(c))) } }
         }
-        func run(blocks: [Int]) throws -> [[Float]] {
+        /// `blocks` sizes in turn; the end told with the last block, or by an empty block after it (a
+        /// decoder whose end is known only when a read returns nothing).
+        func run(blocks: [Int], endByEmptyBlock: Bool = false) throws -> [[Float]] {
             let resampler = try StreamingResampler(channelCount: 2, inputRate: from, outputRate: to, outputBlockFrames: 1_500)
             var out: [[Float]] = [[], []]
             var start = 0
             var k = 0
-            while start < n {
+            while start < n || (endByEmptyBlock && !resampler.isFinished) {
                 let size = min(blocks[k % blocks.count], n - start)
                 try input.withBlock(frames: start..<start + size) { (b: AudioBlock) throws(AudioFileError) in
-                    try resampler.process(b, endOfInput: start + size == n) { o in
+                    try resampler.process(b, endOfInput: endByEmptyBlock ? size == 0 : start + size == n) { o in
                         for c in 0..<2 { out[c] += o.channel(c) }
                     }
                 }
@@ -433,5 +435,7 @@ import ShadesTestSupport
         #expect(worst < 1e-5, "\(from) → \(to) Hz: worst error \(worst)")
         let pieces = try run(blocks: [1, 17, 4_096, 333, 10_000])
         #expect(pieces == whole)
+        #expect(try run(blocks: [4_096, 333], endByEmptyBlock: true) == whole)
+        #expect(try run(blocks: [n], endByEmptyBlock: true) == whole)
     }
 }

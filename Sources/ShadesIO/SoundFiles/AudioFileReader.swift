@@ -3,36 +3,58 @@ import ShadesDSP
 /// A sound file read whole through libsndfile (any format it reads), de-interleaved to Float.
 public struct DecodedAudio {
     public let sampleRate: Int
+    /// Every frame decoded: for MP3 and Ogg, whose header only estimates the length, as many as the decoder
+    /// gives (see ``AudioFileInput/truncation``).
     public let buffer: AudioBuffer
     /// The file's comment tag, if any.
     public let comment: String?
     /// libsndfile's format code (major | minor).
     public let formatCode: Int32
 
-    /// Reads all of `path`.
+    /// Reads all of `path`. A file not read whole is an error (see ``AudioFileInput/lengthWarning``): one of
+    /// exact length that ends early, a WAV or AIFF whose data chunk is cut, one of estimated length more
+    /// than ``AudioFileInput/estimatedLengthTolerance`` short, announcing no length, or cut by libsndfile
+    /// at its estimate.
     public init(contentsOf path: String) throws(AudioFileError) {
-        let file = try SoundFile.open(path: path)
-        sampleRate = file.sampleRate
-        comment = file.comment
-        formatCode = file.formatCode
-        let channels = file.channelCount
-        let frames = file.frameCount
-        let buffer = AudioBuffer(channelCount: channels, frameCapacity: frames)
-        let chunk = 1 << 16
-        let interleaved = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * channels)
-        defer { interleaved.deallocate() }
+        let input = try AudioFileInput(path: path)
+        sampleRate = input.sampleRate
+        comment = input.comment
+        formatCode = input.formatCode
+        let announced = input.frameCount
+        func truncated(_ problem: String) -> AudioFileError {
+            .runtime("cannot read \(path): the file is truncated or corrupt (\(problem))")
+        }
+        if let problem = input.truncation { throw truncated(problem) }
+        guard announced != Int.max else { throw truncated("no length announced") }
+        // libsndfile never decodes more than it announces: the whole file fits; the chunk may reach past
+        // the announced end, so the read that gets there can tell whether the decoder ended there too.
+        let whole = AudioBuffer(channelCount: input.channelCount, frameCapacity: announced, zeroed: false)
+        let chunk = AudioBuffer(channelCount: input.channelCount, frameCapacity: 1 << 16, zeroed: false)
         var done = 0
-        while done < frames {
-            let got = file.read(interleaved: UnsafeMutableBufferPointer(rebasing: interleaved[0..<min(chunk, frames - done) * channels]))
-            if got <= 0 { break }
-            for c in 0..<channels {
-                buffer.withChannel(c) { out in
-                    for i in 0..<got { out[done + i] = interleaved[i * channels + c] }
+        while true {
+            let got = try chunk.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
+            if got == 0 { break }
+            guard got <= announced - done else {
+                throw .runtime("cannot read \(path): the decoder gave more than the \(announced) frames announced")
+            }
+            for c in 0..<input.channelCount {
+                chunk.withChannel(c) { from in
+                    whole.withChannel(c) { to in
+                        _ = UnsafeMutableBufferPointer(rebasing: to[done..<done + got]).update(fromContentsOf: from[0..<got])
+                    }
                 }
             }
             done += got
         }
-        guard done == frames else { throw .runtime("cannot read \(path): file is truncated (\(done) of \(frames) frames)") }
-        self.buffer = buffer
+        if let problem = input.truncation { throw truncated(problem) }
+        if let problem = input.cutAtEstimate { throw .runtime("cannot read \(path): \(problem)") }
+        guard done < announced else {
+            buffer = whole
+            return
+        }
+        buffer = AudioBuffer(channelCount: input.channelCount, frameCapacity: done, zeroed: false)
+        for c in 0..<input.channelCount {
+            whole.withChannel(c) { from in buffer.withChannel(c) { to in _ = to.update(fromContentsOf: from[0..<done]) } }
+        }
     }
 }

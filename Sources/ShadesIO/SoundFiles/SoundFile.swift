@@ -11,7 +11,18 @@ final class SoundFile {
     private let handle: OpaquePointer
     let sampleRate: Int
     let channelCount: Int
+    /// Frames libsndfile announces: exact for PCM containers and FLAC, the decoder's estimate for MPEG and
+    /// Ogg (see ``lengthIsExact``); `Int.max` (SF_COUNT_MAX) when it found no end, e.g. a cut-off Ogg stream.
     let frameCount: Int
+    /// False for MPEG (mpg123's estimate: a Xing/LAME header's count, else the file's size over its first
+    /// frame's) and Ogg (Vorbis, Opus: the last page's position), whose decoded length may differ.
+    let lengthIsExact: Bool
+    /// Frames read so far.
+    private(set) var position = 0
+    /// True once libsndfile stopped a read at ``frameCount`` while the decoder still had frames: it never
+    /// reads past the count it announced, and an MPEG estimate can fall far short (a variable-bit-rate MP3
+    /// without a Xing/LAME header: 43,781 of 133,632 frames here).
+    private(set) var stoppedAtAnnouncedLength = false
     /// True for uncompressed 16-bit PCM (WAV, RF64, W64, AIFF, CAF): ``read(interleaved:)`` into Int16 then
     /// reads the file's bytes in one call, not through libsndfile's 8 KB conversion buffer.
     let isPlainPCM16: Bool
@@ -23,6 +34,8 @@ final class SoundFile {
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
         frameCount = Int(info.frames)
+        let major = info.format & Int32(SF_FORMAT_TYPEMASK)
+        lengthIsExact = major != Int32(SF_FORMAT_MPEG) && major != Int32(SF_FORMAT_OGG)
         let plainContainers = [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64, SF_FORMAT_W64, SF_FORMAT_AIFF, SF_FORMAT_CAF]
         isPlainPCM16 = info.format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_PCM_16)
             && plainContainers.contains { Int32($0) == info.format & Int32(SF_FORMAT_TYPEMASK) }
@@ -126,14 +139,36 @@ final class SoundFile {
         guard sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError() }
     }
 
-    /// Reads up to `samples.count / channelCount` frames; returns the frames read.
+    /// Reads up to `samples.count / channelCount` frames (`sf_readf_float`); returns the frames read, 0 at
+    /// the end.
+    ///
+    /// For an estimated length it also finds where libsndfile, not the decoder, ended the stream (sets
+    /// ``stoppedAtAnnouncedLength``): `sf_readf_float` cuts a read that would pass the announced count and
+    /// zero-fills the rest of the request, while a decoder that ends leaves the rest untouched. So the last
+    /// sample asked for is set to 1 first, and no read is asked to end exactly at the announced count (it
+    /// would then stop without zero-filling): such a read is one frame shorter.
     func read(interleaved samples: UnsafeMutableBufferPointer<Float>) -> Int {
-        Int(sf_readf_float(handle, samples.baseAddress, sf_count_t(samples.count / channelCount)))
+        var frames = samples.count / channelCount
+        guard !lengthIsExact, frames > 0 else { return advance(Int(sf_readf_float(handle, samples.baseAddress, sf_count_t(frames)))) }
+        let left = frameCount - position
+        if frames == left && frames > 1 { frames -= 1 }
+        let last = frames * channelCount - 1
+        samples[last] = 1
+        let got = Int(sf_readf_float(handle, samples.baseAddress, sf_count_t(frames)))
+        if left > 0 && frames > left && got == left && samples[last] == 0 { stoppedAtAnnouncedLength = true }
+        return advance(got)
     }
 
-    /// Reads up to `samples.count / channelCount` frames of 16-bit integers; returns the frames read.
+    /// Reads up to `samples.count / channelCount` frames of 16-bit integers (`sf_readf_short`; exact lengths
+    /// only); returns the frames read.
     func read(interleaved samples: UnsafeMutableBufferPointer<Int16>) -> Int {
-        Int(sf_readf_short(handle, samples.baseAddress, sf_count_t(samples.count / channelCount)))
+        precondition(lengthIsExact, "16-bit reads are for files of exact length")
+        return advance(Int(sf_readf_short(handle, samples.baseAddress, sf_count_t(samples.count / channelCount))))
+    }
+
+    private func advance(_ frames: Int) -> Int {
+        position += max(0, frames)
+        return frames
     }
 
     /// Finishes the header and closes (`sf_close`); reports a failure to finish the file.
