@@ -1,0 +1,76 @@
+import Testing
+import Foundation
+import ShadesCatalogue
+import ShadesTestSupport
+
+/// The files the command line writes are study data: the same command must write the same bytes in every
+/// version, unless a change says otherwise (and records new hashes here, with the reason in its commit).
+/// The README's examples (shortened where the length changes nothing but the size), a notch of a generated
+/// file, both stimulus sets and the default and personalised catalogues, against SHA-256s recorded with the
+/// Swift kernels before the C kernels replaced them.
+@Suite struct OutputHashTests {
+    static let presetsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
+
+    /// Commands and what each must write (an empty hash: an input for the next command of its group).
+    static let commands: [(command: String, output: String, sha256: String)] = [
+        ("render pink --duration 10s --rate 48000 --channels stereo --level -20 --seed 7 --format s16 -o pink.wav",
+         "pink.wav", "e591d54947bc17827c6b9542338c5087ffe0a5c511fb15bb20e9c44e6feda3d0"),
+        ("render white --duration 9s -o white.flac", "white.flac", "b7ab3baf170943a5a09e17a4f1cc5930c15abdee80ed090bb94019462cef0f38"),
+        ("render brown --duration 10s --loop -o brown.wav", "brown.wav", "dcb81049d7bd58caff887ba7ed37363958910f42ef9e6eca876d53d9535e6af0"),
+        ("render noise --beta 0.5 --duration 3s -o tilt.wav", "tilt.wav", "c619f13c0bc62cfedfb70f2807a97ee6a5a640cac571c1264c46e82eadc5e1f8"),
+        ("render tone --frequency 6kHz --duration 2s --channels left -o tone.wav",
+         "tone.wav", "765d5e6ef405da23345290b46d50cabe3bf6762c3b99c50ab96e64f86d2f011c"),
+        ("render tone --frequency 6000.3 --duration 1s --loop -o loop-tone.wav",
+         "loop-tone.wav", "263cc9fe4610165adcea914ff040e85f41720682b34404119396e6f14f3769e9"),
+        ("render pink --am 10 --am-depth 1 --duration 3s -o am-pink.wav",
+         "am-pink.wav", "b3f17c297dc99f399c4f2910d803e9b1f970eb04cf11975d187019f1181111b7"),
+        ("render tone --frequency 6kHz --am 40 --duration 3s -o am-tone.wav",
+         "am-tone.wav", "9f63f32832142706d9be365e27c3f210c2f3ce48346516273f861f96d7d10baa"),
+        ("render nbn --frequency 4kHz --width 0.5 --duration 6s -o nbn.wav",
+         "nbn.wav", "f0bfb7cd815d127d986c596e10c3b25b89515585b604eb9b64036d3e11262941"),
+        ("render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav",
+         "pulses.wav", "67bb3543593edc7499ecfc6ef286f27e8d5cb13edb011a6b4a1123c7486cb999"),
+        ("render brown --am 10.3 --duration 60.05s --loop -o am-brown-loop.wav",
+         "am-brown-loop.wav", "10a794c71b4e8cfcf9b5b8d1cd3fe540be2a60ecdde8ebbec358c486a10962ef"),
+        ("render pink --duration 20s --rate 44100 --seed 5 -o song.wav", "song.wav", ""),
+        ("notch song.wav --frequency 6kHz -o song-notched.wav",
+         "song-notched.wav", "05f999e5dd84ed2757bae6c0782c55da435c8fb2a842e58f0c8e4796cfeff32e"),
+        ("notch song.wav --frequency 4kHz --width 0.5 --edge-boost 20dB --rate 48000 --format f32 -o out.wav",
+         "out.wav", "c3ab926b740025f1f43217674a30a4cbef3a308db44071be59ce1c18a22fb4da"),
+        ("stimuli pitch-match -o pitch", "pitch", "56c53fbea01e98cec6d7c78ba849e2b425257382efe6c5bf1c198ed6a59b7871"),
+        ("stimuli audiometry --ear both -o audiometry", "audiometry", "b2033a6174a756f47c9cc8bdfaf140a6905d5b17465bb922e975a800a3acf6d3"),
+        // The manifest holds every asset's SHA-256 (and the resolved recipes, loudness and true peaks).
+        ("catalogue build PRESETS -o catalogue", "catalogue/manifest.json", "a7fd3982e9be06945eed6a89575c7cc63d200c123f2ac7e4201efeb5ec020bd4"),
+        ("catalogue build PRESETS -o personal --tinnitus-frequency 6kHz",
+         "personal/manifest.json", "02bc4d2c2ac3884bf91da41b1a527d8df903a1b420b7692e38169ce210134274"),
+    ]
+
+    /// SHA-256 of a file, or of a folder's files concatenated in name order.
+    static func hash(_ path: String) throws -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "missing" }
+        guard isFolder.boolValue else { return SHA256.hex(ofFile: path) ?? "unreadable" }
+        var digest = SHA256()
+        for name in try FileManager.default.contentsOfDirectory(atPath: path).sorted() {
+            digest.update(try Data(contentsOf: URL(fileURLWithPath: "\(path)/\(name)")))
+        }
+        return SHA256.hexString(digest.finalize())
+    }
+
+    /// Groups run in parallel, each in its own folder: renders, the two notches (after their input), the
+    /// stimulus sets, the two catalogues.
+    static let groups: [Range<Int>] = [0..<11, 11..<14, 14..<16, 16..<17, 17..<18]
+
+    @Test(arguments: groups)
+    func everyRecordedOutputHasItsRecordedBytes(group: Range<Int>) throws {
+        let folder = temporaryFolder("hashes")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (command, output, expected) in Self.commands[group] {
+            let arguments = command.split(separator: " ").map { $0 == "PRESETS" ? Self.presetsFolder : String($0) }
+            let result = try Shell.run(arguments, in: folder)
+            try #require(result.status == 0, "\(command): \(result.stderr)")
+            if !expected.isEmpty { #expect(try Self.hash("\(folder)/\(output)") == expected, "\(command)") }
+        }
+    }
+}
