@@ -216,13 +216,10 @@ public struct NotchDesign: Sendable {
         }
         let narrowest = notches.map(Self.narrowestAllowanceHz).min()!
         let wanted = Self.transitionShare * narrowest
-        let spanPerHz = (attenuationDB - 7.95) / (2.285 * 2 * Double.pi / sampleRate)   // 2M·Δf
-        let wantedHalf = Int((spanPerHz / wanted / 2).rounded(.up))
-        let half = min(Self.maximumHalfLength, (wantedHalf + 7) / 8 * 8)
-        isLengthCapped = wantedHalf > Self.maximumHalfLength
-        transitionHz = isLengthCapped ? spanPerHz / Double(2 * half) : wanted
-        halfTaps = Self.kaiserTaps(steps: steps, sampleRate: sampleRate, halfLength: half,
-                                   beta: 0.1102 * (attenuationDB - 8.7))
+        let kaiser = KaiserDesign(attenuationDB: attenuationDB, transitionHz: wanted, sampleRate: sampleRate,
+                                  maximumHalfLength: Self.maximumHalfLength)
+        (isLengthCapped, transitionHz) = (kaiser.isLengthCapped, kaiser.transitionHz)
+        halfTaps = Self.kaiserTaps(steps: steps, sampleRate: sampleRate, kaiser: kaiser)
     }
 
     /// The ideal (unwindowed) response at `frequencyHz`: the product over the notches of 0 in the stop
@@ -315,22 +312,17 @@ public struct NotchDesign: Sendable {
     ///
     /// A step of size Δ at c Hz (gain Δ from c to Nyquist) has the impulse response
     /// Δ·(1 − 2c/rate) at 0 and −Δ·sin(2π·c·k/rate)/(πk) at k ≠ 0; the gain 1 from 0 Hz is a unit impulse.
-    static func kaiserTaps(steps: [(frequencyHz: Double, change: Double)], sampleRate: Double, halfLength m: Int,
-                           beta: Double) -> [Double] {
+    static func kaiserTaps(steps: [(frequencyHz: Double, change: Double)], sampleRate: Double,
+                           kaiser: KaiserDesign) -> [Double] {
+        let m = kaiser.halfLength
         var taps = [Double](repeating: 0, count: m + 1)
         taps[0] = 1
         for step in steps { taps[0] += step.change * (1 - 2 * step.frequencyHz / sampleRate) }
         guard m > 0 else { return taps }
-        let i0Beta = NarrowBandDesign.besselI0(beta)
         for k in 1...m {
             var ideal = 0.0
-            for step in steps {
-                // Phase reduced to one cycle first, so long kernels keep full precision.
-                let cycles = step.frequencyHz / sampleRate * Double(k)
-                ideal -= step.change * sin(2 * Double.pi * (cycles - cycles.rounded()))
-            }
-            let r = Double(k) / Double(m)
-            taps[k] = ideal / (Double.pi * Double(k)) * NarrowBandDesign.besselI0(beta * (1 - r * r).squareRoot()) / i0Beta
+            for step in steps { ideal -= step.change * KaiserDesign.sine(step.frequencyHz, sampleRate: sampleRate, tap: k) }
+            taps[k] = kaiser.windowed(ideal / (Double.pi * Double(k)), at: k)
         }
         return taps
     }

@@ -186,19 +186,14 @@ public struct NarrowBandDesign: Sendable {
                                                                 sampleRate: sampleRate)
         self.sampleRate = sampleRate
         (lowerEdgeHz, upperEdgeHz) = (lower, upper)
-        let attenuation = Self.stopbandAttenuationDB
         let wanted = Self.transitionShare * lower * (1 - pow(2, -Self.transitionOctaves))
-        // Kaiser's length estimate, in taps spanned (2M).
-        let spanPerHz = (attenuation - 7.95) / (2.285 * 2 * Double.pi / sampleRate)
-        let wantedHalf = Int((spanPerHz / wanted / 2).rounded(.up))
-        let half = min(Self.maximumHalfLength, (wantedHalf + 7) / 8 * 8)
-        isLengthCapped = wantedHalf > Self.maximumHalfLength
-        transitionHz = isLengthCapped ? spanPerHz / Double(2 * half) : wanted
+        let kaiser = KaiserDesign(attenuationDB: Self.stopbandAttenuationDB, transitionHz: wanted, sampleRate: sampleRate,
+                                  maximumHalfLength: Self.maximumHalfLength)
+        (isLengthCapped, transitionHz) = (kaiser.isLengthCapped, kaiser.transitionHz)
         let nyquist = sampleRate / 2
         let lowCut = max(0, lower - transitionHz / 2)
         let highCut = upper + transitionHz >= nyquist ? nyquist : upper + transitionHz / 2
-        halfTaps = Self.kaiserBandPass(lowCutHz: lowCut, highCutHz: highCut, sampleRate: sampleRate,
-                                       halfLength: half, beta: 0.1102 * (attenuation - 8.7))
+        halfTaps = Self.kaiserBandPass(lowCutHz: lowCut, highCutHz: highCut, sampleRate: sampleRate, kaiser: kaiser)
     }
 
     /// Magnitude of the (unit-energy) filter at `frequencyHz`: |h[0] + 2Σ h[m]·cos(mω)|, summed in Double
@@ -214,39 +209,20 @@ public struct NarrowBandDesign: Sendable {
         return abs(halfTaps[0] + x * b1 - b2)
     }
 
-    /// Ideal band-pass (cutoffs in Hz) times a Kaiser window, normalised to unit energy.
-    static func kaiserBandPass(lowCutHz: Double, highCutHz: Double, sampleRate: Double, halfLength m: Int,
-                               beta: Double) -> [Double] {
-        let nyquist = sampleRate / 2
-        // sin(2π·f·k/fs) with the phase reduced to one cycle first, so long kernels keep full precision.
-        func sine(_ hz: Double, _ k: Int) -> Double {
-            let cycles = hz / sampleRate * Double(k)
-            return sin(2 * Double.pi * (cycles - cycles.rounded()))
-        }
-        let i0Beta = besselI0(beta)
+    /// Ideal band-pass (cutoffs in Hz) times the Kaiser window, normalised to unit energy.
+    static func kaiserBandPass(lowCutHz: Double, highCutHz: Double, sampleRate: Double, kaiser: KaiserDesign) -> [Double] {
+        let nyquist = sampleRate / 2, m = kaiser.halfLength
         var taps = [Double](repeating: 0, count: m + 1)
         taps[0] = 2 * (highCutHz - lowCutHz) / sampleRate
         for k in stride(from: 1, through: m, by: 1) {
-            let high = highCutHz >= nyquist ? 0 : sine(highCutHz, k)   // sin(πk) = 0 exactly
-            let ideal = (high - sine(lowCutHz, k)) / (Double.pi * Double(k))
-            let r = Double(k) / Double(m)
-            taps[k] = ideal * besselI0(beta * (1 - r * r).squareRoot()) / i0Beta
+            // sin(πk) = 0 exactly at Nyquist.
+            let high = highCutHz >= nyquist ? 0 : KaiserDesign.sine(highCutHz, sampleRate: sampleRate, tap: k)
+            let ideal = (high - KaiserDesign.sine(lowCutHz, sampleRate: sampleRate, tap: k)) / (Double.pi * Double(k))
+            taps[k] = kaiser.windowed(ideal, at: k)
         }
         let energy = taps.indices.reduce(0.0) { $0 + ($1 == 0 ? 1 : 2) * taps[$1] * taps[$1] }
         let scale = 1 / energy.squareRoot()
         return taps.map { $0 * scale }
-    }
-
-    /// Modified Bessel function of the first kind, order 0 (power series; x ≤ 20 here).
-    static func besselI0(_ x: Double) -> Double {
-        let q = x * x / 4
-        var term = 1.0, sum = 1.0, j = 1.0
-        while term > 1e-17 * sum {
-            term *= q / (j * j)
-            sum += term
-            j += 1
-        }
-        return sum
     }
 }
 
