@@ -137,8 +137,9 @@ public struct NotchReport: Sendable, Codable, Equatable {
     public let inputFrames: Int
     /// Output frames: the input's (after resampling, round(n · rate ratio)).
     public let frames: Int
-    /// Filter delay removed, in output frames (the longest channel's; shorter ones were delayed to it).
-    public let latencyFrames: Int
+    /// The notch filters' output delay removed, in output frames (the longest channel's; shorter ones were
+    /// delayed to it).
+    public let outputDelayFrames: Int
     public let sampleFormat: SampleFormat
     /// True peak of the input after resampling (before the notches), dBTP, largest over channels.
     public let inputTruePeakDBTP: Double
@@ -220,7 +221,7 @@ public enum NotchedMusic {
             return NotchReport(
                 input: job.inputPath, output: job.outputPath, inputSampleRate: plan.inputRate, sampleRate: plan.outputRate,
                 channels: plan.channelCount, inputFrames: measured.inputFrames, frames: measured.outputFrames,
-                latencyFrames: measured.latency, sampleFormat: job.sampleFormat,
+                outputDelayFrames: measured.outputDelay, sampleFormat: job.sampleFormat,
                 inputTruePeakDBTP: Decibels.fromAmplitude(measured.inputPeak),
                 truePeakBeforeGainDBTP: Decibels.fromAmplitude(measured.outputPeak),
                 gainDB: Decibels.fromAmplitude(Double(gain)), ceilingDBTP: job.ceilingDBTP,
@@ -454,7 +455,7 @@ struct NotchPlan {
         /// ``AudioFileInput/lengthWarning`` once decoded.
         var lengthWarning: String?
         /// The filter delay removed, frames.
-        var latency = 0
+        var outputDelay = 0
         /// Largest true peaks over channels, linear.
         var inputPeak = 0.0
         var outputPeak = 0.0
@@ -478,12 +479,12 @@ struct NotchPlan {
             }
         }
         // The common delay removed: the largest channel's (shorter ones are delayed to it).
-        let latency = filters.map { $0?.latencyFrames ?? 0 }.max() ?? 0
+        let outputDelay = filters.map { $0?.outputDelayFrames ?? 0 }.max() ?? 0
         let chains = (0..<channelCount).map { c in
-            ChannelChain(filter: filters[c], commonLatency: latency, sampleRate: outputRate, blockFrames: block,
+            ChannelChain(filter: filters[c], commonOutputDelay: outputDelay, sampleRate: outputRate, blockFrames: block,
                          measuring: measuring, ditherKey: SeedStream.dither.key(seed: 1, channel: c))
         }
-        let stage = ChainStage(chains: chains, pass: pass, latency: latency, blockFrames: block)
+        let stage = ChainStage(chains: chains, pass: pass, outputDelay: outputDelay, blockFrames: block)
 
         let input = try AudioFileInput(path: job.inputPath)
         let changed = AudioFileError.runtime("cannot read \(job.inputPath): the file changed while it was being processed")
@@ -530,7 +531,7 @@ struct NotchPlan {
         guard stage.written == result.outputFrames else {
             throw AudioFileError.runtime("cannot read \(job.inputPath): \(stage.written) of \(result.outputFrames) frames came out")
         }
-        result.latency = latency
+        result.outputDelay = outputDelay
         if measuring {
             result.inputPeak = chains.map { $0.inputPeak.peak }.max() ?? 0
             result.outputPeak = chains.map { $0.outputPeak.peak }.max() ?? 0
@@ -551,7 +552,7 @@ final class ChainStage {
     /// Output frames still to drop (the filter delay).
     private var skip: Int
     /// Filter-delay frames of zeros still to feed at the end.
-    private let latency: Int
+    private let outputDelay: Int
     /// Frames measured or written so far.
     private(set) var written = 0
     /// Each channel's quantised block, `blockFrames` apart.
@@ -561,12 +562,12 @@ final class ChainStage {
     private let interleavedFloat: UnsafeMutableBufferPointer<Float>
     private let zeros: AudioBuffer
 
-    init(chains: [ChannelChain], pass: NotchPlan.Pass, latency: Int, blockFrames: Int) {
+    init(chains: [ChannelChain], pass: NotchPlan.Pass, outputDelay: Int, blockFrames: Int) {
         self.chains = chains
         self.pass = pass
         self.blockFrames = blockFrames
-        self.latency = latency
-        skip = latency
+        self.outputDelay = outputDelay
+        skip = outputDelay
         let n = chains.count * blockFrames
         var sixteen = false, float = false
         if case .write(let output, _, _) = pass { sixteen = output.format.sampleFormat == .s16; float = !sixteen }
@@ -574,7 +575,7 @@ final class ChainStage {
         interleaved16 = .allocate(capacity: sixteen ? n : 0)
         planesFloat = .allocate(capacity: float ? n : 0)
         interleavedFloat = .allocate(capacity: float ? n : 0)
-        zeros = AudioBuffer(channelCount: chains.count, frameCapacity: min(blockFrames, max(1, latency)))
+        zeros = AudioBuffer(channelCount: chains.count, frameCapacity: min(blockFrames, max(1, outputDelay)))
     }
 
     deinit {
@@ -591,7 +592,7 @@ final class ChainStage {
 
     /// Feeds the filter delay's worth of zeros, so the output ends where the input did.
     func flush() throws(AudioFileError) {
-        var left = latency
+        var left = outputDelay
         while left > 0 {
             let n = min(left, zeros.frameCapacity)
             try zeros.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in try step(b, isInput: false) }
@@ -668,7 +669,7 @@ private struct BlockCall: @unchecked Sendable {
     }
 }
 
-/// One channel's chain: a delay up to the common latency, its notch filter, and what the pass needs
+/// One channel's chain: a delay up to the common output delay, its notch filter, and what the pass needs
 /// (true peaks, and the filter's input spectrum; or the quantiser).
 final class ChannelChain {
     let filter: NotchFilter?
@@ -680,11 +681,11 @@ final class ChannelChain {
     private let delayed: UnsafeMutableBufferPointer<Float>
     private let filtered: UnsafeMutableBufferPointer<Float>
 
-    init(filter: NotchFilter?, commonLatency: Int, sampleRate: Double, blockFrames: Int, measuring: Bool,
+    init(filter: NotchFilter?, commonOutputDelay: Int, sampleRate: Double, blockFrames: Int, measuring: Bool,
          ditherKey: UInt64) {
         self.filter = filter
-        let own = filter?.latencyFrames ?? 0
-        delay = commonLatency > own ? SampleDelay(frames: commonLatency - own) : nil
+        let own = filter?.outputDelayFrames ?? 0
+        delay = commonOutputDelay > own ? SampleDelay(frames: commonOutputDelay - own) : nil
         self.measuring = measuring
         if measuring { filter?.measureInputSpectrum() }
         inputPeak = TruePeakMeter(sampleRate: sampleRate)

@@ -23,7 +23,7 @@ import ShadesDSP
         let notch = NotchSpec(centreHz: centre, widthOctaves: width)
         let design = try NotchDesign(notches: [notch], sampleRate: rate)
         let label = "\(centre) Hz, \(width) oct at \(rate) Hz (\(design.tapCount) taps)"
-        #expect(design.meetsSpecification && design.latencyFrames == design.halfLength)
+        #expect(design.meetsSpecification && design.groupDelayFrames == design.halfLength)
         let fine = rate / (8 * Double(design.tapCount))
         let stop = try #require(notch.innerStopBandHz)
         let depth = Self.arithmeticGrid(stop, step: fine).map { Self.level(design, $0) }.max()!
@@ -103,7 +103,7 @@ import ShadesDSP
         let at500 = try NotchDesign(notches: [NotchSpec(centreHz: 500)], sampleRate: 48_000)
         let at4k = try NotchDesign(notches: [NotchSpec(centreHz: 4_000)], sampleRate: 48_000)
         #expect(at500.tapCount == 12_561 && at4k.tapCount == 1_585)
-        #expect(at500.fftSize == 65_536 && at500.filterLatencyFrames == 65_536 - 6_280)
+        #expect(at500.fftSize == 65_536 && at500.outputDelayFrames == 65_536 - 6_280)
         #expect(try NotchDesign(notches: [], sampleRate: 48_000).halfTaps == [1])
 
         let capped = try NotchDesign(notches: [NotchSpec(centreHz: 40)], sampleRate: 192_000)
@@ -121,7 +121,7 @@ import ShadesDSP
     /// 24 s of Gaussian white noise through ``NotchFilter`` in 10,000-frame blocks, measured with
     /// ``NotchCheckAccumulator`` (2¹⁹-sample segments: the Hann window's leakage from the passband lies
     /// below −120 dB 1/24 octave inside the edges, so the analysis does not mask the depth). The output
-    /// lags by exactly ``NotchFilter/latencyFrames``; every 1/48-octave band of the inner stop band is ≥ 100
+    /// lags by exactly ``NotchFilter/outputDelayFrames``; every 1/48-octave band of the inner stop band is ≥ 100
     /// dB below the passband (power ratio output/input); passband ripple ≤ 0.05 dB; passband gain 0 dB.
     @Test(arguments: 0..<cases.count)
     func filteredNoiseHasTheBandGoneAndTheRestUntouched(index: Int) throws {
@@ -135,7 +135,7 @@ import ShadesDSP
         input.withUnsafeBufferPointer { x in output.withUnsafeBufferPointer { y in check.add(reference: x, output: y) } }
         let report = try check.result()
         let label = "\(centre) Hz, \(width) oct at \(rate) Hz"
-        #expect(report.lagSamples == filter.latencyFrames, "\(label): lag \(report.lagSamples)")
+        #expect(report.lagSamples == filter.outputDelayFrames, "\(label): lag \(report.lagSamples)")
         #expect(report.worstInBandDB <= -NotchDesign.specifiedDepthDB, "\(label): stop band \(report.worstInBandDB) dB")
         #expect(report.passbandRippleDB <= 0.05, "\(label): ripple ±\(report.passbandRippleDB) dB")
         #expect(abs(report.passbandGainDB) <= 0.01, "\(label): gain \(report.passbandGainDB) dB")
@@ -154,7 +154,7 @@ import ShadesDSP
         var check = try NotchCheckAccumulator(sampleRate: rate, band: whole, segmentLength: 1 << 18)
         input.withUnsafeBufferPointer { x in output.withUnsafeBufferPointer { y in check.add(reference: x, output: y) } }
         let report = try check.result()
-        #expect(report.lagSamples == filter.latencyFrames)
+        #expect(report.lagSamples == filter.outputDelayFrames)
         #expect(report.passbandRippleDB <= 0.05 && abs(report.passbandGainDB) <= 0.01)
         let guardFactor = pow(2, NotchDesign.guardOctaves)
         let boosts = Self.curveLevels(report, within: notch.lowerBoostBandHz!.lowerBound...notch.lowerEdgeHz / guardFactor)
@@ -166,17 +166,17 @@ import ShadesDSP
 
     // MARK: Streaming
 
-    /// An impulse at frame p comes out centred at exactly p + latencyFrames, as the kernel's taps.
+    /// An impulse at frame p comes out centred at exactly p + outputDelayFrames, as the kernel's taps.
     @Test func impulseComesOutAtTheLatency() throws {
         let design = try NotchDesign(notches: [NotchSpec(centreHz: 4_000, widthOctaves: 0.5)], sampleRate: 48_000)
         let filter = NotchFilter(design: design)
-        #expect(filter.latencyFrames == design.filterLatencyFrames && filter.latencyFrames == design.halfLength + filter.blockFrames)
+        #expect(filter.outputDelayFrames == design.outputDelayFrames && filter.outputDelayFrames == design.halfLength + filter.blockFrames)
         let p = 1_234, m = design.halfLength
-        var input = [Float](repeating: 0, count: p + filter.latencyFrames + m + 1_000)
+        var input = [Float](repeating: 0, count: p + filter.outputDelayFrames + m + 1_000)
         input[p] = 1
         let output = Self.filter(input, with: filter, blockFrames: 777)
         let peak = output.indices.max { abs(output[$0]) < abs(output[$1]) }!
-        #expect(peak == p + filter.latencyFrames)
+        #expect(peak == p + filter.outputDelayFrames)
         var worst: Float = 0
         for k in -m...m { worst = max(worst, abs(output[peak + k] - Float(design.halfTaps[abs(k)]))) }
         #expect(worst <= 1e-6, "taps off by \(worst)")
@@ -229,9 +229,9 @@ import ShadesDSP
         }
 
         let filter = NotchFilter(design: design)
-        let offline = Self.filter(x + [Float](repeating: 0, count: filter.latencyFrames), with: filter, blockFrames: 65_536)
+        let offline = Self.filter(x + [Float](repeating: 0, count: filter.outputDelayFrames), with: filter, blockFrames: 65_536)
         var worst: Float = 0
-        for t in x.indices { worst = max(worst, abs(offline[t + filter.latencyFrames] - y[t])) }
+        for t in x.indices { worst = max(worst, abs(offline[t + filter.outputDelayFrames] - y[t])) }
         #expect(worst <= 1e-5, "offline filter differs by \(worst)")
     }
 

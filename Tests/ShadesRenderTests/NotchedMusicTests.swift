@@ -59,10 +59,10 @@ import ShadesTestSupport
     /// The whole channel through a fresh notch filter, its delay dropped and flushed with zeros.
     func filteredInMemory(_ samples: [Float], notches: [NotchSpec], rate: Double) throws -> [Float] {
         let filter = NotchFilter(design: try NotchDesign(notches: notches, sampleRate: rate))
-        let padded = samples + [Float](repeating: 0, count: filter.latencyFrames)
+        let padded = samples + [Float](repeating: 0, count: filter.outputDelayFrames)
         var out = [Float](repeating: 0, count: padded.count)
         padded.withUnsafeBufferPointer { x in out.withUnsafeMutableBufferPointer { filter.process(x, into: $0) } }
-        return Array(out[filter.latencyFrames...])
+        return Array(out[filter.outputDelayFrames...])
     }
 
     func truePeakDBTP(_ audio: AudioBuffer, rate: Double) -> Double {
@@ -98,7 +98,7 @@ import ShadesTestSupport
             #expect(check.worstInBandDB <= -100, "channel \(c): worst in band \(check.worstInBandDB) dB")
             #expect(abs(check.passbandGainDB) < 0.01 && check.passbandRippleDB < 0.1, "channel \(c)")
         }
-        #expect(report.latencyFrames > 0)
+        #expect(report.outputDelayFrames > 0)
     }
 
     @Test func resampling44_1To48kHzKeepsTheLengthAndPutsTheNotchAtItsFrequency() throws {
@@ -138,7 +138,7 @@ import ShadesTestSupport
                                                        notches: .everyChannel([NotchSpec(centreHz: 2_000)])))
         let y = try decoded(output)
         #expect(y.buffer.frameCapacity == frames && y.buffer.channelCount == channels && y.sampleRate == 22_050)
-        #expect(report.latencyFrames > 0 && report.frames == frames)
+        #expect(report.outputDelayFrames > 0 && report.frames == frames)
         if frames < SpectrumAccumulator.minimumFrameCount { #expect(report.warnings.first?.contains("too short") == true) }
         let json = try JSONEncoder().encode(report)
         #expect(try JSONDecoder().decode(NotchReport.self, from: json) == report)

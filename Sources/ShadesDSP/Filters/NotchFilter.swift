@@ -193,7 +193,7 @@ public struct NotchDesign: Sendable {
     /// Taps in the kernel, 2M + 1.
     public var tapCount: Int { 2 * halfLength + 1 }
     /// Group delay of the causal kernel: M frames (half the kernel length).
-    public var latencyFrames: Int { halfLength }
+    public var groupDelayFrames: Int { halfLength }
     /// False when the kernel was capped (see ``isLengthCapped``).
     public var meetsSpecification: Bool { !isLengthCapped }
 
@@ -259,9 +259,9 @@ public struct NotchDesign: Sendable {
     /// FFT size ``NotchFilter`` and ``NotchedSource`` use: ``OverlapSaveFilter/recommendedFFTSize(halfLength:)``
     /// (four times the power of two at or above 2M, at least 4,096).
     public var fftSize: Int { OverlapSaveFilter.recommendedFFTSize(halfLength: halfLength) }
-    /// Delay of a ``NotchFilter`` running this design, in frames: M + one FFT block (fftSize − 2M). Not
-    /// ``latencyFrames`` (the kernel's group delay alone): the streaming filter adds a block.
-    public var filterLatencyFrames: Int { fftSize - halfLength }
+    /// Delay of a ``NotchFilter``'s output behind its input, in frames: the kernel's ``groupDelayFrames`` M
+    /// plus one FFT block (fftSize − 2M).
+    public var outputDelayFrames: Int { fftSize - halfLength }
 
     // MARK: Design steps
 
@@ -332,10 +332,10 @@ public struct NotchDesign: Sendable {
 /// same samples whatever the block sizes.
 ///
 /// Output sample t is the input filtered by the ``NotchDesign``'s kernel and delayed by
-/// ``latencyFrames`` = M + ``blockFrames``: the kernel's own group delay M plus one FFT block, because
+/// ``outputDelayFrames`` = M + ``blockFrames``: the kernel's own group delay M plus one FFT block, because
 /// the FFT overlap-save (``OverlapSaveFilter``) filters whole blocks at fixed positions from the first
 /// sample. The filter starts from silence (the input before the first sample is 0), so the first
-/// ``latencyFrames`` outputs hold the start-up; drop them to align the output with the input.
+/// ``outputDelayFrames`` outputs hold the start-up; drop them to align the output with the input.
 ///
 /// Cost: two FFTs of ``fftSize`` per ``blockFrames`` samples (about ¾ of the FFT size or more), plus two
 /// copies. Memory: about 5 × fftSize × 4 bytes (1 octave at 500 Hz, 48 kHz: 65,536-point FFT, 1.3 MB).
@@ -352,7 +352,7 @@ public final class NotchFilter {
     /// New samples per FFT block: fftSize − 2M.
     public var blockFrames: Int { filter.blockFrames }
     /// Delay of the output behind the input, in frames: M + ``blockFrames``.
-    public var latencyFrames: Int { design.filterLatencyFrames }
+    public var outputDelayFrames: Int { design.outputDelayFrames }
 
     /// A filter for `design` (FFT size ``NotchDesign/fftSize``), starting from silence.
     public init(design: NotchDesign) {

@@ -1,5 +1,5 @@
 /// Any source with notches applied per channel (notched white or pink noise for the catalogue, notched
-/// music), latency compensated: frame t of the output is frame t of the source filtered by the zero-phase
+/// music), delay compensated: frame t of the output is frame t of the source filtered by the zero-phase
 /// (centred) kernel, Σ h[k]·x[t − k] with the source taken as silent before its frame 0. For a stationary
 /// source (noise) `primedBySource` starts in steady state instead: the source's first M frames become the
 /// filter's past and output frame t is filtered source frame t + M, so the notch is complete from the
