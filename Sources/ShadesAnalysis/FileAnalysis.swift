@@ -15,7 +15,7 @@ public struct AnalysisOptions: Sendable {
     /// The unprocessed input, for a notch check of this file against it.
     public var referencePath: String?
     /// The notch band to check (with a reference); nil finds the band from the transfer function.
-    public var notch: NotchBand?
+    public var notch: OctaveBand?
     /// Microphone calibration, for ambient levels in dB SPL.
     public var calibration: SPLCalibration?
     /// Listening time in seconds, for a daily noise dose.
@@ -23,7 +23,7 @@ public struct AnalysisOptions: Sendable {
     /// Frames read per block.
     public var blockFrames = 65_536
 
-    public init(expectedColour: NoiseColour? = nil, referencePath: String? = nil, notch: NotchBand? = nil,
+    public init(expectedColour: NoiseColour? = nil, referencePath: String? = nil, notch: OctaveBand? = nil,
                 calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) {
         self.expectedColour = expectedColour
         self.referencePath = referencePath

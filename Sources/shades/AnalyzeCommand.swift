@@ -65,7 +65,12 @@ struct AnalyzeCommand: ParsableCommand {
                                      allowed: "--notch together with --reference INPUT")
             }
             options.referencePath = reference
-            if let notch { options.notch = try NotchBand(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: width) }
+            if let notch {
+                let centreHz = try ValueParsing.hertz(notch, parameter: "notch")
+                do throws(ParameterError) { options.notch = try OctaveBand(centreHz: centreHz, widthOctaves: width) } catch {
+                    throw error.naming(["centre": "notch"])
+                }
+            }
             if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
             if let listen {
                 guard options.calibration != nil else {

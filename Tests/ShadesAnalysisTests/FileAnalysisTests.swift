@@ -76,7 +76,7 @@ import ShadesTestSupport
         try AudioFileWriter.write(input, sampleRate: 48_000, gains: [1], to: "\(folder)/in.wav", format: format, ditherKey: 1, comment: nil)
         try AudioFileWriter.write(output, sampleRate: 48_000, gains: [1], to: "\(folder)/out.wav", format: format, ditherKey: 1, comment: nil)
         let report = try #require(try FileAnalysis.analyze(path: "\(folder)/out.wav", options: AnalysisOptions(
-            referencePath: "\(folder)/in.wav", notch: try NotchBand(centreHz: 4000, widthOctaves: 1))).report.notch)
+            referencePath: "\(folder)/in.wav", notch: try OctaveBand(centreHz: 4000, widthOctaves: 1))).report.notch)
         #expect(report.depthDB < -100)
         #expect(report.worstInBandDB < -100)
         #expect(report.passbandRippleDB < 0.05)

@@ -131,7 +131,7 @@ import Glibc
         let x = try Self.whiteNoise(frames: 250_000, seed: 9)
         let y = x.indices.map { $0 >= 37 ? 0.5 * x[$0 - 37] : 0 }
         // The notch check runs at 8 kHz so the lag is found (after 10 s) in the middle of a block.
-        let band = try NotchBand(centreHz: 1_000, widthOctaves: 1)
+        let band = try OctaveBand(centreHz: 1_000, widthOctaves: 1)
         var spectrum = try SpectrumAccumulator(sampleRate: 48_000)
         var seam = SeamAccumulator()
         var notch = try NotchCheckAccumulator(sampleRate: 8_000, band: band)
@@ -279,7 +279,7 @@ import Glibc
 
     /// White noise and the same with a brick-wall notch: the bins of [lower, upper] zeroed in one FFT of
     /// the whole buffer.
-    static func brickWallPair(frames: Int, band: NotchBand, rate: Double) throws -> (x: [Float], y: [Float]) {
+    static func brickWallPair(frames: Int, band: OctaveBand, rate: Double) throws -> (x: [Float], y: [Float]) {
         let x = try whiteNoise(frames: frames, seed: 17)
         let fft = RealFFT(size: frames)
         fft.withSignal { s in for i in 0..<frames { s[i] = x[i] } }
@@ -295,7 +295,7 @@ import Glibc
         return (x, y)
     }
 
-    static func notchReport(x: [Float], y: [Float], band: NotchBand?, rate: Double = 48_000) throws -> NotchCheckReport {
+    static func notchReport(x: [Float], y: [Float], band: OctaveBand?, rate: Double = 48_000) throws -> NotchCheckReport {
         var accumulator = try NotchCheckAccumulator(sampleRate: rate, band: band)
         x.withUnsafeBufferPointer { xs in y.withUnsafeBufferPointer { ys in accumulator.add(reference: xs, output: ys) } }
         return try accumulator.result()
@@ -303,7 +303,7 @@ import Glibc
 
     @Test func brickWallNotchIsDeepFlatAndAligned() throws {
         let rate = 48_000.0
-        let band = try NotchBand(centreHz: 4_000, widthOctaves: 1)
+        let band = try OctaveBand(centreHz: 4_000, widthOctaves: 1)
         let (x, y) = try Self.brickWallPair(frames: 1 << 20, band: band, rate: rate)
         let report = try Self.notchReport(x: x, y: y, band: band)
         #expect(report.depthDB < -100, "depth \(report.depthDB)")
@@ -340,7 +340,7 @@ import Glibc
         // Independent noise 80 dB below the signal added to the output: the power ratio reads it in the
         // notch (about −80 dB), the cross-spectral estimate sits lower, at its averaging floor.
         let rate = 48_000.0
-        let band = try NotchBand(centreHz: 2_000, widthOctaves: 0.5)
+        let band = try OctaveBand(centreHz: 2_000, widthOctaves: 0.5)
         let (x, y) = try Self.brickWallPair(frames: 1 << 20, band: band, rate: rate)
         let noise = try Self.whiteNoise(frames: 1 << 20, seed: 99)
         let noisy = zip(y, noise).map { $0 + 1e-4 * $1 }
@@ -350,11 +350,11 @@ import Glibc
     }
 
     @Test func notchEdgeCases() throws {
-        let band = try NotchBand(centreHz: 1_000, widthOctaves: 1)
+        let band = try OctaveBand(centreHz: 1_000, widthOctaves: 1)
         #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 48_000, band: band).result() } == "file")
-        #expect(Self.rejectedParameter { _ = try NotchBand(centreHz: 0, widthOctaves: 1) } == "notch-centre")
-        #expect(Self.rejectedParameter { _ = try NotchBand(centreHz: 1_000, widthOctaves: -1) } == "notch-width")
-        #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 8_000, band: try NotchBand(centreHz: 6_000, widthOctaves: 1)) } == "notch-centre")
+        #expect(Self.rejectedParameter { _ = try OctaveBand(centreHz: 0, widthOctaves: 1) } == "centre")
+        #expect(Self.rejectedParameter { _ = try OctaveBand(centreHz: 1_000, widthOctaves: -1) } == "width")
+        #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 8_000, band: try OctaveBand(centreHz: 6_000, widthOctaves: 1)) } == "notch")
         let x = try Self.whiteNoise(frames: 20_000, seed: 1)
         let zeros = [Float](repeating: 0, count: 20_000)
         #expect(Self.rejectedParameter { _ = try Self.notchReport(x: zeros, y: x, band: band) } == "reference")

@@ -130,7 +130,7 @@ import ShadesDSP
         let filter = NotchFilter(design: design)
         let input = Self.whiteNoise(frames: Int(rate) * 24, key: UInt64(index + 1))
         let output = Self.filter(input, with: filter, blockFrames: 10_000)
-        var check = try NotchCheckAccumulator(sampleRate: rate, band: NotchBand(centreHz: centre, widthOctaves: width),
+        var check = try NotchCheckAccumulator(sampleRate: rate, band: OctaveBand(centreHz: centre, widthOctaves: width),
                                               segmentLength: 1 << 19)
         input.withUnsafeBufferPointer { x in output.withUnsafeBufferPointer { y in check.add(reference: x, output: y) } }
         let report = try check.result()
@@ -150,7 +150,7 @@ import ShadesDSP
         let filter = NotchFilter(design: try NotchDesign(notches: [notch], sampleRate: rate))
         let input = Self.whiteNoise(frames: Int(rate) * 16, key: 99)
         let output = Self.filter(input, with: filter, blockFrames: 4_096)
-        let whole = try NotchBand(centreHz: centre, widthOctaves: 0.5 + 2 * 0.375)
+        let whole = try OctaveBand(centreHz: centre, widthOctaves: 0.5 + 2 * 0.375)
         var check = try NotchCheckAccumulator(sampleRate: rate, band: whole, segmentLength: 1 << 18)
         input.withUnsafeBufferPointer { x in output.withUnsafeBufferPointer { y in check.add(reference: x, output: y) } }
         let report = try check.result()
@@ -252,7 +252,7 @@ import ShadesDSP
                                           frames: frames, maxBlock: 5_000, seed: 9)
         for c in 0..<2 { #expect(whole.samples(channel: c) == pieces.samples(channel: c), "channel \(c)") }
 
-        let notches = [try NotchBand(centreHz: 3_000, widthOctaves: 1), try NotchBand(centreHz: 6_000, widthOctaves: 0.5 + 0.75)]
+        let notches = [try OctaveBand(centreHz: 3_000, widthOctaves: 1), try OctaveBand(centreHz: 6_000, widthOctaves: 0.5 + 0.75)]
         for c in 0..<2 {
             var check = try NotchCheckAccumulator(sampleRate: rate, band: notches[c], segmentLength: 1 << 18)
             reference.withSamples(channel: c) { x in whole.withSamples(channel: c) { y in check.add(reference: x, output: y) } }

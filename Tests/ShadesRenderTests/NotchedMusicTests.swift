@@ -49,7 +49,7 @@ import ShadesTestSupport
 
     /// Notch check of one channel of `output` against the same channel of `reference`.
     func notchCheck(reference: AudioBuffer, output: AudioBuffer, channel: Int, rate: Double,
-                    band: NotchBand?) throws -> NotchCheckReport {
+                    band: OctaveBand?) throws -> NotchCheckReport {
         var check = try NotchCheckAccumulator(sampleRate: rate, band: band)
         let x = reference.samples(channel: channel), y = output.samples(channel: channel)
         x.withUnsafeBufferPointer { xs in y.withUnsafeBufferPointer { ys in check.add(reference: xs, output: ys) } }
@@ -93,7 +93,7 @@ import ShadesTestSupport
             let worst = zip(expected, got).map { abs($0 - $1) }.max()!
             #expect(worst < 1e-6, "channel \(c): largest difference from the in-memory filter \(worst)")
             let check = try notchCheck(reference: x, output: y.buffer, channel: c, rate: 48_000,
-                                       band: try NotchBand(centreHz: notches[0].centreHz, widthOctaves: notches[0].widthOctaves))
+                                       band: try OctaveBand(centreHz: notches[0].centreHz, widthOctaves: notches[0].widthOctaves))
             #expect(check.lagSamples == 0 && abs(check.fineLagSamples) < 0.01, "channel \(c): lag \(check.fineLagSamples)")
             #expect(check.worstInBandDB <= -100, "channel \(c): worst in band \(check.worstInBandDB) dB")
             #expect(abs(check.passbandGainDB) < 0.01 && check.passbandRippleDB < 0.1, "channel \(c)")
@@ -239,7 +239,7 @@ import ShadesTestSupport
         #expect(y.buffer.frameCapacity == x.buffer.frameCapacity && report.inputFrames == x.buffer.frameCapacity)
         #expect(y.sampleRate == x.sampleRate && y.buffer.channelCount == 2)
         let check = try notchCheck(reference: x.buffer, output: y.buffer, channel: 1, rate: Double(rate),
-                                   band: try NotchBand(centreHz: 3_000, widthOctaves: 1))
+                                   band: try OctaveBand(centreHz: 3_000, widthOctaves: 1))
         #expect(check.lagSamples == 0)
         #expect(check.worstInBandDB <= -100, "\(kind): worst in band \(check.worstInBandDB) dB")
     }

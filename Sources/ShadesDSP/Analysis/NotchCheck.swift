@@ -4,32 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// A notch band: centre and width.
-public struct NotchBand: Sendable, Codable, Equatable {
-    /// Geometric centre in Hz.
-    public let centreHz: Double
-    /// Width in octaves (edges at centre·2^(±width/2)).
-    public let widthOctaves: Double
-
-    /// - Parameters:
-    ///   - centreHz: Hz, above 0.
-    ///   - widthOctaves: octaves, above 0.
-    public init(centreHz: Double, widthOctaves: Double) throws(ParameterError) {
-        guard centreHz.isFinite, centreHz > 0 else {
-            throw ParameterError(parameter: "notch-centre", value: "\(centreHz) Hz", allowed: "above 0 Hz")
-        }
-        guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= 10 else {
-            throw ParameterError(parameter: "notch-width", value: "\(widthOctaves) octaves", allowed: "above 0, at most 10")
-        }
-        (self.centreHz, self.widthOctaves) = (centreHz, widthOctaves)
-    }
-
-    /// Lower edge in Hz.
-    public var lowerEdgeHz: Double { centreHz * pow(2, -widthOctaves / 2) }
-    /// Upper edge in Hz.
-    public var upperEdgeHz: Double { centreHz * pow(2, widthOctaves / 2) }
-}
-
 /// How a processed signal's spectrum compares with its reference's around a notch.
 ///
 /// Transfer levels are 10·log10(S_yy/S_xx) (|H| from the power ratio, see ``NotchCheckAccumulator``),
@@ -37,7 +11,7 @@ public struct NotchBand: Sendable, Codable, Equatable {
 /// passband gain and floored at −300 dB.
 public struct NotchCheckReport: Sendable, Codable, Equatable {
     /// The notch checked: as given, or found from the transfer curve (see ``bandWasDetected``).
-    public let band: NotchBand
+    public let band: OctaveBand
     /// True if no band was given and it was found from the curve: the deepest point of the curve between
     /// 20 Hz and 0.9 × Nyquist, and the −3 dB crossings either side of it as edges.
     public let bandWasDetected: Bool
@@ -97,7 +71,7 @@ public struct NotchCheckAccumulator: Sendable {
     /// Sample rate in Hz.
     public let sampleRate: Double
     /// The notch to check; nil to find it from the transfer curve.
-    public let band: NotchBand?
+    public let band: OctaveBand?
     /// Frames added so far.
     public private(set) var frameCount = 0
 
@@ -127,10 +101,10 @@ public struct NotchCheckAccumulator: Sendable {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - band: the notch to check; nil to find it (see ``NotchCheckReport/bandWasDetected``).
     ///   - segmentLength: as for ``SpectrumAccumulator``; nil picks the default for the rate.
-    public init(sampleRate: Double, band: NotchBand?, segmentLength: Int? = nil) throws(ParameterError) {
+    public init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ParameterError) {
         let probe = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
         if let band, band.lowerEdgeHz >= sampleRate / 2 {
-            throw ParameterError(parameter: "notch-centre", value: "\(band.centreHz) Hz",
+            throw ParameterError(parameter: "notch", value: "\(band.centreHz) Hz",
                                  allowed: "a band starting below Nyquist (\(sampleRate / 2) Hz)")
         }
         let length = probe.segmentLength
@@ -228,7 +202,7 @@ public struct NotchCheckAccumulator: Sendable {
         let nyquist = sampleRate / 2
         let top = 0.9 * nyquist
         let halfBand = pow(2, 1.0 / 96)
-        let notch: NotchBand
+        let notch: OctaveBand
         if let band { notch = band } else { notch = try grid.detectBand(from: 20, to: top) }
 
         // Passband: bands wholly in [20 Hz, lower·2^(−1/12)] ∪ [upper·2^(1/12), 0.9·Nyquist].
@@ -423,7 +397,7 @@ private struct TransferGrid {
 
     /// The deepest 1/48-octave point between `low` and `high` Hz, with its −3 dB edges (relative to the
     /// median level of the range).
-    func detectBand(from low: Double, to high: Double) throws(ParameterError) -> NotchBand {
+    func detectBand(from low: Double, to high: Double) throws(ParameterError) -> OctaveBand {
         var frequencies: [Double] = [], levels: [Double] = []
         var f = low
         while f <= high { frequencies.append(f); levels.append(levelDB(centredOn: f)); f *= pow(2, 1.0 / 48) }
@@ -442,7 +416,7 @@ private struct TransferGrid {
             return frequencies[inside] * pow(frequencies[outside] / frequencies[inside], min(1, max(0, t)))
         }
         let lowerEdge = crossing(lower, lower - 1), upperEdge = crossing(upper, upper + 1)
-        return try NotchBand(centreHz: (lowerEdge * upperEdge).squareRoot(),
+        return try OctaveBand(centreHz: (lowerEdge * upperEdge).squareRoot(),
                              widthOctaves: max(1.0 / 48, log2(upperEdge / lowerEdge)))
     }
 }

@@ -46,10 +46,12 @@ public struct NotchSpec: Sendable, Equatable, Codable {
                   edgeWidthOctaves: try c.decodeIfPresent(Double.self, forKey: .edgeWidthOctaves) ?? 0.375)
     }
 
+    /// The stop band.
+    public var band: OctaveBand { OctaveBand(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves) }
     /// Lower edge of the stop band, centre·2^(−width/2), Hz.
-    public var lowerEdgeHz: Double { centreHz * pow(2, -widthOctaves / 2) }
+    public var lowerEdgeHz: Double { band.lowerEdgeHz }
     /// Upper edge of the stop band, centre·2^(width/2), Hz.
-    public var upperEdgeHz: Double { centreHz * pow(2, widthOctaves / 2) }
+    public var upperEdgeHz: Double { band.upperEdgeHz }
     /// True when the bands beside the notch are raised.
     public var isBoosted: Bool { edgeBoostDB > 0 }
     /// The boosted band below the notch, lowerEdge·2^(−edgeWidth) … lowerEdge, Hz; nil without a boost.

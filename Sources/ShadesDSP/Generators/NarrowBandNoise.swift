@@ -92,7 +92,8 @@ public final class NarrowBandNoiseSource: AudioSource {
             throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
                                  allowed: "above 0 and at most \(formatNumber(maximumWidthOctaves, roundedTo: 1)) octaves")
         }
-        let lower = centreHz * pow(2, -widthOctaves / 2), upper = centreHz * pow(2, widthOctaves / 2)
+        let band = OctaveBand(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves)
+        let lower = band.lowerEdgeHz, upper = band.upperEdgeHz
         guard upper < nyquist, lower > 0 else {
             throw ParameterError(
                 parameter: "frequency",

@@ -15,5 +15,11 @@ public struct ParameterError: Error, Sendable, Equatable, CustomStringConvertibl
         (self.parameter, self.value, self.problem, self.allowed) = (parameter, value, problem, allowed)
     }
 
+    /// The same error with its parameter named as the caller knows it (e.g. a command-line option):
+    /// `names[parameter]`, or unchanged when `names` has no entry for it.
+    public func naming(_ names: [String: String]) -> ParameterError {
+        ParameterError(parameter: names[parameter] ?? parameter, value: value, problem: problem, allowed: allowed)
+    }
+
     public var description: String { "\(parameter) \(value) \(problem) (allowed: \(allowed))" }
 }

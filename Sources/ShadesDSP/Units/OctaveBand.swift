@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A band `widthOctaves` wide centred geometrically on `centreHz`: edges centre·2^(∓width/2). The one
+/// definition of band edges behind notches (``NotchSpec``), narrow-band noise and the notch check.
+public struct OctaveBand: Sendable, Codable, Equatable {
+    /// Geometric centre, Hz (finite, above 0).
+    public let centreHz: Double
+    /// Width, octaves (above 0, at most ``maximumWidthOctaves``).
+    public let widthOctaves: Double
+
+    /// Widest band, octaves: the ten octaves of hearing (20 Hz … 20 kHz). Notches and narrow-band noise
+    /// allow less (``NotchSpec/maximumWidthOctaves``, ``NarrowBandNoiseSource/maximumWidthOctaves``).
+    public static let maximumWidthOctaves = 10.0
+
+    /// Throws `centre` for a centre that is not finite and above 0 Hz, `width` for a width outside
+    /// (0, 10] octaves.
+    public init(centreHz: Double, widthOctaves: Double) throws(ParameterError) {
+        guard centreHz.isFinite, centreHz > 0 else {
+            throw ParameterError(parameter: "centre", value: "\(centreHz) Hz", allowed: "above 0 Hz")
+        }
+        guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= Self.maximumWidthOctaves else {
+            throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
+                                 allowed: "above 0, at most \(formatNumber(Self.maximumWidthOctaves)) octaves")
+        }
+        self.init(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves)
+    }
+
+    /// A band whose values the caller has checked against its own limits.
+    init(uncheckedCentreHz centreHz: Double, widthOctaves: Double) {
+        (self.centreHz, self.widthOctaves) = (centreHz, widthOctaves)
+    }
+
+    /// Lower edge, centre·2^(−width/2), Hz.
+    public var lowerEdgeHz: Double { centreHz * pow(2, -widthOctaves / 2) }
+    /// Upper edge, centre·2^(width/2), Hz.
+    public var upperEdgeHz: Double { centreHz * pow(2, widthOctaves / 2) }
+}
