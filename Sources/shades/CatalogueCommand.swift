@@ -5,6 +5,8 @@ import ShadesDSP
 import ShadesRender
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `shades catalogue build|check`: the app's sound catalogue from Presets/.

@@ -4,6 +4,8 @@ import ShadesIO
 import ShadesRender
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Keeps `main` thin: parse, run, and turn every error into one line and an exit code
@@ -40,7 +42,11 @@ struct Shades: ParsableCommand {
 
     static func fail(_ message: String, code: Int32) -> Never {
         printError(message)
+        #if canImport(Glibc)
         Glibc.exit(code)
+        #else
+        Darwin.exit(code)
+        #endif
     }
 }
 
