@@ -16,13 +16,6 @@ static inline __attribute__((always_inline)) int32_t analysis_max_lane(i8 x) {
 /// |x| as bits: for non-negative floats the integer order is the float order.
 static inline __attribute__((always_inline)) i8 analysis_magnitude_bits(f8 x) { return (i8)(f8_to_bits(x) & 0x7FFFFFFFu); }
 
-/// Swift's `SIMD8<Float>.sum()`: lane 0 to 7 in order, from −0.
-static inline __attribute__((always_inline)) float analysis_lane_sum(f8 x) {
-    float sum = -0.0f;
-    for (int lane = 0; lane < 8; lane++) sum += x[lane];
-    return sum;
-}
-
 // MARK: - True peak
 
 /// Keeps the larger magnitudes of `y` in `peak`; lanes outside `valid` (padding beyond the block) are
@@ -211,8 +204,8 @@ static inline __attribute__((always_inline)) void level_add(level_lanes *l, f8 x
 /// Adds the lanes into the Double sums (sums[0] = Σx, sums[1] = Σx²) and the count, and clears them (the
 /// peak is kept).
 static inline __attribute__((always_inline)) void level_flush(level_lanes *l, double sums[2], int64_t *clipped) {
-    sums[0] += (double)analysis_lane_sum(l->sum);
-    sums[1] += (double)analysis_lane_sum(l->squares);
+    sums[0] += (double)lane_sum(l->sum);
+    sums[1] += (double)lane_sum(l->squares);
     int64_t count = 0;
     for (int lane = 0; lane < 8; lane++) count += l->clipped[lane];
     *clipped += count;
@@ -268,7 +261,7 @@ static inline __attribute__((always_inline)) void level_run(const float *a, cons
         level_flush(&lanesA, sums, clipped);
         if (pair) {
             level_flush(&lanesB, sums + 2, clipped + 1);
-            cross += (double)analysis_lane_sum(products);
+            cross += (double)lane_sum(products);
         }
     }
     peaks[0] = level_peak(&lanesA);

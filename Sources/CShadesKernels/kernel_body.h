@@ -20,6 +20,12 @@ static inline __attribute__((always_inline)) void store8(float *p, f8 v) { memcp
 static inline __attribute__((always_inline)) f8 splat8(float x) { return (f8)x; }
 /// a·b + c, rounded once.
 static inline __attribute__((always_inline)) f8 fma8(f8 a, f8 b, f8 c) { return __builtin_elementwise_fma(a, b, c); }
+/// Swift's `SIMD8<Float>.sum()`: lane 0 to 7 in order, from −0.
+static inline __attribute__((always_inline)) float lane_sum(f8 x) {
+    float sum = -0.0f;
+    for (int lane = 0; lane < 8; lane++) sum += x[lane];
+    return sum;
+}
 static inline __attribute__((always_inline)) f8 bits_to_f8(u8 x) { return __builtin_bit_cast(f8, x); }
 static inline __attribute__((always_inline)) u8 f8_to_bits(f8 x) { return __builtin_bit_cast(u8, x); }
 
@@ -210,10 +216,7 @@ static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, 
             i8 difference = (i8)((u8)peakBits - (u8)magnitude);
             peakBits = (i8)((u8)peakBits - (u8)(difference & (difference >> 31)));
         }
-        f8 both = partial0 + partial1;
-        float sum = -0.0f;
-        for (int lane = 0; lane < 8; lane++) sum += both[lane];
-        total += (double)sum;
+        total += (double)lane_sum(partial0 + partial1);
     }
     float largest = 0;
     for (int lane = 0; lane < 8; lane++) {
