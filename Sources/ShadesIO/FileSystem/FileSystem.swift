@@ -1,0 +1,311 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file-system call that failed: the C function's name and the errno it set.
+package struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The C function, e.g. "open" or "fsync".
+    package let call: String
+    /// The errno value.
+    package let code: Int32
+
+    package init(call: String, code: Int32) { (self.call, self.code) = (call, code) }
+
+    /// The system's words for ``code``, e.g. "No such file or directory".
+    package var reason: String { String(cString: strerror(code)) }
+    /// The disk (or the user's quota) is full.
+    package var isNoSpace: Bool { code == ENOSPC || code == EDQUOT }
+    package var description: String { "\(call): \(reason)" }
+}
+
+/// The POSIX file-system calls behind Shades' crash-safe writing, in one place with one errno policy (after
+/// swift-nio's `System.swift`): a call that returns −1 is retried on EINTR and otherwise throws a
+/// ``FileSystemError`` naming the C function; no errno is read anywhere else. Descriptors are opened with
+/// O_CLOEXEC. Each function names the call it wraps.
+package enum FileSystem {
+    // MARK: Descriptors
+
+    /// `open(2)` with O_CLOEXEC added; `mode` applies when `flags` holds O_CREAT.
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o666) throws(FileSystemError) -> Int32 {
+        try call("open") { systemOpen(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// An unnamed regular file in `folder`, open for writing: `open(2)` with Linux's O_TMPFILE. It has no
+    /// name until ``link(descriptor:to:)`` gives it one, so a process that dies before then leaves nothing
+    /// (the kernel frees it with the last descriptor). Nil where there is no such file: not Linux, no
+    /// `/proc/self/fd` to link through, or a file system without O_TMPFILE support (EOPNOTSUPP; EISDIR
+    /// from kernels before 3.11, which read the flag as O_DIRECTORY).
+    package static func openUnnamed(inFolder folder: String) throws(FileSystemError) -> Int32? {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+        guard procSelfFDAvailable else { return nil }
+        do {
+            return try open(folder, oTmpFile | O_WRONLY, mode: 0o666)
+        } catch where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code) {
+            return nil
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+    /// Linux's O_TMPFILE, which the Glibc module does not export: the kernel's `__O_TMPFILE | O_DIRECTORY`
+    /// (`include/uapi/asm-generic/fcntl.h`). `__O_TMPFILE` is 0o20000000 on x86-64 and arm64; O_DIRECTORY
+    /// differs between them (0o200000 on x86-64, 0o40000 on arm64), so it comes from Glibc, giving
+    /// 0o20200000 on x86-64 and 0o20040000 on arm64.
+    private static let oTmpFile: Int32 = 0o20000000 | O_DIRECTORY
+
+    /// Whether descriptors can be linked by their `/proc/self/fd` name (not in a chroot without /proc).
+    private static let procSelfFDAvailable = access("/proc/self/fd", X_OK) == 0
+    #endif
+
+    /// `close(2)`. Not retried on EINTR (Linux has closed the descriptor then); errors are ignored: a
+    /// written file is ``sync(_:)``ed before it is closed, which reports what close could.
+    package static func close(_ descriptor: Int32) {
+        _ = systemClose(descriptor)
+    }
+
+    /// `fsync(2)`: the file's data and size reach the disk before this returns.
+    package static func sync(_ descriptor: Int32) throws(FileSystemError) {
+        _ = try call("fsync") { fsync(descriptor) }
+    }
+
+    /// `fsync(2)` on `folder` (opened read-only): names created, renamed or removed in it reach the disk.
+    /// EINVAL (file systems that cannot sync a folder) is not an error.
+    package static func syncFolder(_ folder: String) throws(FileSystemError) {
+        let descriptor = try open(folder, O_RDONLY | O_DIRECTORY)
+        defer { close(descriptor) }
+        do { try sync(descriptor) } catch where error.code == EINVAL {}
+    }
+
+    /// `ftruncate(2)`: sets the file's size to `bytes`.
+    package static func truncate(_ descriptor: Int32, to bytes: Int) throws(FileSystemError) {
+        _ = try call("ftruncate") { ftruncate(descriptor, off_t(bytes)) }
+    }
+
+    /// `lseek(2)` with SEEK_SET: the next write or read starts at `offset` bytes.
+    package static func seek(_ descriptor: Int32, to offset: Int) throws(FileSystemError) {
+        _ = try call("lseek") { lseek(descriptor, off_t(offset), SEEK_SET) }
+    }
+
+    /// `write(2)` until every byte of `bytes` is written.
+    package static func write(_ descriptor: Int32, _ bytes: [UInt8]) throws(FileSystemError) {
+        let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileSystemError? in
+            var done = 0
+            while done < raw.count {
+                do throws(FileSystemError) { done += try call("write") { systemWrite(descriptor, raw.baseAddress! + done, raw.count - done) } } catch {
+                    return error
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// `read(2)` until the end of the file or `limit` bytes, whichever comes first.
+    package static func read(_ descriptor: Int32, upTo limit: Int) throws(FileSystemError) -> [UInt8] {
+        var failure: FileSystemError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: limit) { buffer, count in
+            count = 0
+            while count < limit {
+                do throws(FileSystemError) {
+                    let n = try call("read") { systemRead(descriptor, buffer.baseAddress! + count, limit - count) }
+                    if n == 0 { return }
+                    count += n
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    /// `fstat(2)`.
+    package static func status(_ descriptor: Int32) throws(FileSystemError) -> stat {
+        var info = stat()
+        _ = try call("fstat") { fstat(descriptor, &info) }
+        return info
+    }
+
+    /// Reserves `bytes` of disk for the file without changing its size: Linux `fallocate(2)` with
+    /// FALLOC_FL_KEEP_SIZE, looked up at run time (the Glibc module leaves this GNU call out). Throws only
+    /// when the disk is full (ENOSPC, EDQUOT); where the call is missing or the file system cannot
+    /// reserve, nothing happens.
+    package static func reserve(_ descriptor: Int32, bytes: Int) throws(FileSystemError) {
+        #if os(Linux)
+        typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return }
+        let keepSize: Int32 = 1
+        let fallocate = unsafeBitCast(symbol, to: Fallocate.self)
+        do { _ = try call("fallocate") { fallocate(descriptor, keepSize, 0, Int64(bytes)) } } catch where error.isNoSpace {
+            throw error
+        } catch {}
+        #endif
+    }
+
+    // MARK: Names
+
+    /// Gives the unnamed file open as `descriptor` (from ``openUnnamed(inFolder:)``) the name `path`:
+    /// `linkat(2)` of `/proc/self/fd/N` with AT_SYMLINK_FOLLOW (no privilege needed, unlike
+    /// AT_EMPTY_PATH). Fails with EEXIST if `path` exists: linkat never replaces.
+    package static func link(descriptor: Int32, to path: String) throws(FileSystemError) {
+        _ = try call("linkat") { linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) }
+    }
+
+    /// `link(2)`: a second name for the file `existing`.
+    package static func link(_ existing: String, to path: String) throws(FileSystemError) {
+        _ = try call("link") { systemLink(existing, path) }
+    }
+
+    /// `rename(2)`: atomically replaces `to` (a file, or an empty folder when `from` is a folder).
+    package static func rename(_ from: String, to: String) throws(FileSystemError) {
+        _ = try call("rename") { systemRename(from, to) }
+    }
+
+    /// Swaps the names `a` and `b` in one atomic step: Linux `renameat2(2)` with RENAME_EXCHANGE (looked
+    /// up at run time), Darwin `renamex_np(2)` with RENAME_SWAP. False where neither the system nor the
+    /// file system can (the caller renames in two steps instead).
+    package static func exchange(_ a: String, _ b: String) throws(FileSystemError) -> Bool {
+        do {
+            #if os(Linux)
+            typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
+            let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+            let renameExchange: UInt32 = 2
+            _ = try call("renameat2") { renameat2(AT_FDCWD, a, AT_FDCWD, b, renameExchange) }
+            #elseif canImport(Darwin)
+            _ = try call("renamex_np") { renamex_np(a, b, UInt32(RENAME_SWAP)) }
+            #else
+            return false
+            #endif
+            return true
+        } catch where [ENOSYS, EINVAL, EOPNOTSUPP].contains(error.code) {
+            return false
+        }
+    }
+
+    /// `unlink(2)`; a name that is already gone is not an error.
+    package static func unlink(_ path: String) throws(FileSystemError) {
+        do { _ = try call("unlink") { systemUnlink(path) } } catch where error.code == ENOENT {}
+    }
+
+    /// `mkdir(2)`.
+    package static func makeFolder(_ path: String, mode: mode_t = 0o755) throws(FileSystemError) {
+        _ = try call("mkdir") { mkdir(path, mode) }
+    }
+
+    /// `rmdir(2)`: removes an empty folder.
+    package static func removeFolder(_ path: String) throws(FileSystemError) {
+        _ = try call("rmdir") { rmdir(path) }
+    }
+
+    /// Removes `path` and, if it is a folder, everything in it (`lstat`, `unlink`, `rmdir`; links are
+    /// removed, never followed). Names already gone are skipped.
+    package static func removeTree(_ path: String) throws(FileSystemError) {
+        let info: stat
+        do { info = try linkStatus(path) } catch where error.code == ENOENT { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return try unlink(path) }
+        for name in try entries(inFolder: path) { try removeTree(path + "/" + name) }
+        do { try removeFolder(path) } catch where error.code == ENOENT {}
+    }
+
+    /// `stat(2)` (follows links).
+    package static func status(_ path: String) throws(FileSystemError) -> stat {
+        var info = stat()
+        _ = try call("stat") { stat(path, &info) }
+        return info
+    }
+
+    /// `lstat(2)`: a link's own status, not its target's.
+    package static func linkStatus(_ path: String) throws(FileSystemError) -> stat {
+        var info = stat()
+        _ = try call("lstat") { lstat(path, &info) }
+        return info
+    }
+
+    /// `realpath(3)`: `path` with every link, `.` and `..` resolved.
+    package static func realPath(_ path: String) throws(FileSystemError) -> String {
+        guard let resolved = realpath(path, nil) else { throw FileSystemError(call: "realpath", code: errno) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The names in `folder` except `.` and `..`, in the order the file system gives them
+    /// (`opendir(3)`, `readdir(3)`).
+    package static func entries(inFolder folder: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(folder) else { throw FileSystemError(call: "opendir", code: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    // MARK: Processes and locks
+
+    /// This process's id (`getpid(2)`).
+    package static var processID: Int32 { getpid() }
+
+    /// True when no process `pid` exists (`kill(2)` with signal 0 fails with ESRCH): what was left under a
+    /// name carrying `pid` belongs to nobody. A live process, or one of another user (EPERM), is not gone.
+    package static func isProcessGone(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        do { _ = try call("kill") { kill(pid, 0) } } catch { return error.code == ESRCH }
+        return false
+    }
+
+    /// Takes an exclusive `flock(2)` on `folder` (opened read-only), waiting while another holder (any
+    /// process, or another descriptor of this one) has it; returns the descriptor that holds it, for
+    /// ``unlock(_:)``. The kernel drops the lock when its holder dies, so nothing is left on disk.
+    package static func lock(folder: String) throws(FileSystemError) -> Int32 {
+        let descriptor = try open(folder, O_RDONLY | O_DIRECTORY)
+        do { _ = try call("flock") { flock(descriptor, LOCK_EX) } } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// Releases a lock from ``lock(folder:)`` (closes its descriptor).
+    package static func unlock(_ descriptor: Int32) { close(descriptor) }
+
+    // MARK: errno policy
+
+    /// Runs `body` until it returns something other than −1 or fails with something other than EINTR.
+    @inline(never)
+    private static func call<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(FileSystemError) -> T {
+        while true {
+            let result = body()
+            guard result == -1 else { return result }
+            let code = errno
+            if code != EINTR { throw FileSystemError(call: name, code: code) }
+        }
+    }
+}
+
+// The C functions whose names the enum's own functions shadow.
+#if canImport(Glibc)
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Glibc.open(path, flags, mode) }
+private func systemClose(_ descriptor: Int32) -> Int32 { Glibc.close(descriptor) }
+private func systemWrite(_ d: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Glibc.write(d, p, n) }
+private func systemRead(_ d: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { Glibc.read(d, p, n) }
+private func systemLink(_ a: String, _ b: String) -> Int32 { Glibc.link(a, b) }
+private func systemRename(_ a: String, _ b: String) -> Int32 { Glibc.rename(a, b) }
+private func systemUnlink(_ path: String) -> Int32 { Glibc.unlink(path) }
+#elseif canImport(Darwin)
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Darwin.open(path, flags, mode) }
+private func systemClose(_ descriptor: Int32) -> Int32 { Darwin.close(descriptor) }
+private func systemWrite(_ d: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Darwin.write(d, p, n) }
+private func systemRead(_ d: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { Darwin.read(d, p, n) }
+private func systemLink(_ a: String, _ b: String) -> Int32 { Darwin.link(a, b) }
+private func systemRename(_ a: String, _ b: String) -> Int32 { Darwin.rename(a, b) }
+private func systemUnlink(_ path: String) -> Int32 { Darwin.unlink(path) }
+#endif
