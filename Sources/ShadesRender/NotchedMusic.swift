@@ -209,8 +209,8 @@ public enum NotchedMusic {
             let comment = Self.comment(for: job, inputRate: plan.inputRate, outputRate: plan.outputRate,
                                        gainDB: Decibels.fromAmplitude(Double(gain)))
             do throws(AudioFileError) {
-                try AtomicFile.write(to: job.outputPath) { (temporary: String) throws(AudioFileError) in
-                    let output = try AudioFileOutput(path: temporary, sampleRate: Int(plan.outputRate),
+                try AtomicFile.write(to: job.outputPath) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
+                    let output = try AudioFileOutput(file: temporary, sampleRate: Int(plan.outputRate),
                                                      channelCount: plan.channelCount, format: plan.format,
                                                      frameCount: measured.outputFrames, comment: comment)
                     _ = try plan.run(.write(output, gain: gain, inputFrames: measured.inputFrames))

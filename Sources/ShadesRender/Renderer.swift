@@ -106,10 +106,10 @@ public enum Renderer {
         let comment = Self.comment(for: request, renderedFrequencyHz: plan.renderedFrequencyHz,
                                    renderedModulationHz: plan.renderedModulationHz, format: sampleFormat)
         do throws(AudioFileError) {
-            try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
+            try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
                 /// Writes the whole file at `gains`; if `measuring`, returns what the signals measured before them.
                 func write(_ gains: [Float], measuring: Bool = false) throws(AudioFileError) -> [SignalMeasurement]? {
-                    let output = try AudioFileOutput(path: temporary, sampleRate: Int(request.sampleRate),
+                    let output = try AudioFileOutput(file: temporary, sampleRate: Int(request.sampleRate),
                                                      channelCount: plan.layout.outputChannelCount, format: format,
                                                      frameCount: plan.frames, comment: comment)
                     let writer = StreamingWriter(plan: plan, gains: gains, sampleFormat: sampleFormat, seed: request.seed,

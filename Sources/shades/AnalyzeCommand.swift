@@ -119,12 +119,6 @@ struct AnalyzeCommand: ParsableCommand {
         } else {
             throw CommandFailure.runtime("\(report.file) is silent: there is no spectrum to plot")
         }
-        do {
-            try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
-                guard FileManager.default.createFile(atPath: temporary, contents: Data(svg.utf8)) else {
-                    throw AudioFileError.runtime("cannot write \(path)")
-                }
-            }
-        } catch { throw CommandFailure.runtime(error.description) }
+        do { try AtomicFile.write(Array(svg.utf8), to: path) } catch { throw CommandFailure.runtime(error.description) }
     }
 }

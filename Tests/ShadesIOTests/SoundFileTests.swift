@@ -62,14 +62,14 @@ import ShadesIO
         try Data("good".utf8).write(to: URL(fileURLWithPath: path))
         var failed = false
         do {
-            try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
-                FileManager.default.createFile(atPath: temporary, contents: Data("partial".utf8))
+            try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
+                try temporary.write(Array("partial".utf8))
                 throw AudioFileError.runtime("simulated failure")
             }
         } catch { failed = true }
         #expect(failed)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "good")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
     @Test func unwritableFoldersAndBadExtensionsAreRefused() throws {

@@ -5,34 +5,99 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes a file under a temporary name beside it and renames it into place only when complete, so a
-/// failed or interrupted write never leaves a partial file and never replaces a good one.
+/// Writes a file so that it appears complete or not at all, however the process ends.
+///
+/// On Linux the file is written unnamed (O_TMPFILE) in the target's folder, synced (`fsync`), linked
+/// under a temporary name, renamed over the target and the folder synced; a process killed before the
+/// link (SIGKILL, the OOM killer, a power cut) leaves nothing, and after a power cut the target is either
+/// the old file or the whole new one. Where there is no O_TMPFILE (Darwin, file systems without it), the
+/// file is written as `.NAME.PID-N.tmp` beside the target; a later write to the same target removes such
+/// temporaries whose process is gone. SIGINT and SIGTERM remove the named ones through
+/// ``removeTemporaryFiles()``.
 public enum AtomicFile {
-    /// Temporary files being written, removed by ``removeTemporaryFiles()`` (e.g. on SIGINT).
-    nonisolated(unsafe) private static var active: Set<String> = []
-    private static let lock = PosixLock()
+    /// The file being written inside ``write(to:_:)``: write it through ``AudioFileOutput`` or
+    /// ``write(_:)``. Valid only inside the closure.
+    public struct Temporary: Sendable {
+        /// The file it will replace (what errors name).
+        public let path: String
+        /// Open for writing; owned by ``AtomicFile``.
+        let descriptor: Int32
 
-    /// Calls `body` with a temporary path in `path`'s folder, then renames it to `path`.
-    /// On any error the temporary file is removed and the error rethrown.
-    public static func write<R>(to path: String, _ body: (String) throws(AudioFileError) -> R) throws(AudioFileError) -> R {
-        let temporary = temporaryPath(for: path)
-        lock.withLock { _ = active.insert(temporary) }
-        defer { lock.withLock { _ = active.remove(temporary) } }
-        do throws(AudioFileError) {
-            let result = try body(temporary)
-            guard rename(temporary, path) == 0 else {
-                throw AudioFileError.runtime("cannot write \(path): \(String(cString: strerror(errno)))")
+        /// Writes `bytes` as the whole file (replacing anything written before).
+        public func write(_ bytes: [UInt8]) throws(AudioFileError) {
+            do throws(FileSystemError) {
+                try FileSystem.truncate(descriptor, to: 0)
+                try FileSystem.seek(descriptor, to: 0)
+                try FileSystem.write(descriptor, bytes)
+            } catch {
+                throw error.isNoSpace ? AtomicFile.noSpace(writing: path, neededBytes: bytes.count)
+                                      : .runtime("cannot write \(path): \(error.reason)")
             }
-            return result
-        } catch {
-            unlink(temporary)
-            throw error
         }
     }
 
-    /// Removes every temporary file still being written (call from a signal handler's exit path).
+    /// Temporary names in use, removed by ``removeTemporaryFiles()`` (e.g. on SIGINT).
+    nonisolated(unsafe) private static var active: Set<String> = []
+    nonisolated(unsafe) private static var counter = 0
+    private static let lock = PosixLock()
+
+    /// Calls `body` with a new empty file, then puts it in place as `path` (see the type's description).
+    /// On any error nothing is left and `path` is untouched (unless it was replaced and only the final
+    /// folder sync failed).
+    public static func write<R>(to path: String, _ body: (Temporary) throws(AudioFileError) -> R) throws(AudioFileError) -> R {
+        let folder = directory(of: path), name = fileName(of: path)
+        removeStaleTemporaries(of: name, in: folder)
+        var named: String?        // the temporary's name, once it has one
+        let descriptor: Int32
+        do throws(FileSystemError) {
+            if let unnamed = try FileSystem.openUnnamed(inFolder: folder) {
+                descriptor = unnamed
+            } else {
+                (descriptor, named) = try createNamed(name, in: folder)
+            }
+        } catch { throw .runtime("cannot write \(path): \(error.reason)") }
+        let result: R
+        do throws(AudioFileError) {
+            result = try body(Temporary(path: path, descriptor: descriptor))
+            do throws(FileSystemError) {
+                try FileSystem.sync(descriptor)
+                if named == nil { named = try linkUnnamed(descriptor, as: name, in: folder) }
+                try FileSystem.rename(named!, to: path)
+            } catch {
+                let size = (try? FileSystem.status(descriptor)).map { Int($0.st_size) } ?? 0
+                throw error.isNoSpace ? noSpace(writing: path, neededBytes: size) : .runtime("cannot write \(path): \(error.reason)")
+            }
+        } catch {
+            FileSystem.close(descriptor)
+            if let named {
+                try? FileSystem.unlink(named)
+                forget(named)
+            }
+            throw error
+        }
+        forget(named!)
+        FileSystem.close(descriptor)
+        do throws(FileSystemError) { try FileSystem.syncFolder(folder) } catch {
+            throw .runtime("cannot write \(path): its folder could not be synced (\(error.reason))")
+        }
+        return result
+    }
+
+    /// Writes `bytes` as the file `path` (see ``write(to:_:)``).
+    public static func write(_ bytes: [UInt8], to path: String) throws(AudioFileError) {
+        try write(to: path) { (file: Temporary) throws(AudioFileError) in try file.write(bytes) }
+    }
+
+    /// Removes every named temporary file still being written (call from a signal handler's exit path;
+    /// unnamed ones vanish with the process).
     public static func removeTemporaryFiles() {
         lock.withLock { for path in active { unlink(path) } }
+    }
+
+    /// The disk-full error: "cannot write X: no space left on device (needed about N MB)", N rounded up.
+    package static func noSpace(writing path: String, neededBytes: Int, upTo: Bool = false) -> AudioFileError {
+        let megabytes = max(1, (neededBytes + 999_999) / 1_000_000)
+        return .runtime("cannot write \(path): no space left on device (needed \(upTo ? "up to " : "")about \(megabytes) MB)")
     }
 
     /// Checks that `path`'s folder exists and is writable, before any work is spent on the output.
@@ -59,13 +124,67 @@ public enum AtomicFile {
         return folder.isEmpty ? "/" : folder
     }
 
-    private static func temporaryPath(for path: String) -> String {
-        let folder = directory(of: path)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let unique = lock.withLock { () -> Int in counter += 1; return counter }
-        return "\(folder)/.\(name).\(getpid())-\(unique).tmp"
+    /// The last part of `path` (trailing slashes ignored).
+    static func fileName(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
     }
 
-    nonisolated(unsafe) private static var counter = 0
-}
+    // MARK: Temporary names
 
+    /// `.NAME.PID-N.tmp`: the process that made it is in the name, so a later run can tell it is stale.
+    private static func temporaryName(_ name: String, in folder: String) -> String {
+        let unique = lock.withLock { () -> Int in counter += 1; return counter }
+        return "\(folder)/.\(name).\(FileSystem.processID)-\(unique).tmp"
+    }
+
+    /// The process id in a temporary name of `name` (`.NAME.PID-N.tmp`), nil for any other name.
+    static func temporaryOwner(_ entry: String, of name: String) -> Int32? {
+        let prefix = ".\(name).", suffix = ".tmp"
+        guard entry.hasPrefix(prefix), entry.hasSuffix(suffix), entry.count > prefix.count + suffix.count else { return nil }
+        let middle = entry.dropFirst(prefix.count).dropLast(suffix.count).split(separator: "-", omittingEmptySubsequences: false)
+        guard middle.count == 2, middle.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let pid = Int32(middle[0]) else { return nil }
+        return pid
+    }
+
+    /// Removes the temporaries of `name` in `folder` whose process is gone (a killed earlier run's).
+    private static func removeStaleTemporaries(of name: String, in folder: String) {
+        guard let entries = try? FileSystem.entries(inFolder: folder) else { return }
+        for entry in entries {
+            guard let pid = temporaryOwner(entry, of: name), pid != FileSystem.processID, FileSystem.isProcessGone(pid) else { continue }
+            try? FileSystem.unlink("\(folder)/\(entry)")
+        }
+    }
+
+    /// Creates a named temporary for `name` (O_EXCL, so never someone else's file).
+    private static func createNamed(_ name: String, in folder: String) throws(FileSystemError) -> (Int32, String) {
+        while true {
+            let temporary = temporaryName(name, in: folder)
+            remember(temporary)
+            do {
+                return (try FileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o666), temporary)
+            } catch {
+                forget(temporary)
+                if error.code != EEXIST { throw error }
+            }
+        }
+    }
+
+    /// Gives an unnamed file a temporary name in `folder` (linkat cannot replace the target itself).
+    private static func linkUnnamed(_ descriptor: Int32, as name: String, in folder: String) throws(FileSystemError) -> String {
+        while true {
+            let temporary = temporaryName(name, in: folder)
+            remember(temporary)
+            do {
+                try FileSystem.link(descriptor: descriptor, to: temporary)
+                return temporary
+            } catch {
+                forget(temporary)
+                if error.code != EEXIST { throw error }
+            }
+        }
+    }
+
+    private static func remember(_ path: String) { lock.withLock { _ = active.insert(path) } }
+    private static func forget(_ path: String) { lock.withLock { _ = active.remove(path) } }
+}

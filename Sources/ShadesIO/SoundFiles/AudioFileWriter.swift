@@ -1,18 +1,19 @@
 import ShadesDSP
 
-/// A sound file being written frame block by frame block (WAV or FLAC through libsndfile).
-/// Write to a temporary path inside ``AtomicFile/write(to:_:)`` so a failure leaves nothing behind.
+/// A sound file being written frame block by frame block (WAV or FLAC through libsndfile), into the
+/// file ``AtomicFile/write(to:_:)`` lends, so a failure or a killed process leaves nothing behind.
 public final class AudioFileOutput {
     private let file: SoundFile
     public let channelCount: Int
     public let format: AudioFileFormat
 
-    /// Creates `path` for `frameCount` frames (used to pick RF64 for WAV files over 4 GiB).
-    public init(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat, frameCount: Int,
+    /// Starts a sound file of `frameCount` frames in `file` (the count picks RF64 for WAV files over 4 GiB and
+    /// sizes the disk reservation); a second output on the same `file` replaces the first.
+    public init(file: AtomicFile.Temporary, sampleRate: Int, channelCount: Int, format: AudioFileFormat, frameCount: Int,
                 comment: String?) throws(AudioFileError) {
-        file = try SoundFile.create(path: path, sampleRate: sampleRate, channelCount: channelCount,
+        self.file = try SoundFile.create(file: file, sampleRate: sampleRate, channelCount: channelCount,
                                     format: format, frameCount: frameCount)
-        file.setStrings(comment: comment, software: AudioFileWriter.software)
+        self.file.setStrings(comment: comment, software: AudioFileWriter.software)
         self.channelCount = channelCount
         self.format = format
     }
@@ -23,7 +24,7 @@ public final class AudioFileOutput {
     /// Appends interleaved Float frames (stored as s24 or f32; libsndfile converts).
     public func write(_ interleaved: UnsafeBufferPointer<Float>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
 
-    /// Finishes the header and closes the file.
+    /// Finishes the header (the file itself stays open for ``AtomicFile``).
     public func close() throws(AudioFileError) { try file.close() }
 }
 
@@ -43,8 +44,8 @@ public enum AudioFileWriter {
         precondition(gains.count == buffer.channelCount)
         let channelCount = buffer.channelCount
         let frameCount = buffer.frameCapacity
-        try AtomicFile.write(to: path) { (temporary: String) throws(AudioFileError) in
-            let output = try AudioFileOutput(path: temporary, sampleRate: sampleRate, channelCount: channelCount,
+        try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
+            let output = try AudioFileOutput(file: temporary, sampleRate: sampleRate, channelCount: channelCount,
                                              format: format, frameCount: frameCount, comment: comment)
             let chunk = 1 << 16
             var quantizers = (0..<channelCount).map { SignalQuantizer(ditherKey: ditherKey &+ UInt64($0)) }

@@ -44,11 +44,14 @@ final class SoundFile {
 
     deinit { if isOpen { sf_close(handle) } }
 
-    /// Opens `path` for writing (`sf_open`, SFM_WRITE).
-    static func create(path: String, sampleRate: Int, channelCount: Int, format: AudioFileFormat,
+    /// Starts a sound file in `file`, a file being written by ``AtomicFile`` (`sf_open_fd`, SFM_WRITE; the
+    /// descriptor stays open: AtomicFile syncs and closes it). Starts from an empty file, so a second
+    /// call on the same `file` replaces the first one's bytes.
+    static func create(file: AtomicFile.Temporary, sampleRate: Int, channelCount: Int, format: AudioFileFormat,
                        frameCount: Int) throws(AudioFileError) -> SoundFile {
         let bytesPerSample = format.sampleFormat == .s16 ? 2 : (format.sampleFormat == .s24 ? 3 : 4)
-        let needsRF64 = format.container == .wav && frameCount * channelCount * bytesPerSample > 0xFFFF_0000
+        let sampleBytes = frameCount * channelCount * bytesPerSample
+        let needsRF64 = format.container == .wav && sampleBytes > 0xFFFF_0000
         let major: Int32
         switch format.container {
         case .wav: major = Int32(needsRF64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV)
@@ -62,35 +65,28 @@ final class SoundFile {
         }
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: Int32(channelCount),
                            format: major | minor, sections: 0, seekable: 0)
-        // Opened here (as libsndfile would) so an uncompressed file's blocks can be reserved first: the
-        // writes then only copy (10-minute stereo 16-bit: 11 ms instead of 20 here).
-        let descriptor = systemOpen(path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-        guard descriptor >= 0 else { throw .runtime("cannot write \(path): \(String(cString: strerror(errno)))") }
-        if format.container == .wav {
-            reserveSpace(descriptor, bytes: frameCount * channelCount * bytesPerSample + 4_096)
+        // A FLAC file needs less than its samples' bytes: its disk-full message says "up to".
+        let needed = (bytes: sampleBytes + 4_096, upTo: format.container == .flac)
+        do throws(FileSystemError) {
+            try FileSystem.truncate(file.descriptor, to: 0)
+            try FileSystem.seek(file.descriptor, to: 0)
+            // An uncompressed file's blocks are reserved first: the writes then only copy (10-minute stereo
+            // 16-bit: 11 ms instead of 20 here), and a disk too small for the file fails here, before the work.
+            if format.container == .wav { try FileSystem.reserve(file.descriptor, bytes: needed.bytes) }
+        } catch {
+            throw error.isNoSpace ? AtomicFile.noSpace(writing: file.path, neededBytes: needed.bytes, upTo: needed.upTo)
+                                  : .runtime("cannot write \(file.path): \(error.reason)")
         }
-        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
-            systemClose(descriptor)
-            throw .runtime("cannot write \(path): \(String(cString: sf_strerror(nil)))")
+        guard let handle = sf_open_fd(file.descriptor, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
+            throw .runtime("cannot write \(file.path): \(String(cString: sf_strerror(nil)))")
         }
-        let file = SoundFile(handle: handle, info: info, path: path)
+        let soundFile = SoundFile(handle: handle, info: info, path: file.path)
+        soundFile.neededBytes = needed
         if format.sampleFormat == .f32 {
             // No PEAK chunk: its timestamp would make identical renders differ byte for byte.
             sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         }
-        return file
-    }
-
-    /// Reserves `bytes` of disk for a file about to be written, without changing its size (Linux
-    /// `fallocate` with FALLOC_FL_KEEP_SIZE, looked up at run time: the Glibc module leaves this GNU call
-    /// out). Where it is missing or the file system cannot, nothing happens.
-    private static func reserveSpace(_ descriptor: Int32, bytes: Int) {
-        #if os(Linux)
-        typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return }
-        let keepSize: Int32 = 1
-        _ = unsafeBitCast(symbol, to: Fallocate.self)(descriptor, keepSize, 0, Int64(bytes))
-        #endif
+        return soundFile
     }
 
     /// Opens `path` for reading (`sf_open`, SFM_READ).
@@ -131,12 +127,12 @@ final class SoundFile {
 
     func write(interleaved samples: UnsafeBufferPointer<Int16>) throws(AudioFileError) {
         let frames = samples.count / channelCount
-        guard sf_writef_short(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError() }
+        guard sf_writef_short(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError(errno) }
     }
 
     func write(interleaved samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
         let frames = samples.count / channelCount
-        guard sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError() }
+        guard sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError(errno) }
     }
 
     /// Reads up to `samples.count / channelCount` frames (`sf_readf_float`); returns the frames read, 0 at
@@ -175,23 +171,34 @@ final class SoundFile {
     func close() throws(AudioFileError) {
         guard isOpen else { return }
         let pending = sf_error(handle)
-        let error = pending == 0 ? nil : writeError()
+        let error = pending == 0 ? nil : writeError(0)
         isOpen = false
         let code = sf_close(handle)
+        let closeErrno = errno
         if let error { throw error }
-        guard code == 0 else { throw .runtime("cannot finish \(path): \(String(cString: sf_error_number(code)))") }
+        guard code == 0 else {
+            let message = String(cString: sf_error_number(code))
+            if isNoSpace(closeErrno, libsndfileMessage: message) { throw noSpaceError() }
+            throw .runtime("cannot finish \(path): \(message)")
+        }
     }
 
-    private func writeError() -> AudioFileError {
-        .runtime("cannot write \(path): \(String(cString: sf_strerror(handle)))")
+    /// Bytes the file needs, for the disk-full message (set by ``create(file:sampleRate:channelCount:format:frameCount:)``).
+    private var neededBytes = (bytes: 0, upTo: false)
+
+    /// The error for a failed write; `code` is the errno read right after the libsndfile call.
+    private func writeError(_ code: Int32) -> AudioFileError {
+        let message = String(cString: sf_strerror(handle))
+        return isNoSpace(code, libsndfileMessage: message) ? noSpaceError() : .runtime("cannot write \(path): \(message)")
+    }
+
+    /// Whether a write ran out of disk: by errno, or by libsndfile's text ("System error : No space left on
+    /// device.") when errno was overwritten.
+    private func isNoSpace(_ code: Int32, libsndfileMessage message: String) -> Bool {
+        code == ENOSPC || code == EDQUOT || message.contains(String(cString: strerror(ENOSPC)))
+    }
+
+    private func noSpaceError() -> AudioFileError {
+        AtomicFile.noSpace(writing: path, neededBytes: neededBytes.bytes, upTo: neededBytes.upTo)
     }
 }
-
-// open(2) and close(2), named apart from `SoundFile.open(path:)` and `close()`.
-#if canImport(Glibc)
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Glibc.open(path, flags, mode) }
-private func systemClose(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
-#elseif canImport(Darwin)
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Darwin.open(path, flags, mode) }
-private func systemClose(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
-#endif
