@@ -86,7 +86,9 @@ final class StreamingWriter: @unchecked Sendable {
             }
         } catch {
             cancelled.store(true, ordering: .relaxed)
-            for slot in free { for semaphore in slot { semaphore.signal() } }
+            // Twice: a worker three chunks ahead takes one signal to wake and return, and libdispatch
+            // crashes (SIGILL) when a semaphore is freed below its initial value (seen on a full disk).
+            for slot in free { for semaphore in slot { semaphore.signal(); semaphore.signal() } }
             group.wait()
             throw error
         }
