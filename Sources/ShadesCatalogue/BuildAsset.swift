@@ -70,6 +70,15 @@ public enum CatalogueError: Error, Sendable, Equatable, CustomStringConvertible 
         case .asset(let id, let m): return "sound \(id): \(m)"
         }
     }
+
+    /// The same error with the building folder's path shown as the catalogue folder the user named.
+    func naming(_ building: String, as folder: String) -> CatalogueError {
+        switch self {
+        case .input(let m): return .input(m.replacing(building + "/", with: folder + "/"))
+        case .io(let m): return .io(m.replacing(building + "/", with: folder + "/"))
+        case .asset(let id, let m): return .asset(id: id, message: m.replacing(building + "/", with: folder + "/"))
+        }
+    }
 }
 
 /// The limits every catalogue file meets.

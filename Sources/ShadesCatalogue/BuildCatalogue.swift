@@ -35,8 +35,11 @@ public enum CatalogueBuilder {
     /// the previous `folder/manifest.json`, and whose file still has its hash, is linked from the
     /// previous build instead of rendered.
     ///
-    /// The new catalogue is built in a hidden sibling folder and renamed into place at the end: a failed
-    /// build leaves `folder` as it was and nothing else behind.
+    /// The new catalogue is built in a hidden sibling folder (`.NAME.build-PID-N`), every file and folder
+    /// synced to disk, and swapped into place in one step at the end: a failed build leaves `folder` as
+    /// it was and nothing else behind; a killed one (SIGKILL, power cut) leaves `folder` as it was, and
+    /// its building folder is removed by the next build into `folder`. A second build into `folder`
+    /// while one runs is refused (``CatalogueError/io(_:)``), so two builds cannot mix.
     ///
     /// - Parameters:
     ///   - parameters: build parameters recorded in the manifest (e.g. preset file, tinnitus frequency).
@@ -52,9 +55,9 @@ public enum CatalogueBuilder {
             throw .input("concurrency \(concurrency) is out of range (allowed: 1 … 64)")
         }
         let target = trimmedFolder(folder)
-        let previous = try previousCatalogue(at: target)
-        let building = try makeSiblingFolder(of: target, purpose: "build")
+        let building = try startBuilding(target)
         do throws(CatalogueError) {
+            let previous = try previousCatalogue(at: target)
             try makeFolder(building + "/" + spectraFolder)
             let built = try buildAll(assets, into: building, previous: previous, previousFolder: target,
                                      concurrency: concurrency, progress: progress)
@@ -65,11 +68,13 @@ public enum CatalogueBuilder {
             try write(manifest.encoded(), to: building + "/" + Manifest.fileName)
             let spectra = Dictionary(built.map { ($0.sound.id, $0.spectrumSVG) }, uniquingKeysWith: { a, _ in a })
             try write(Data(IndexPage.html(manifest: manifest, spectra: spectra).utf8), to: building + "/" + IndexPage.fileName)
+            try syncFolder(building + "/" + spectraFolder)
+            try syncFolder(building)
             try swap(building, into: target)
             return manifest
         } catch {
             removeTree(building)
-            throw error
+            throw error.naming(building, as: target)
         }
     }
 
@@ -151,11 +156,14 @@ public enum CatalogueBuilder {
     /// has its recorded hash; nil when it must be rendered again.
     private static func reused(_ asset: CatalogueAsset, from old: Manifest.Sound, oldFolder: String, into folder: String) -> BuiltSound? {
         let oldPath = oldFolder + "/" + old.file
-        guard isSafeRelativeFile(old.file), SHA256.hex(ofFile: oldPath) == old.sha256 else { return nil }
+        guard isSafeRelativeFile(old.file), isSafeIdentifier(old.id),
+              SHA256.hex(ofFile: oldPath) == old.sha256 else { return nil }
         let newPath = folder + "/" + asset.fileName
-        if link(oldPath, newPath) != 0 {
+        do throws(FileSystemError) { try FileSystem.link(oldPath, to: newPath) } catch {
             do { try FileManager.default.copyItem(atPath: oldPath, toPath: newPath) } catch { return nil }
         }
+        // The previous build synced its file; a copy (or an old build's file) is synced here.
+        do throws(CatalogueError) { try syncFile(newPath) } catch { return nil }
         var svg = (try? String(contentsOfFile: "\(oldFolder)/\(spectraFolder)/\(old.id).svg", encoding: .utf8)) ?? ""
         if svg.isEmpty {
             svg = (try? FileMeasurement.measure(path: newPath, seams: false, spectrum: true))?.spectrumSVG() ?? ""
@@ -167,75 +175,6 @@ public enum CatalogueBuilder {
         sound.file = asset.fileName
         sound.frequencyHz = asset.frequencyHz
         return BuiltSound(sound: sound, spectrumSVG: svg, reused: true)
-    }
-
-    // MARK: Folders
-
-    /// The previous catalogue's manifest, nil when `folder` does not exist, is empty or its manifest is
-    /// unreadable. A folder with other content is refused: a build never replaces something else.
-    private static func previousCatalogue(at folder: String) throws(CatalogueError) -> Manifest? {
-        var info = stat()
-        guard stat(folder, &info) == 0 else { return nil }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .io("cannot build into \(folder): it is a file, not a folder") }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        if entries.isEmpty { return nil }
-        guard entries.contains(Manifest.fileName) else {
-            throw .io("cannot build into \(folder): it holds files but no \(Manifest.fileName) (allowed: a new or empty folder or a previous catalogue)")
-        }
-        return try? Manifest.read(folder: folder)
-    }
-
-    /// A new hidden folder beside `folder`, e.g. `.catalogue.build-1234-1`.
-    private static func makeSiblingFolder(of folder: String, purpose: String) throws(CatalogueError) -> String {
-        let parent = AtomicFile.directory(of: folder)
-        let name = folder.split(separator: "/").last.map(String.init) ?? folder
-        var info = stat()
-        guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .io("cannot build into \(folder): folder \(parent) does not exist")
-        }
-        for attempt in 1...1000 {
-            let path = "\(parent)/.\(name).\(purpose)-\(getpid())-\(attempt)"
-            if mkdir(path, 0o755) == 0 { return path }
-            guard errno == EEXIST else { throw .io("cannot create \(path): \(String(cString: strerror(errno)))") }
-        }
-        throw .io("cannot create a temporary folder beside \(folder)")
-    }
-
-    /// Renames `building` to `folder`, moving a previous `folder` away first and removing it after.
-    private static func swap(_ building: String, into folder: String) throws(CatalogueError) {
-        var info = stat()
-        guard stat(folder, &info) == 0 else {
-            guard rename(building, folder) == 0 else { throw .io("cannot rename \(building) to \(folder): \(String(cString: strerror(errno)))") }
-            return
-        }
-        let old = try makeSiblingFolder(of: folder, purpose: "old")
-        guard rename(folder, old) == 0 else {
-            let reason = String(cString: strerror(errno))
-            rmdir(old)
-            throw .io("cannot move the previous catalogue \(folder) aside: \(reason)")
-        }
-        guard rename(building, folder) == 0 else {
-            let reason = String(cString: strerror(errno))
-            rename(old, folder)
-            throw .io("cannot rename \(building) to \(folder): \(reason)")
-        }
-        removeTree(old)
-    }
-
-    static func makeFolder(_ path: String) throws(CatalogueError) {
-        guard mkdir(path, 0o755) == 0 else { throw .io("cannot create \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    static func write(_ data: Data, to path: String) throws(CatalogueError) {
-        do { try data.write(to: URL(fileURLWithPath: path)) } catch { throw .io("cannot write \(path): \(oneLine(error))") }
-    }
-
-    static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
-
-    static func trimmedFolder(_ folder: String) -> String {
-        var trimmed = Substring(folder)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        return String(trimmed)
     }
 }
 
