@@ -1,18 +1,28 @@
 import FoundationEssentials
 import ShadesDSP
+import ShadesIO
 import ShadesRender
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads and checks catalogue files (`Presets/*.json`, schema in Presets/README.md). Every problem is one
 /// line naming the file, line and column: syntax errors, unknown keys (with the nearest valid key), wrong
 /// types and unknown names while reading (``parse(data:file:)``); ids, titles, duplicates and values the
 /// library refuses at the sound's rate in ``validate(_:)``.
 public enum PresetParser {
+    /// Largest preset file read, in bytes (1 MiB; the shipped catalogue is about 4 kB, a thousand sounds
+    /// about 300 kB). A larger file is refused before it is read: parsing 50 MB took 1.9 GB here.
+    public static let maximumFileBytes = 1 << 20
+
     /// Reads every `*.json` in `folder`, sorted by name; file names in errors are `folder/name`.
     /// Stops at the first file with a problem (use ``loadCatalogue(folder:)`` for all problems).
     public static func load(folder: String) throws(PresetError) -> [(file: String, document: CatalogueDocument)] {
         var documents: [(file: String, document: CatalogueDocument)] = []
         for file in try jsonFiles(in: folder) {
-            try documents.append((file, parse(data: readFile(file), file: file)))
+            try documents.append((file, parse(data: readFile(file, folder: folder), file: file)))
         }
         return documents
     }
@@ -26,7 +36,7 @@ public enum PresetParser {
         let files: [String]
         do { files = try jsonFiles(in: folder) } catch { throw PresetErrors([error]) }
         for file in files {
-            do { try documents.append((file, parse(data: readFile(file), file: file))) } catch { errors.append(error) }
+            do { try documents.append((file, parse(data: readFile(file, folder: folder), file: file))) } catch { errors.append(error) }
         }
         if !errors.isEmpty { throw PresetErrors(errors) }
         try validate(documents)
@@ -83,11 +93,21 @@ public enum PresetParser {
 
     private static func checkID(_ id: String, kind: String, path: String, fail: (String, String) -> Void) {
         guard !PresetID.isValid(id) else { return }
+        let shown = shownID(id)
         if id.contains("/") || id.contains("\\") || id.contains("..") {
-            fail(path, "\(kind) id '\(id)' would escape the output folder (allowed: a-z, 0-9, '-', '_')")
+            fail(path, "\(kind) id '\(shown)' would escape the output folder (allowed: a-z, 0-9, '-', '_')")
+        } else if id.count > PresetID.maximumLength {
+            fail(path, "\(kind) id '\(shown)' has \(id.count) characters (allowed: 1 … \(PresetID.maximumLength) of a-z, 0-9, '-', '_')")
         } else {
-            fail(path, "\(kind) id '\(id)' is not allowed (allowed: 1 … \(PresetID.maximumLength) of a-z, 0-9, '-', '_')")
+            fail(path, "\(kind) id '\(shown)' is not allowed (allowed: 1 … \(PresetID.maximumLength) of a-z, 0-9, '-', '_')")
         }
+    }
+
+    /// An id as an error shows it: control characters as `\u{N}`, and cut after 40 characters, so the
+    /// message stays one short line whatever the file holds.
+    static func shownID(_ id: String) -> String {
+        let cut = id.count > 40 ? String(id.prefix(40)) + "…" : id
+        return cut.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
     }
 
     private static func checkTitles(_ titles: [String: String], owner: String, path: String, fail: (String, String) -> Void) {
@@ -174,11 +194,36 @@ public enum PresetParser {
         return names.filter { $0.hasSuffix(".json") }.sorted().map { "\(base)/\($0)" }
     }
 
-    private static func readFile(_ file: String) throws(PresetError) -> Data {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw PresetError(file: file, message: "cannot read the file")
+    /// The bytes of `file`: a regular file of at most ``maximumFileBytes``, or a link to one inside `folder`
+    /// (a link leading elsewhere is refused, so a preset folder cannot make the builder read other files).
+    /// Opened without waiting (a FIFO named `*.json` is refused, not read forever).
+    private static func readFile(_ file: String, folder: String) throws(PresetError) -> Data {
+        func unreadable(_ error: FileSystemError) -> PresetError {
+            PresetError(file: file, message: "cannot read the file (\(error.reason))")
         }
-        return data
+        func tooLarge(_ bytes: Int) -> PresetError {
+            PresetError(file: file, message: "is \(formatNumber(Double(bytes) / 1e6, roundedTo: 1)) MB (allowed: up to 1 MB per preset file)")
+        }
+        var outside: String?  // where a link leads, if that is outside the folder
+        do throws(FileSystemError) {
+            if (try FileSystem.linkStatus(file).st_mode & S_IFMT) == S_IFLNK {
+                let target = try FileSystem.realPath(file), inside = try FileSystem.realPath(folder)
+                if !target.hasPrefix(inside == "/" ? "/" : inside + "/") { outside = target }
+            }
+        } catch { throw unreadable(error) }
+        if let outside {
+            throw PresetError(file: file, message: "is a link to \(outside), outside the preset folder (allowed: files inside \(folder))")
+        }
+        let descriptor: Int32, info: stat
+        do throws(FileSystemError) { descriptor = try FileSystem.open(file, O_RDONLY | O_NONBLOCK) } catch { throw unreadable(error) }
+        defer { FileSystem.close(descriptor) }
+        do throws(FileSystemError) { info = try FileSystem.status(descriptor) } catch { throw unreadable(error) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw PresetError(file: file, message: "is not a regular file (allowed: JSON files)") }
+        guard Int(info.st_size) <= maximumFileBytes else { throw tooLarge(Int(info.st_size)) }
+        let bytes: [UInt8]
+        do throws(FileSystemError) { bytes = try FileSystem.read(descriptor, upTo: maximumFileBytes + 1) } catch { throw unreadable(error) }
+        guard bytes.count <= maximumFileBytes else { throw tooLarge(bytes.count) }  // it grew while read
+        return Data(bytes)
     }
 }
 
@@ -591,7 +636,7 @@ struct JSONScanner {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > Self.maximumDepth { throw fail("nested more than \(Self.maximumDepth) levels deep") }
+        if depth > Self.maximumDepth { throw fail("nested more than \(Self.maximumDepth) levels deep (allowed: up to \(Self.maximumDepth) levels)") }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue.Kind {
