@@ -54,7 +54,7 @@ let package = Package(
         // MARK: Tests
         .target(name: "ShadesTestSupport", path: "Tests/Support"),
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP"]),
-        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
+        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport", "shades"]),

@@ -40,3 +40,95 @@ public func temporaryFolder(_ name: String) -> String {
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// Crash tests: a `shades` child killed with SIGKILL part-way, and what it left behind.
+public enum KillRun {
+    /// Starts `shades arguments` in `folder` (output discarded), sends SIGKILL after `delay` seconds unless it
+    /// has ended, and waits for it (so its process id is gone). Returns whether the kill ended it, and its id.
+    public static func run(_ arguments: [String], in folder: String, killAfter delay: Double) throws -> (killed: Bool, pid: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Shell.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        usleep(useconds_t(max(0, delay) * 1_000_000))
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+        return (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, pid)
+    }
+
+    /// Every name in `folder` (hidden ones too), sorted.
+    public static func listing(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    /// The bytes of every file under `folder`, by path relative to it.
+    public static func contents(of folder: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let name = enumerator?.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(folder)/\(name)", isDirectory: &isFolder), !isFolder.boolValue {
+                files[name] = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(name)"))
+            }
+        }
+        return files
+    }
+
+    /// The id of a process that has ended and been reaped (what a killed run's leftovers carry).
+    public static func goneProcessID() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
+
+    /// Seconds `body` takes.
+    public static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}
+
+/// A small tmpfs mounted for a disk-full test (needs root and mount(8)); unmounted by ``unmount()``.
+public struct SmallDisk {
+    public let path: String
+
+    /// Whether a tmpfs can be mounted here (tried once).
+    public static let canMount: Bool = {
+        guard getuid() == 0, let disk = SmallDisk(megabytes: 1) else { return false }
+        disk.unmount()
+        return true
+    }()
+
+    /// Mounts a `megabytes` tmpfs on a new temporary folder; nil when that is not allowed.
+    public init?(megabytes: Int) {
+        let folder = temporaryFolder("small-disk")
+        guard SmallDisk.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", folder]) else {
+            try? FileManager.default.removeItem(atPath: folder)
+            return nil
+        }
+        path = folder
+    }
+
+    public func unmount() {
+        _ = SmallDisk.run("/bin/umount", [path])
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}

@@ -36,6 +36,9 @@ public enum AtomicFile {
         }
     }
 
+    /// False makes every write take the named path, as on a system without O_TMPFILE (for tests).
+    package nonisolated(unsafe) static var usesUnnamedFiles = true
+
     /// Temporary names in use, removed by ``removeTemporaryFiles()`` (e.g. on SIGINT).
     nonisolated(unsafe) private static var active: Set<String> = []
     nonisolated(unsafe) private static var counter = 0
@@ -50,7 +53,7 @@ public enum AtomicFile {
         var named: String?        // the temporary's name, once it has one
         let descriptor: Int32
         do throws(FileSystemError) {
-            if let unnamed = try FileSystem.openUnnamed(inFolder: folder) {
+            if usesUnnamedFiles, let unnamed = try FileSystem.openUnnamed(inFolder: folder) {
                 descriptor = unnamed
             } else {
                 (descriptor, named) = try createNamed(name, in: folder)

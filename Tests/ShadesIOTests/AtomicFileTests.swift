@@ -1,0 +1,89 @@
+import Testing
+import Foundation
+import ShadesDSP
+import ShadesIO
+import ShadesTestSupport
+
+/// How ``AtomicFile`` puts a file in place: nothing visible while it is written (O_TMPFILE), or a named
+/// temporary that a later write removes once its process is gone; disk full named with the size needed.
+@Suite(.serialized) struct AtomicFileTests {
+    let folder = temporaryFolder("atomic")
+
+    func listing() throws -> [String] { try KillRun.listing(folder) }
+
+    #if os(Linux)
+    @Test func anUnnamedFileIsInvisibleUntilItIsComplete() throws {
+        let path = "\(folder)/a.bin"
+        var during: [String] = []
+        try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
+            try file.write(Array("new".utf8))
+            during = (try? listing()) ?? ["?"]
+        }
+        #expect(during.isEmpty)
+        #expect(try listing() == ["a.bin"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+    }
+    #endif
+
+    @Test func theNamedFallbackCarriesItsProcessAndLeavesNothing() throws {
+        AtomicFile.usesUnnamedFiles = false
+        defer { AtomicFile.usesUnnamedFiles = true }
+        let path = "\(folder)/b.bin"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        var during: [String] = []
+        try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
+            try file.write(Array("new".utf8))
+            during = (try? listing()) ?? []
+        }
+        #expect(during.count == 2 && during.contains { $0.hasPrefix(".b.bin.\(getpid())-") && $0.hasSuffix(".tmp") }, "\(during)")
+        #expect(try listing() == ["b.bin"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+
+        #expect(throws: AudioFileError.self) {
+            try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
+                try file.write(Array("partial".utf8))
+                throw AudioFileError.runtime("simulated failure")
+            }
+        }
+        #expect(try listing() == ["b.bin"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+    }
+
+    @Test func aWriteRemovesTheTemporariesOfItsTargetWhoseProcessIsGone() throws {
+        let gone = try KillRun.goneProcessID()
+        let stale = ".c.wav.\(gone)-1.tmp", live = ".c.wav.1-1.tmp", otherTarget = ".d.wav.\(gone)-1.tmp"
+        let lookalike = ".c.wav.\(gone)-x.tmp"
+        for name in [stale, live, otherTarget, lookalike] {
+            try Data("left by a killed run".utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name)"))
+        }
+        try AtomicFile.write(Array("new".utf8), to: "\(folder)/c.wav")
+        #expect(try listing() == [live, "c.wav", lookalike, otherTarget].sorted())
+    }
+
+    @Test(.enabled(if: SmallDisk.canMount, "needs root and mount(8) for a 2 MB tmpfs"))
+    func aFullDiskIsOneLineWithTheSizeNeededAndLeavesNothing() throws {
+        let disk = try #require(SmallDisk(megabytes: 2))
+        defer { disk.unmount() }
+        let buffer = AudioBuffer(channelCount: 2, frameCapacity: 48_000 * 30)
+        var state: UInt32 = 1  // noise, so FLAC cannot compress it away
+        for c in 0..<2 {
+            buffer.withChannel(c) { x in
+                for i in x.indices { state = state &* 1_664_525 &+ 1_013_904_223; x[i] = Float(Int32(bitPattern: state)) / 8e9 }
+            }
+        }
+        for (name, format, expected) in [("x.wav", try AudioFileFormat(container: .wav, sampleFormat: .s16), "needed about 6 MB"),
+                                         ("x.flac", try AudioFileFormat(container: .flac, sampleFormat: .s24), "needed up to about 9 MB")] {
+            let path = "\(disk.path)/\(name)"
+            #expect {
+                try AudioFileWriter.write(buffer, sampleRate: 48_000, gains: [1, 1], to: path, format: format, ditherKey: 1, comment: nil)
+            } throws: { error in
+                "\(error)" == "cannot write \(path): no space left on device (\(expected))"
+            }
+            #expect(try KillRun.listing(disk.path).isEmpty)
+        }
+        #expect(throws: AudioFileError.runtime("cannot write \(disk.path)/big.bin: no space left on device (needed about 3 MB)")) {
+            try AtomicFile.write([UInt8](repeating: 1, count: 3_000_000), to: "\(disk.path)/big.bin")
+        }
+        #expect(try KillRun.listing(disk.path).isEmpty)
+    }
+}
