@@ -147,6 +147,22 @@ package enum FileSystem {
         #endif
     }
 
+    /// Starts writing the file's dirty pages to disk without waiting for them (Linux `sync_file_range(2)`
+    /// with SYNC_FILE_RANGE_WRITE over the whole file, looked up at run time), so a later ``sync(_:)``
+    /// waits only for the rest. Not a guarantee of anything; errors and other systems: nothing happens.
+    package static func startWriteback(_ descriptor: Int32) {
+        #if os(Linux)
+        typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+        guard let symbol = syncFileRange else { return }
+        let syncFileRangeWrite: UInt32 = 2
+        _ = unsafeBitCast(symbol, to: SyncFileRange.self)(descriptor, 0, 0, syncFileRangeWrite)
+        #endif
+    }
+
+    #if os(Linux)
+    nonisolated(unsafe) private static let syncFileRange = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range")
+    #endif
+
     // MARK: Names
 
     /// Gives the unnamed file open as `descriptor` (from ``openUnnamed(inFolder:)``) the name `path`:

@@ -82,6 +82,7 @@ final class SoundFile {
         }
         let soundFile = SoundFile(handle: handle, info: info, path: file.path)
         soundFile.neededBytes = needed
+        soundFile.writeback = (file.descriptor, bytesPerSample * channelCount, 0)
         if format.sampleFormat == .f32 {
             // No PEAK chunk: its timestamp would make identical renders differ byte for byte.
             sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
@@ -128,11 +129,30 @@ final class SoundFile {
     func write(interleaved samples: UnsafeBufferPointer<Int16>) throws(AudioFileError) {
         let frames = samples.count / channelCount
         guard sf_writef_short(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError(errno) }
+        wrote(frames: frames)
     }
 
     func write(interleaved samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
         let frames = samples.count / channelCount
         guard sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError(errno) }
+        wrote(frames: frames)
+    }
+
+    /// The descriptor written to, bytes per frame and bytes written since the disk last got them.
+    private var writeback: (descriptor: Int32, frameBytes: Int, pending: Int)?
+    /// Bytes after which the disk is asked to start writing (the final fsync then waits for less).
+    private static let writebackBytes = 8 << 20
+
+    /// Starts writeback every ``writebackBytes`` so the final `fsync` of a long file waits for its last
+    /// part only.
+    private func wrote(frames: Int) {
+        guard var state = writeback else { return }
+        state.pending += frames * state.frameBytes
+        if state.pending >= Self.writebackBytes {
+            FileSystem.startWriteback(state.descriptor)
+            state.pending = 0
+        }
+        writeback = state
     }
 
     /// Reads up to `samples.count / channelCount` frames (`sf_readf_float`); returns the frames read, 0 at
