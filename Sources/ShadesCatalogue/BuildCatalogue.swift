@@ -68,8 +68,7 @@ public enum CatalogueBuilder {
             try write(manifest.encoded(), to: building + "/" + Manifest.fileName)
             let spectra = Dictionary(built.map { ($0.sound.id, $0.spectrumSVG) }, uniquingKeysWith: { a, _ in a })
             try write(Data(IndexPage.html(manifest: manifest, spectra: spectra).utf8), to: building + "/" + IndexPage.fileName)
-            try syncFolder(building + "/" + spectraFolder)
-            try syncFolder(building)
+            try syncTree(building)
             try swap(building, into: target)
             return manifest
         } catch {
@@ -162,8 +161,6 @@ public enum CatalogueBuilder {
         do throws(FileSystemError) { try FileSystem.link(oldPath, to: newPath) } catch {
             do { try FileManager.default.copyItem(atPath: oldPath, toPath: newPath) } catch { return nil }
         }
-        // The previous build synced its file; a copy (or an old build's file) is synced here.
-        do throws(CatalogueError) { try syncFile(newPath) } catch { return nil }
         var svg = (try? String(contentsOfFile: "\(oldFolder)/\(spectraFolder)/\(old.id).svg", encoding: .utf8)) ?? ""
         if svg.isEmpty {
             svg = (try? FileMeasurement.measure(path: newPath, seams: false, spectrum: true))?.spectrumSVG() ?? ""

@@ -162,27 +162,23 @@ extension CatalogueBuilder {
         do throws(FileSystemError) { try FileSystem.makeFolder(path) } catch { throw .io("cannot create \(path): \(error.reason)") }
     }
 
-    /// Writes `data` as the new file `path` and syncs it to disk.
+    /// Writes `data` as the new file `path` (synced with the whole building folder before the swap).
     static func write(_ data: Data, to path: String) throws(CatalogueError) {
         let bytes = [UInt8](data)
         do throws(FileSystemError) {
             let descriptor = try FileSystem.open(path, O_WRONLY | O_CREAT | O_TRUNC)
             defer { FileSystem.close(descriptor) }
             try FileSystem.write(descriptor, bytes)
-            try FileSystem.sync(descriptor)
         } catch {
             throw .io(error.isNoSpace ? AtomicFile.noSpace(writing: path, neededBytes: bytes.count).description
                                       : "cannot write \(path): \(error.reason)")
         }
     }
 
-    /// Syncs the file `path` to disk (`fsync` on a read-only descriptor).
-    static func syncFile(_ path: String) throws(CatalogueError) {
-        do throws(FileSystemError) {
-            let descriptor = try FileSystem.open(path, O_RDONLY)
-            defer { FileSystem.close(descriptor) }
-            try FileSystem.sync(descriptor)
-        } catch { throw .io("cannot sync \(path): \(error.reason)") }
+    /// Syncs every file and folder in `folder` to disk (files linked or copied from the previous build
+    /// and files written here alike).
+    static func syncTree(_ folder: String) throws(CatalogueError) {
+        do throws(FileSystemError) { try FileSystem.syncTree(folder) } catch { throw .io("cannot sync \(folder): \(error.reason)") }
     }
 
     /// Syncs the names in `folder` to disk.

@@ -80,6 +80,26 @@ package enum FileSystem {
         do { try sync(descriptor) } catch where error.code == EINVAL {}
     }
 
+    /// Syncs every file below `folder`, then every folder, deepest first (`fsync(2)`; links are not
+    /// followed). One pass at the end costs about one journal commit on ext4, where a sync after each
+    /// file costs one each.
+    package static func syncTree(_ folder: String) throws(FileSystemError) {
+        var folders: [String] = []
+        for name in try entries(inFolder: folder) {
+            let path = folder + "/" + name
+            let mode = try linkStatus(path).st_mode & S_IFMT
+            if mode == S_IFDIR {
+                folders.append(path)
+            } else if mode == S_IFREG {
+                let descriptor = try open(path, O_RDONLY)
+                defer { close(descriptor) }
+                try sync(descriptor)
+            }
+        }
+        for path in folders { try syncTree(path) }
+        try syncFolder(folder)
+    }
+
     /// `ftruncate(2)`: sets the file's size to `bytes`.
     package static func truncate(_ descriptor: Int32, to bytes: Int) throws(FileSystemError) {
         _ = try call("ftruncate") { ftruncate(descriptor, off_t(bytes)) }
