@@ -66,7 +66,7 @@ import ShadesTestSupport
     }
 
     @Test func aSecondBuildIntoTheSameFolderIsRefusedWhileTheFirstRuns() throws {
-        try writePresets("a", seconds: 4, seed: 1)
+        try writePresets("a", seconds: 8, seed: 1)
         try writePresets("b", seconds: 2, seed: 2)
         let first = Process()
         first.executableURL = URL(fileURLWithPath: Shell.executable)

@@ -11,8 +11,15 @@ import ShadesTestSupport
 
     func listing() throws -> [String] { try KillRun.listing(folder) }
 
-    #if os(Linux)
-    @Test func anUnnamedFileIsInvisibleUntilItIsComplete() throws {
+    /// Whether the temporary folder's file system has O_TMPFILE (not overlayfs before Linux 6.6).
+    static let hasUnnamedFiles: Bool = {
+        guard let descriptor = try? FileSystem.openUnnamed(inFolder: NSTemporaryDirectory()) else { return false }
+        FileSystem.close(descriptor)
+        return true
+    }()
+
+    @Test(.enabled(if: hasUnnamedFiles, "the temporary folder's file system has no O_TMPFILE"))
+    func anUnnamedFileIsInvisibleUntilItIsComplete() throws {
         let path = "\(folder)/a.bin"
         var during: [String] = []
         try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
@@ -23,7 +30,6 @@ import ShadesTestSupport
         #expect(try listing() == ["a.bin"])
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
     }
-    #endif
 
     @Test func theNamedFallbackCarriesItsProcessAndLeavesNothing() throws {
         AtomicFile.usesUnnamedFiles = false

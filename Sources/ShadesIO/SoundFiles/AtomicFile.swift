@@ -49,7 +49,7 @@ public enum AtomicFile {
     /// folder sync failed).
     public static func write<R>(to path: String, _ body: (Temporary) throws(AudioFileError) -> R) throws(AudioFileError) -> R {
         let folder = directory(of: path), name = fileName(of: path)
-        removeStaleTemporaries(of: name, in: folder)
+        removeStaleTemporaries(of: path)
         var named: String?        // the temporary's name, once it has one
         let descriptor: Int32
         do throws(FileSystemError) {
@@ -150,8 +150,10 @@ public enum AtomicFile {
         return pid
     }
 
-    /// Removes the temporaries of `name` in `folder` whose process is gone (a killed earlier run's).
-    private static func removeStaleTemporaries(of name: String, in folder: String) {
+    /// Removes the temporaries of `path` whose process is gone (a killed earlier run's), as every write
+    /// to `path` does first.
+    package static func removeStaleTemporaries(of path: String) {
+        let folder = directory(of: path), name = fileName(of: path)
         guard let entries = try? FileSystem.entries(inFolder: folder) else { return }
         for entry in entries {
             guard let pid = temporaryOwner(entry, of: name), pid != FileSystem.processID, FileSystem.isProcessGone(pid) else { continue }
