@@ -1,6 +1,8 @@
 import ShadesIO
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// On Ctrl-C or SIGTERM, remove any half-written temporary file before exiting, so an interrupted
