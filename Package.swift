@@ -56,7 +56,7 @@ let package = Package(
         /// Heap figures (glibc mallinfo2) for the leak tests of fuzz findings.
         .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "CHeapStatistics"]),
-        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO"]),
+        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport", "shades"]),
