@@ -1,6 +1,7 @@
 # Shades: the two commands a newcomer runs on a fresh Debian machine.
 #   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
 #   make test        install the C libraries and the tests' tools if missing, run the test suite (release build)
+# Robustness (README, Development): make fuzz, make test-tsan, make test-asan, make soak.
 
 DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev pkg-config
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
@@ -20,7 +21,8 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps test-deps build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean
+.PHONY: deps test-deps build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean \
+	fuzz fuzz-ci test-tsan test-asan soak
 
 # Installs those of the Debian packages $(1) that are missing.
 INSTALL_MISSING = missing=""; \
@@ -47,6 +49,35 @@ catalogue: build
 test: deps test-deps
 	swift test $(SWIFT_FLAGS)
 
+# libFuzzer targets (Fuzz/, with the address and leak sanitizers), each for FUZZ_SECONDS, two at a time;
+# a crash, hang (over 10 s), leak or failed invariant fails the run and leaves the input in
+# Fuzz/.build/fuzz/<target>/artifacts/ (see Fuzz/run.sh). The sanitizer runtimes ship with the toolchain.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	bash Fuzz/run.sh $(FUZZ_SECONDS)
+
+# CI: a minute per target.
+fuzz-ci: deps
+	bash Fuzz/run.sh 60
+
+# The suites that run threads (parallel renders, the streaming writer, the read-ahead thread, the parallel
+# catalogue build and check, parallel analysis) under ThreadSanitizer, in a build folder of their own. A
+# race fails the run (ThreadSanitizer's exit code 66, also from the `shades` processes the tests start).
+TSAN_SUITES := RendererTests|CommandLineTests|NotchedMusicTests|NotchCommandTests|NotchedNoiseTests|StimuliTests|CatalogueBuildTests|CatalogueCommandTests|FileAnalysisTests
+test-tsan: deps
+	swift test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
+
+# The whole suite under AddressSanitizer (with LeakSanitizer; Tests/lsan-suppressions.txt lists leaks in
+# the toolchain's libraries), the day stream cut to an hour (not in CI: about 2 minutes from cold).
+test-asan: deps
+	SHADES_STREAM_HOURS=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+		swift test $(SWIFT_FLAGS) --sanitize=address --scratch-path .build-asan
+
+# The day stream with every hour's figures (SOAK_HOURS, default the test's 24).
+SOAK_HOURS ?= 24
+soak: deps
+	SHADES_STREAM_HOURS=$(SOAK_HOURS) SHADES_STREAM_VERBOSE=1 swift test $(SWIFT_FLAGS) --filter DayStreamTests
+
 bench: deps
 	cd Benchmarks && swift package benchmark --no-progress
 
@@ -68,4 +99,4 @@ cpu-flags:
 	@echo $(CPU_FLAGS)
 
 clean:
-	rm -rf .build .build-plain .build-tuned $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build
+	rm -rf .build .build-plain .build-tuned .build-tsan .build-asan $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build Fuzz/.build

@@ -53,7 +53,9 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "ShadesTestSupport", path: "Tests/Support"),
-        .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP"]),
+        /// Heap figures (glibc mallinfo2) for the leak tests of fuzz findings.
+        .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
+        .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "CHeapStatistics"]),
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),

@@ -119,10 +119,10 @@ public enum CatalogueBuilder {
         var reusable = [String: Manifest.Sound]()
         for sound in previous?.sounds ?? [] where reusable[sound.cacheKey] == nil { reusable[sound.cacheKey] = sound }
         let keys = assets.map(\.cacheKey)
-        let results = Mutex<[BuiltSound?]>(Array(repeating: nil, count: assets.count))
-        let failure = Mutex<CatalogueError?>(nil)
+        let results = Locked<[BuiltSound?]>(Array(repeating: nil, count: assets.count))
+        let failure = Locked<CatalogueError?>(nil)
         let next = Atomic<Int>(0)
-        let done = Mutex<Int>(0)
+        let done = Locked<Int>(0)
         let workers = min(concurrency, assets.count)
         let oldFolder = previousFolder, reuse = reusable
         DispatchQueue.concurrentPerform(iterations: workers) { _ in

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Synchronization
+import ShadesDSP
 import ShadesIO
 
 extension CatalogueBuilder {
@@ -27,7 +28,7 @@ extension CatalogueBuilder {
             problems.append("\(IndexPage.fileName) is missing")
         }
         let sounds = manifest.sounds
-        let found = Mutex<[[String]]>(Array(repeating: [], count: sounds.count))
+        let found = Locked<[[String]]>(Array(repeating: [], count: sounds.count))
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: max(1, min(concurrency, sounds.count))) { _ in
             while true {

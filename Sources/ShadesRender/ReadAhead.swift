@@ -18,8 +18,10 @@ final class ReadAhead: @unchecked Sendable {
     static let slotCount = 3
 
     private let slots: [AudioBuffer]
-    /// Frames in each filled slot (written by the reader before it signals `filled`).
-    private var frames: [Int]
+    /// Frames in each filled slot (written by the reader before it signals `filled`). Plain memory, not an
+    /// array in a variable: the reader's write of one slot and the consumer's read of another would be
+    /// overlapping accesses of the whole array (a race, ThreadSanitizer's "Swift access race").
+    private let frames: UnsafeMutablePointer<Int>
     private let filled = DispatchSemaphore(value: 0)
     private let free = DispatchSemaphore(value: ReadAhead.slotCount)
     private let stopped = Atomic<Bool>(false)
@@ -38,7 +40,8 @@ final class ReadAhead: @unchecked Sendable {
     init(channelCount: Int, blockFrames: Int,
          read: @escaping (_ fill: ((AudioBlock) throws(AudioFileError) -> Int) throws(AudioFileError) -> Bool) throws(AudioFileError) -> Void) {
         slots = (0..<Self.slotCount).map { _ in AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false) }
-        frames = Array(repeating: 0, count: Self.slotCount)
+        frames = .allocate(capacity: Self.slotCount)
+        frames.initialize(repeating: 0, count: Self.slotCount)
         // `read` owns the input and the resampler; only the reader thread touches them.
         let task = ReaderTask { [self] in
             var handed = 0
@@ -80,6 +83,9 @@ final class ReadAhead: @unchecked Sendable {
         #endif
         DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread of its own to be had
     }
+
+    // The reader thread holds `self` until it has finished, so nothing uses `frames` after this.
+    deinit { frames.deallocate() }
 
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
     /// reader's error after the blocks read before it.

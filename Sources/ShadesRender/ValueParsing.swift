@@ -36,10 +36,11 @@ public enum ValueParsing {
             factor = unit.factor
             break
         }
-        // Only plain decimal numbers: no "nan", "inf", hex or empty strings.
+        // Only plain decimal numbers: no "nan", "inf", hex or empty strings; and finite with the unit's
+        // factor too ("1e308kHz" overflowed to infinity, found by the value fuzzer).
         let allowed = Set("0123456789.-+e")
         guard !body.isEmpty, body.allSatisfy({ allowed.contains($0) }), body.contains(where: \.isNumber),
-              let value = Double(body.trimmingSpaces), value.isFinite else {
+              let value = Double(body.trimmingSpaces), (value * factor).isFinite else {
             throw ParameterError(parameter: parameter, value: "'\(text)'", allowed: example)
         }
         return value * factor

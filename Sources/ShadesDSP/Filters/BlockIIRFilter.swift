@@ -93,6 +93,9 @@ public final class BlockIIRFilter {
     /// Clears the filter state.
     public func reset() { state = .zero }
 
+    /// The modal states between calls (unused lanes are 0), for tests that inspect a long stream.
+    package var stateValues: [Float] { (0..<Self.maximumStates).map { state[$0] } }
+
     /// Filters `samples` in place; the count must be a multiple of 8 (the C kernels `block_iir_*`).
     public func process(_ samples: UnsafeMutableBufferPointer<Float>) {
         precondition(samples.count % Self.blockFrames == 0, "block IIR processes whole groups of 8")

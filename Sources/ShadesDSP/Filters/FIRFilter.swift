@@ -25,6 +25,9 @@ public final class FIRFilter {
         coefficients.deallocate()
     }
 
+    /// The inputs kept between calls (taps − 1, oldest first), for tests that inspect a long stream.
+    package var historyValues: [Float] { Array(UnsafeBufferPointer(start: work, count: history)) }
+
     /// Filters `samples` in place (at most `maximumFrames`, a multiple of 8).
     public func process(_ samples: UnsafeMutableBufferPointer<Float>) {
         let n = samples.count

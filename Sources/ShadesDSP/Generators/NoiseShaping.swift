@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// The filter that turns unit-variance white noise into noise of PSD ∝ f^−β, and its exact response.
 ///
@@ -218,4 +217,4 @@ private struct DesignKey: Hashable {
 }
 
 /// Designs made so far (a few per process: one per colour and rate).
-private let designCache = Mutex<[DesignKey: NoiseShapingDesign]>([:])
+private let designCache = Locked<[DesignKey: NoiseShapingDesign]>([:])

@@ -54,6 +54,10 @@ public final class NoiseSource: AudioSource {
 
     public func render(into block: AudioBlock) { renderer.render(into: block) }
 
+    /// Every state of the shaping filters (each signal's IIR states, then its FIR history), for tests of
+    /// long streams (no denormal or non-finite state). Empty for white noise. Allocates.
+    package var filterStates: [Float] { renderer.kernels.flatMap(\.filterStates) }
+
     private func warmUp(frames: Int) {
         let chunks = (frames + Self.chunkFrames - 1) / Self.chunkFrames
         let scratch = AudioBuffer(channelCount: channelCount, frameCapacity: Self.chunkFrames)
@@ -82,6 +86,9 @@ struct ColouredNoiseKernel: ChunkKernel {
             fir = FIRFilter(taps: design.firTaps.map { Float($0) * gain }, maximumFrames: chunkFrames)
         }
     }
+
+    /// The IIR states, then the FIR history (empty for white noise).
+    var filterStates: [Float] { (iir?.stateValues ?? []) + (fir?.historyValues ?? []) }
 
     mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>) {
         WhiteNoise.fill(chunk, distribution: distribution, random: &random)

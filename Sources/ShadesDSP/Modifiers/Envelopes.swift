@@ -32,7 +32,11 @@ struct EnvelopePiece {
 }
 
 /// Applies envelope pieces to blocks through a small preallocated gain buffer.
-struct EnvelopeApplier {
+///
+/// A class that frees its buffer itself: its owners create it while their initialisers can still throw,
+/// and a class whose initialiser throws never runs its `deinit` (a failed fade or pulse check leaked the
+/// buffer, found by the preset fuzzer).
+final class EnvelopeApplier {
     static let scratchFrames = 256
     private let scratch: UnsafeMutablePointer<Float>
 
@@ -41,7 +45,7 @@ struct EnvelopeApplier {
         scratch.initialize(repeating: 0, count: Self.scratchFrames)
     }
 
-    func deallocate() { scratch.deallocate() }
+    deinit { scratch.deallocate() }
 
     /// Renders `source` into `block` (whose frame 0 is absolute frame `position`) shaped by `piece`,
     /// silent from absolute frame `end` on (the source is not rendered there).
@@ -153,7 +157,6 @@ public final class FadedSource: AudioSource {
         fadeOutFrames = min(totalFrames - fadeIn, Int((fadeOutSeconds * rate).rounded()))
     }
 
-    deinit { applier.deallocate() }
 
     /// The envelope piece holding absolute frame `frame`.
     private func piece(at frame: Int) -> EnvelopePiece {
@@ -236,7 +239,6 @@ public final class PulsedSource: AudioSource {
         periodFrames = (onSeconds + offSeconds) * rate
     }
 
-    deinit { applier.deallocate() }
 
     /// First frame of pulse `pulse` (0-based): round(pulse·(on + off)·rate).
     public func pulseStartFrame(_ pulse: Int) -> Int {

@@ -14,7 +14,7 @@ public struct ChunkedRenderer<Kernel: ChunkKernel> {
     /// Frames per chunk.
     public let chunkFrames: Int
     public let layout: ChannelLayout
-    private var kernels: [Kernel]
+    private(set) var kernels: [Kernel]
     private let pending: UnsafeMutablePointer<Float>   // signalCount × chunkFrames
     private var readPosition: Int
 

@@ -1,0 +1,40 @@
+import FoundationEssentials
+import FuzzSupport
+import ShadesCatalogue
+
+/// A catalogue file (`Presets/*.json`) as the builder reads it: parse, validate, resolve into assets.
+/// Any bytes either give a catalogue or problems, each naming the file and, when known, a position from 1.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPresetParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = FuzzInput(data, size)
+    let file = "fuzz.json"
+    let document: CatalogueDocument
+    do throws(PresetError) {
+        document = try PresetParser.parse(data: Data(input.bytes), file: file)
+    } catch {
+        check(error, file: file)
+        return 0
+    }
+    do throws(PresetErrors) {
+        try PresetParser.validate([(file, document)])
+    } catch {
+        require(!error.errors.isEmpty, "validation failed without a problem")
+        for problem in error.errors { check(problem, file: file) }
+        return 0
+    }
+    do throws(CatalogueError) {
+        let (assets, categories) = try PresetAssets.resolve([(file, document)])
+        require(assets.count == document.sounds.count, "\(document.sounds.count) sounds became \(assets.count) assets")
+        require(categories.count == document.categories.count, "categories lost")
+    } catch {
+        // A validated catalogue must resolve.
+        require(false, "validated catalogue did not resolve: \(error)")
+    }
+    return 0
+}
+
+private func check(_ error: PresetError, file: String) {
+    require(error.file == file, "problem names file '\(error.file)'")
+    require(!error.message.isEmpty, "empty message")
+    require((error.line ?? 1) >= 1 && (error.column ?? 1) >= 1, "position \(String(describing: error.line)):\(String(describing: error.column))")
+}

@@ -1,0 +1,33 @@
+import FuzzSupport
+import ShadesDSP
+import ShadesRender
+
+/// The text forms users type: durations, frequencies, levels, loudness and microphone calibrations.
+/// Any text either parses to a finite value or is refused with an error naming the parameter.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzValueParsing(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = FuzzInput(data, size)
+    let text = String(decoding: input.bytes, as: UTF8.self)
+    let parsers: [(String, (String) throws(ParameterError) -> Double)] = [
+        ("duration", { text throws(ParameterError) in try ValueParsing.seconds(text) }),
+        ("frequency", { text throws(ParameterError) in try ValueParsing.hertz(text) }),
+        ("level", { text throws(ParameterError) in try ValueParsing.decibels(text) }),
+        ("loudness", { text throws(ParameterError) in try ValueParsing.loudness(text) }),
+    ]
+    for (parameter, parse) in parsers {
+        do throws(ParameterError) {
+            let value = try parse(text)
+            require(value.isFinite, "\(parameter) '\(text)' parsed to \(value)")
+        } catch {
+            require(error.parameter == parameter, "\(parameter) '\(text)': error names '\(error.parameter)'")
+            require(!error.description.isEmpty, "\(parameter) '\(text)': empty message")
+        }
+    }
+    do throws(ParameterError) {
+        let calibration = try SPLCalibration(parsing: text)
+        require(calibration.offsetDB.isFinite, "calibration '\(text)' gave offset \(calibration.offsetDB)")
+    } catch {
+        require(!error.description.isEmpty, "calibration '\(text)': empty message")
+    }
+    return 0
+}
