@@ -99,7 +99,7 @@ private func analyse(_ signal: Signal, rate: Double, blocks: inout BlockSizes, s
     var truePeaks = (0..<count).map { _ in TruePeakMeter(sampleRate: rate) }
     var seams = (0..<count).map { _ in SeamAccumulator() }
     var spectra = (0..<count).map { _ in try! SpectrumAccumulator(sampleRate: rate, segmentLength: segmentLength) }
-    var notch = try! NotchCheckAccumulator(sampleRate: rate, band: try! NotchBand(centreHz: rate / 8, widthOctaves: 1),
+    var notch = try! NotchCheckAccumulator(sampleRate: rate, band: try! OctaveBand(centreHz: rate / 8, widthOctaves: 1),
                                            segmentLength: segmentLength)
     let loudness = try! LoudnessMeter(channelCount: count, sampleRate: rate, truePeak: frames < 20_000)
     // The overlap-save filter's own Welch estimate (FramePowerAccumulator), on channel 0.
