@@ -276,10 +276,11 @@ package enum FileSystem {
         guard let directory = opendir(folder) else { throw FileSystemError(call: "opendir", code: errno) }
         defer { closedir(directory) }
         var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // Read the name in place, up to its NUL: a record can be shorter than `dirent` (d_reclen), so
+            // copying the whole d_name field read past the end of the last record (AddressSanitizer).
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
