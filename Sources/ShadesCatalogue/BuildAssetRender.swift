@@ -110,7 +110,7 @@ enum AssetRenderer {
     /// the written file.
     static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(CatalogueError) -> BuiltSound {
         let id = asset.id
-        let (buffer, renderedFrequencyHz) = try renderMix(asset)
+        let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
         let channels = buffer.channelCount
         let before: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
         do throws(LoudnessError) {
@@ -136,80 +136,12 @@ enum AssetRenderer {
         let path = folder + "/" + asset.fileName
         let gain = Float(Decibels.amplitude(gainDB))
         do throws(AudioFileError) {
-            let format = try AudioFileFormat(container: asset.container, sampleFormat: asset.sampleFormat)
-            try AudioFileWriter.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
-                                      to: path, format: format, ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
-                                      comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz,
-                                                                format: asset.sampleFormat))
+            try FileSink.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
+                               to: path, sampleFormat: asset.sampleFormat,
+                               ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
+                               comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz, format: asset.sampleFormat))
         } catch { throw .io(error.description) }
         return try verify(asset, recipe: recipe, cacheKey: cacheKey, path: path)
-    }
-
-    /// The asset in memory at its request's level: one render, or the layers of a texture each at its
-    /// own level, times its gain and swell, summed. Returns the buffer and the tone frequency rendered.
-    static func renderMix(_ asset: CatalogueAsset) throws(CatalogueError) -> (AudioBuffer, Double?) {
-        if let music = asset.music { return (try notchedMusic(music, asset: asset), nil) }
-        let layers = asset.layers ?? [MixLayer(request: asset.request, gainDB: 0)]
-        var mix: AudioBuffer?
-        var frequency: Double?
-        for layer in layers {
-            let rendered: RenderedSound
-            do throws(ParameterError) { rendered = try Renderer.render(layer.request) } catch {
-                throw .asset(id: asset.id, message: error.description)
-            }
-            frequency = frequency ?? rendered.renderedFrequencyHz
-            let buffer = rendered.buffer
-            let frames = buffer.frameCapacity
-            var swell: SwellSource?
-            if let period = layer.swellPeriodSeconds {
-                let rate = layer.request.sampleRate
-                let periods = layer.request.loop ? SwellSource.loopPeriods(near: period, frameCount: frames, sampleRate: rate) : nil
-                do throws(ParameterError) {
-                    swell = try SwellSource(source: SilenceSource(sampleRate: rate), periodSeconds: period, depth: layer.swellDepth ?? 0.5,
-                                            seed: layer.request.seed, periodsSeconds: periods)
-                } catch { throw .asset(id: asset.id, message: error.description) }
-            }
-            let layerGain = Float(Decibels.amplitude(layer.gainDB))
-            let curve: [Float]? = swell.map { s in (0..<frames).map { Float(s.gain(atFrame: $0)) } }
-            guard let target = mix else {
-                for c in 0..<buffer.channelCount {
-                    let g = rendered.gains[c] * layerGain
-                    buffer.withChannel(c) { x in
-                        if let curve { for i in 0..<frames { x[i] *= g * curve[i] } } else { for i in 0..<frames { x[i] *= g } }
-                    }
-                }
-                mix = buffer
-                continue
-            }
-            guard target.channelCount == buffer.channelCount, target.frameCapacity == frames else {
-                throw .asset(id: asset.id, message: "layers differ in channels or length")
-            }
-            for c in 0..<buffer.channelCount {
-                let g = rendered.gains[c] * layerGain
-                buffer.withChannel(c) { x in
-                    target.withChannel(c) { y in
-                        if let curve { for i in 0..<frames { y[i] += x[i] * g * curve[i] } } else { for i in 0..<frames { y[i] += x[i] * g } }
-                    }
-                }
-            }
-        }
-        return (mix!, frequency)
-    }
-
-    /// The patient's music notched at the catalogue's rate (the notch pipeline: delay removed, exact length),
-    /// in memory in Float; the builder then sets its loudness like any other sound. Music not read whole
-    /// (``NotchReport/lengthWarning``: a cut MP3) is refused: a catalogue sound is all of its source.
-    static func notchedMusic(_ music: MusicInput, asset: CatalogueAsset) throws(CatalogueError) -> AudioBuffer {
-        let temporary = FileManager.default.temporaryDirectory.path + "/shades-music-\(getpid())-\(UUID().uuidString).wav"
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
-        do throws(RenderError) {
-            let report = try NotchedMusic.process(NotchJob(inputPath: music.path, outputPath: temporary, notches: .everyChannel([music.notch]),
-                                                           outputRateHz: asset.request.sampleRate, sampleFormat: .f32, ceilingDBTP: 0))
-            if let warning = report.lengthWarning { throw RenderError.runtime(warning) }
-        } catch { throw .asset(id: asset.id, message: error.description) }
-        do throws(AudioFileError) { return try DecodedAudio(contentsOf: temporary).buffer } catch {
-            throw .asset(id: asset.id, message: error.description)
-        }
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.

@@ -73,8 +73,8 @@ import ShadesTestSupport
         let output = AudioBuffer(channelCount: 1, frameCapacity: frames)
         output.withChannel(0) { o in fft.withSignal { s in for i in 0..<frames { o[i] = s[i] / Float(frames) } } }
         let format = try AudioFileFormat(container: .wav, sampleFormat: .f32)
-        try AudioFileWriter.write(input, sampleRate: 48_000, gains: [1], to: "\(folder)/in.wav", format: format, ditherKey: 1, comment: nil)
-        try AudioFileWriter.write(output, sampleRate: 48_000, gains: [1], to: "\(folder)/out.wav", format: format, ditherKey: 1, comment: nil)
+        try FileSink.write(input, sampleRate: 48_000, gains: [1], to: "\(folder)/in.wav", sampleFormat: format.sampleFormat, ditherKey: 1, comment: nil)
+        try FileSink.write(output, sampleRate: 48_000, gains: [1], to: "\(folder)/out.wav", sampleFormat: format.sampleFormat, ditherKey: 1, comment: nil)
         let report = try #require(try FileAnalysis.analyze(path: "\(folder)/out.wav", options: AnalysisOptions(
             referencePath: "\(folder)/in.wav", notch: try OctaveBand(centreHz: 4000, widthOctaves: 1))).report.notch)
         #expect(report.depthDB < -100)
@@ -108,8 +108,8 @@ import ShadesTestSupport
         #expect((json?["spectrum"] as? [String: Any])?["nearestColourName"] as? String == "brown")
 
         let silent = "\(folder)/silent.wav"
-        try AudioFileWriter.write(AudioBuffer(channelCount: 1, frameCapacity: 48_000), sampleRate: 48_000, gains: [1], to: silent,
-                                  format: try AudioFileFormat(container: .wav, sampleFormat: .s16), ditherKey: 1, comment: nil)
+        try FileSink.write(AudioBuffer(channelCount: 1, frameCapacity: 48_000), sampleRate: 48_000, gains: [1], to: silent,
+                                  sampleFormat: .s16, ditherKey: 1, comment: nil)
         for (arguments, status, mentions) in [
             (["analyze", "\(folder)/missing.wav"], Int32(1), "missing.wav"),
             (["analyze", silent, "--colour", "pink"], 1, "silent"),

@@ -227,8 +227,8 @@ import ShadesTestSupport
         // Raise the level of the pink file by 1 dB (same length, valid file): hash and loudness both wrong.
         let pink = folder + "/" + manifest.sounds[0].file
         let decoded = try DecodedAudio(contentsOf: pink)
-        try AudioFileWriter.write(decoded.buffer, sampleRate: decoded.sampleRate, gains: [1.122, 1.122], to: pink,
-                                  format: try AudioFileFormat(container: .wav, sampleFormat: .s16), ditherKey: 9, comment: nil)
+        try FileSink.write(decoded.buffer, sampleRate: decoded.sampleRate, gains: [1.122, 1.122], to: pink,
+                                  sampleFormat: .s16, ditherKey: 9, comment: nil)
         try FileManager.default.removeItem(atPath: folder + "/" + manifest.sounds[1].file)
         let problems = try CatalogueBuilder.check(folder: folder)
         #expect(problems.contains { $0.hasPrefix("sound pink: file pink.wav has SHA-256 ") })

@@ -209,7 +209,7 @@ import ShadesDSP
         let design = try NotchDesign(notches: [NotchSpec(centreHz: 2_000, widthOctaves: 1)], sampleRate: rate)
         let x = Self.whiteNoise(frames: 150_000, key: 11)
         let notched = try NotchedSource(source: Self.bufferSource([x], rate: rate), design: design)
-        #expect(notched.lookaheadFrames == design.halfLength)
+        #expect(notched.lookaheadFrames == design.outputDelayFrames)
         let y = notched.renderBuffer(frameCount: x.count).samples(channel: 0)
         let h = design.halfTaps, m = design.halfLength
         var frames = [0, 1, 2, m - 1, m, m + 1, notched.chunkFrames - 1, notched.chunkFrames, notched.chunkFrames + 1]

@@ -13,7 +13,7 @@ import ShadesDSP
             let expected = zip(x.samples(channel: c), y.samples(channel: c)).map { $0 * 0.5 + $1 * 0.25 }
             #expect(mix.samples(channel: c) == expected)
         }
-        #expect(throws: ParameterError.self) { try MixSource(layers: []) }
+        #expect(throws: ParameterError.self) { try MixSource(layers: [MixSource.Layer]()) }
         #expect(throws: ParameterError.self) {
             try MixSource(layers: [(try NoiseSource(colour: .pink, sampleRate: 48_000, layout: .mono), 1),
                                    (try NoiseSource(colour: .pink, sampleRate: 44_100, layout: .mono), 1)])

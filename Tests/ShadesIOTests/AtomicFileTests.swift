@@ -81,7 +81,7 @@ import ShadesTestSupport
                                          ("x.flac", try AudioFileFormat(container: .flac, sampleFormat: .s24), "needed up to about 9 MB")] {
             let path = "\(disk.path)/\(name)"
             #expect {
-                try AudioFileWriter.write(buffer, sampleRate: 48_000, gains: [1, 1], to: path, format: format, ditherKey: 1, comment: nil)
+                try FileSink.write(buffer, sampleRate: 48_000, gains: [1, 1], to: path, sampleFormat: format.sampleFormat, ditherKey: 1, comment: nil)
             } throws: { error in
                 "\(error)" == "cannot write \(path): no space left on device (\(expected))"
             }

@@ -13,8 +13,8 @@ import ShadesIO
     func writeNoise(_ name: String, frames: Int = 20_000, format: SampleFormat = .s16) throws -> (String, AudioBuffer) {
         let path = "\(folder)/\(name)"
         let buffer = try NoiseSource(colour: .pink, sampleRate: 44_100, layout: .stereo).renderBuffer(frameCount: frames)
-        try AudioFileWriter.write(buffer, sampleRate: 44_100, gains: [1, 1], to: path,
-                                  format: try AudioFileFormat(container: try Container(path: path), sampleFormat: format),
+        try FileSink.write(buffer, sampleRate: 44_100, gains: [1, 1], to: path,
+                                  sampleFormat: format,
                                   ditherKey: 1, comment: "c")
         return (path, buffer)
     }

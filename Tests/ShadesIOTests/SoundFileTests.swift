@@ -22,8 +22,8 @@ import ShadesIO
     func roundTripKeepsSamplesRateChannelsAndComment(ext: String, sampleFormat: SampleFormat) throws {
         let path = "\(folder)/round.\(ext)"
         let source = ramp(channels: 2, frames: 10_000)
-        try AudioFileWriter.write(source, sampleRate: 44_100, gains: [1, 0.5], to: path,
-                                  format: try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat),
+        try FileSink.write(source, sampleRate: 44_100, gains: [1, 0.5], to: path,
+                                  sampleFormat: sampleFormat,
                                   ditherKey: 1, comment: "shades test comment")
         let decoded = try DecodedAudio(contentsOf: path)
         #expect(decoded.sampleRate == 44_100)
@@ -47,8 +47,8 @@ import ShadesIO
         let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames)
         buffer.withChannel(0) { $0.update(repeating: 0.25 / 32_768) }
         let path = "\(folder)/dither.wav"
-        try AudioFileWriter.write(buffer, sampleRate: 48_000, gains: [1], to: path,
-                                  format: try AudioFileFormat(container: .wav, sampleFormat: .s16), ditherKey: 3, comment: nil)
+        try FileSink.write(buffer, sampleRate: 48_000, gains: [1], to: path,
+                                  sampleFormat: .s16, ditherKey: 3, comment: nil)
         let x = try DecodedAudio(contentsOf: path).buffer.samples(channel: 0).map { Double($0) * 32_768 }
         let mean = x.reduce(0, +) / Double(frames)
         let variance = x.map { ($0 - 0.25) * ($0 - 0.25) }.reduce(0, +) / Double(frames)

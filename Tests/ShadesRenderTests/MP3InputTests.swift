@@ -43,8 +43,8 @@ import ShadesTestSupport
             source.withChannel(c) { x in _ = x.update(fromContentsOf: samples) }
         }
         let path = "\(folder)/source-\(stereo ? "stereo" : "mono").wav"
-        try AudioFileWriter.write(source, sampleRate: Int(rate), gains: Array(repeating: 1, count: source.channelCount), to: path,
-                                  format: try AudioFileFormat(container: .wav, sampleFormat: .s16), ditherKey: 1, comment: nil)
+        try FileSink.write(source, sampleRate: Int(rate), gains: Array(repeating: 1, count: source.channelCount), to: path,
+                                  sampleFormat: .s16, ditherKey: 1, comment: nil)
         return path
     }
 
@@ -76,8 +76,8 @@ import ShadesTestSupport
         let decoded = AudioBuffer(channelCount: input.channelCount, frameCapacity: input.framesRead)
         for c in channels.indices { decoded.withChannel(c) { x in _ = x.update(fromContentsOf: channels[c]) } }
         let wav = path + ".decoded.wav"
-        try AudioFileWriter.write(decoded, sampleRate: input.sampleRate, gains: Array(repeating: 1, count: decoded.channelCount),
-                                  to: wav, format: try AudioFileFormat(container: .wav, sampleFormat: .f32), ditherKey: 1, comment: nil)
+        try FileSink.write(decoded, sampleRate: input.sampleRate, gains: Array(repeating: 1, count: decoded.channelCount),
+                                  to: wav, sampleFormat: .f32, ditherKey: 1, comment: nil)
         return (wav, input.framesRead)
     }
 

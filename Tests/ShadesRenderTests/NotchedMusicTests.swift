@@ -19,8 +19,8 @@ import ShadesTestSupport
         let path = "\(folder)/\(name)"
         let buffer = try NoiseSource(colour: colour, sampleRate: rate, layout: layout, levelDBFS: levelDBFS, seed: seed,
                                      distribution: distribution).renderBuffer(frameCount: Int(seconds * rate))
-        try AudioFileWriter.write(buffer, sampleRate: Int(rate), gains: Array(repeating: 1, count: buffer.channelCount), to: path,
-                                  format: try AudioFileFormat(container: try Container(path: path), sampleFormat: format),
+        try FileSink.write(buffer, sampleRate: Int(rate), gains: Array(repeating: 1, count: buffer.channelCount), to: path,
+                                  sampleFormat: format,
                                   ditherKey: 1, comment: nil)
         return path
     }
@@ -131,8 +131,8 @@ import ShadesTestSupport
         let path = "\(folder)/short-\(channels)-\(frames).wav"
         let buffer = AudioBuffer(channelCount: channels, frameCapacity: frames)
         for c in 0..<channels { buffer.withChannel(c) { x in for i in 0..<frames { x[i] = Float(sin(Double(i * (c + 1)) * 0.3)) * 0.25 } } }
-        try AudioFileWriter.write(buffer, sampleRate: 22_050, gains: Array(repeating: 1, count: channels), to: path,
-                                  format: try AudioFileFormat(container: .wav, sampleFormat: .f32), ditherKey: 1, comment: nil)
+        try FileSink.write(buffer, sampleRate: 22_050, gains: Array(repeating: 1, count: channels), to: path,
+                                  sampleFormat: .f32, ditherKey: 1, comment: nil)
         let output = "\(folder)/short-out-\(channels)-\(frames).flac"
         let report = try NotchedMusic.process(NotchJob(inputPath: path, outputPath: output,
                                                        notches: .everyChannel([NotchSpec(centreHz: 2_000)])))

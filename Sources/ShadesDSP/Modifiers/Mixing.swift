@@ -4,22 +4,46 @@ import Glibc
 import Darwin
 #endif
 
-/// Several sources summed with a linear gain each: the layers of a texture (rain, surf, wind).
+/// Several sources summed, each with a linear gain per channel and optionally a slow swell: the layers of
+/// a texture (rain, surf, wind), a catalogue sound.
 ///
 /// All layers must share the sample rate and channel count. Rendering goes through one preallocated
 /// scratch block, so the render call allocates nothing, and each layer keeps its own block-size
 /// invariance, so the mix does too.
+///
+/// The order of the Float products is fixed (catalogue files are study data and keep their bytes): the
+/// first layer is written as x·(g·s), every further layer adds (x·g)·s, where g is the channel's gain and
+/// s the swell's gain at that frame (1 without a swell).
 public final class MixSource: AudioSource {
+    /// One layer: a source, its linear gain per channel and an optional swell.
+    public struct Layer {
+        public var source: any AudioSource
+        /// Linear gain of each channel (as many as the source has).
+        public var channelGains: [Float]
+        public var swell: SwellEnvelope?
+
+        public init(source: any AudioSource, channelGains: [Float], swell: SwellEnvelope? = nil) {
+            (self.source, self.channelGains, self.swell) = (source, channelGains, swell)
+        }
+
+        /// The same gain on every channel.
+        public init(source: any AudioSource, gain: Float, swell: SwellEnvelope? = nil) {
+            self.init(source: source, channelGains: Array(repeating: gain, count: source.channelCount), swell: swell)
+        }
+    }
+
     public let sampleRate: Double
     public let channelCount: Int
-    /// The layers and their linear gains.
-    public let layers: [(source: any AudioSource, gain: Float)]
+    public let layers: [Layer]
     private let scratch: AudioBuffer
+    private let swellGains: UnsafeMutablePointer<Float>
+    private var position = 0
 
     static let scratchFrames = 4096
 
-    /// Throws when the layers differ in rate or channels, or there are none.
-    public init(layers: [(source: any AudioSource, gain: Float)]) throws(ParameterError) {
+    /// Throws when the layers differ in rate or channels, a layer's gains do not match its channels, or
+    /// there are none.
+    public init(layers: [Layer]) throws(ParameterError) {
         guard let first = layers.first else {
             throw ParameterError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more sources")
         }
@@ -27,11 +51,23 @@ public final class MixSource: AudioSource {
             throw ParameterError(parameter: "layers", value: "\(layers.count) sources", problem: "differ in rate or channels",
                                  allowed: "layers of one sample rate and channel layout")
         }
+        guard layers.allSatisfy({ $0.channelGains.count == first.source.channelCount }) else {
+            throw ParameterError(parameter: "layers", value: "\(layers.count) sources", problem: "have gains that do not match their channels",
+                                 allowed: "one gain per channel")
+        }
         sampleRate = first.source.sampleRate
         channelCount = first.source.channelCount
         self.layers = layers
         scratch = AudioBuffer(channelCount: channelCount, frameCapacity: Self.scratchFrames)
+        swellGains = .allocate(capacity: Self.scratchFrames)
     }
+
+    /// Layers with one linear gain each and no swell.
+    public convenience init(layers: [(source: any AudioSource, gain: Float)]) throws(ParameterError) {
+        try self.init(layers: layers.map { Layer(source: $0.source, gain: $0.gain) })
+    }
+
+    deinit { swellGains.deallocate() }
 
     public func render(into block: AudioBlock) {
         var done = 0
@@ -39,20 +75,26 @@ public final class MixSource: AudioSource {
             let count = min(Self.scratchFrames, block.frameCount - done)
             let target = block.frames(done..<done + count)
             for (index, layer) in layers.enumerated() {
+                if let swell = layer.swell {
+                    for i in 0..<count { swellGains[i] = Float(swell.gain(atFrame: position + done + i)) }
+                }
                 scratch.withBlock(frames: 0..<count) { piece in
                     layer.source.render(into: piece)
                     for c in 0..<channelCount {
                         let from = piece.channel(c), to = target.channel(c)
-                        if index == 0 {
-                            for i in 0..<count { to[i] = from[i] * layer.gain }
-                        } else {
-                            for i in 0..<count { to[i] += from[i] * layer.gain }
+                        let g = layer.channelGains[c]
+                        switch (index == 0, layer.swell != nil) {
+                        case (true, false): for i in 0..<count { to[i] = from[i] * g }
+                        case (true, true): for i in 0..<count { to[i] = from[i] * (g * swellGains[i]) }
+                        case (false, false): for i in 0..<count { to[i] += from[i] * g }
+                        case (false, true): for i in 0..<count { to[i] += from[i] * g * swellGains[i] }
                         }
                     }
                 }
             }
             done += count
         }
+        position += block.frameCount
     }
 }
 
@@ -60,21 +102,16 @@ public final class MixSource: AudioSource {
 /// is the mean of three sinusoids with periods P, P·φ and P·φ² (φ the golden ratio, so the pattern does
 /// not repeat audibly) and seeded start phases, so |s| ≤ 1.
 ///
-/// The gain is computed from the absolute frame in Double, so any block sizes give the same samples.
-/// For a loop, ``loopPeriods(near:frameCount:sampleRate:)`` gives periods with whole cycles.
-public final class SwellSource: AudioSource {
-    public let source: any AudioSource
-    public var sampleRate: Double { source.sampleRate }
-    public var channelCount: Int { source.channelCount }
+/// The gain is a function of the absolute frame, computed in Double, so any block sizes give the same
+/// samples. For a loop, ``loopPeriods(near:frameCount:sampleRate:)`` gives periods with whole cycles.
+public struct SwellEnvelope: Sendable, Equatable {
+    public let sampleRate: Double
     /// Periods of the three components, in seconds.
     public let periodsSeconds: [Double]
     /// Depth in [0, 1].
     public let depth: Double
     private let phases: [Double]
-    private var position = 0
-    private let gains: UnsafeMutablePointer<Float>
 
-    static let segmentFrames = 1024
     /// Allowed base period, in seconds.
     public static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
 
@@ -82,7 +119,7 @@ public final class SwellSource: AudioSource {
     ///   - periodSeconds: the base period P (2 … 60 s), or `periodsSeconds` for all three (a loop's).
     ///   - depth: 0 … 1.
     ///   - seed: start phases.
-    public init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
+    public init(sampleRate: Double, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
                 periodsSeconds: [Double]? = nil) throws(ParameterError) {
         guard periodSeconds.isFinite, Self.allowedPeriodSeconds.contains(periodSeconds) else {
             throw ParameterError(parameter: "swell", value: "\(periodSeconds) s", allowed: "2 … 60 s")
@@ -90,17 +127,13 @@ public final class SwellSource: AudioSource {
         guard depth.isFinite, (0...1).contains(depth) else {
             throw ParameterError(parameter: "swell-depth", value: "\(depth)", allowed: "0 … 1")
         }
-        self.source = source
+        self.sampleRate = sampleRate
         let golden = (1 + 5.0.squareRoot()) / 2
         self.periodsSeconds = periodsSeconds ?? [periodSeconds, periodSeconds * golden, periodSeconds * golden * golden]
         self.depth = depth
         var mixer = SplitMix64(seed: SeedStream.phase.key(seed: seed, channel: 0))
         phases = (0..<3).map { _ in Double(mixer.next() >> 11) / Double(1 << 53) * 2 * Double.pi }
-        gains = .allocate(capacity: Self.segmentFrames)
-        gains.initialize(repeating: 1, count: Self.segmentFrames)
     }
-
-    deinit { gains.deallocate() }
 
     /// Periods near P, P·φ, P·φ² with a whole number of cycles (at least one) in a loop of `frameCount`.
     public static func loopPeriods(near periodSeconds: Double, frameCount: Int, sampleRate: Double) -> [Double] {
@@ -118,13 +151,49 @@ public final class SwellSource: AudioSource {
         for (period, phase) in zip(periodsSeconds, phases) { s += sin(2 * Double.pi * t / period + phase) }
         return 1 + depth * s / 3
     }
+}
+
+/// Any source times a ``SwellEnvelope`` (every channel alike).
+public final class SwellSource: AudioSource {
+    public let source: any AudioSource
+    public var sampleRate: Double { source.sampleRate }
+    public var channelCount: Int { source.channelCount }
+    public let envelope: SwellEnvelope
+    /// Periods of the three components, in seconds.
+    public var periodsSeconds: [Double] { envelope.periodsSeconds }
+    private var position = 0
+    private let gains: UnsafeMutablePointer<Float>
+
+    static let segmentFrames = 1024
+    /// Allowed base period, in seconds.
+    public static var allowedPeriodSeconds: ClosedRange<Double> { SwellEnvelope.allowedPeriodSeconds }
+
+    /// See ``SwellEnvelope/init(sampleRate:periodSeconds:depth:seed:periodsSeconds:)``.
+    public init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
+                periodsSeconds: [Double]? = nil) throws(ParameterError) {
+        self.source = source
+        envelope = try SwellEnvelope(sampleRate: source.sampleRate, periodSeconds: periodSeconds, depth: depth, seed: seed,
+                                     periodsSeconds: periodsSeconds)
+        gains = .allocate(capacity: Self.segmentFrames)
+        gains.initialize(repeating: 1, count: Self.segmentFrames)
+    }
+
+    deinit { gains.deallocate() }
+
+    /// Periods near P, P·φ, P·φ² with a whole number of cycles (at least one) in a loop of `frameCount`.
+    public static func loopPeriods(near periodSeconds: Double, frameCount: Int, sampleRate: Double) -> [Double] {
+        SwellEnvelope.loopPeriods(near: periodSeconds, frameCount: frameCount, sampleRate: sampleRate)
+    }
+
+    /// The gain at absolute frame `frame`.
+    public func gain(atFrame frame: Int) -> Double { envelope.gain(atFrame: frame) }
 
     public func render(into block: AudioBlock) {
         source.render(into: block)
         var done = 0
         while done < block.frameCount {
             let count = min(Self.segmentFrames, block.frameCount - done)
-            for i in 0..<count { gains[i] = Float(gain(atFrame: position + done + i)) }
+            for i in 0..<count { gains[i] = Float(envelope.gain(atFrame: position + done + i)) }
             for c in 0..<block.channelCount {
                 let samples = block.channel(c)
                 for i in 0..<count { samples[done + i] *= gains[i] }

@@ -1,57 +1,94 @@
 /// Any source with notches applied per channel (notched white or pink noise for the catalogue, notched
-/// music), delay compensated: frame t of the output is frame t of the source filtered by the zero-phase
-/// (centred) kernel, Σ h[k]·x[t − k] with the source taken as silent before its frame 0. For a stationary
-/// source (noise) `primedBySource` starts in steady state instead: the source's first M frames become the
-/// filter's past and output frame t is filtered source frame t + M, so the notch is complete from the
-/// first frame (with silence as the past, the first M frames of the output are not yet fully notched).
+/// music from a file source), delay compensated: frame t of the output is frame t of the source filtered
+/// by the zero-phase (centred) kernel, Σ h[k]·x[t − k] with the source taken as silent before its frame 0
+/// (``Alignment/silentPast``: a file, whose output is sample-aligned with it and exactly as long). For a
+/// stationary source (noise) ``Alignment/primedBySource`` starts in steady state instead: the source's
+/// first M frames become the filter's past and output frame t is filtered source frame t + M, so the notch
+/// is complete from the first frame (with silence as the past, the first M frames of the output are not
+/// yet fully notched).
 ///
 /// Okamoto et al. 2010 (one octave at the tinnitus frequency); Stein et al. 2016 (½ octave, 3/8-octave
 /// bands beside it +20 dB); see ``NotchSpec``. For bilateral tinnitus give one ``NotchDesign`` per
 /// channel (left and right frequencies); an ear without a notch gets `NotchDesign(notches: [], …)`.
 ///
-/// How: the source is rendered M frames ahead of the output (M: the longest kernel's half length) in
-/// fixed chunks aligned to frame 0 and filtered by FFT overlap-save (``OverlapSaveFilter``), one filter
-/// per channel; shorter kernels are zero-padded to M so all channels share the chunking. `init` renders
-/// the first M source frames (2M when primed: the pre-roll). Rendering allocates nothing and takes no locks; whole
-/// aligned chunks are rendered and filtered in the caller's buffer, the rest goes through one chunk of
-/// buffered output, so the output does not depend on how the caller slices its render calls.
+/// How, primed by the source: the source is rendered M frames ahead of the output (M: the longest
+/// kernel's half length) in fixed chunks aligned to frame 0 and filtered by FFT overlap-save
+/// (``OverlapSaveFilter``), one filter per channel; shorter kernels are zero-padded to M so all channels
+/// share the chunking. `init` renders the first 2M source frames (the pre-roll). Whole aligned chunks are
+/// rendered and filtered in the caller's buffer, the rest goes through one chunk of buffered output.
+///
+/// How, with a silent past: each channel runs its own streaming ``NotchFilter`` (output delay
+/// D_c = M_c + one FFT block), fed through a ``SampleDelay`` of D − D_c so every channel lags by the
+/// largest delay D; `init` renders the first D source frames and drops their outputs. After the source's
+/// end (a file source renders silence) the filters flush its tail.
+///
+/// Either way rendering allocates nothing and takes no locks, and the output does not depend on how the
+/// caller slices its render calls.
 ///
 /// The boosted bands of a notch raise the level: with a full-scale source the output can exceed 0 dBFS.
 public final class NotchedSource: AudioSource {
+    /// Where the filter's past comes from.
+    public enum Alignment: Sendable {
+        /// The source is silent before its frame 0; output frame t is filtered source frame t (files).
+        case silentPast
+        /// The source's first M frames are the past; output frame t is filtered source frame t + M
+        /// (stationary sources: noise).
+        case primedBySource
+    }
+
     /// The filtered source; this modifier renders it and owns its position from now on.
     public let source: any AudioSource
     /// One design per channel.
     public let designs: [NotchDesign]
+    public let alignment: Alignment
     public var sampleRate: Double { source.sampleRate }
     public var channelCount: Int { source.channelCount }
-    /// Frames the source is rendered ahead of the output: the longest kernel's half length M.
+    /// Frames the source is rendered ahead of the output: primed, the longest kernel's half length M;
+    /// with a silent past, the largest filter output delay D (``NotchDesign/outputDelayFrames``).
     public let lookaheadFrames: Int
-    /// Frames per chunk (the FFT block): fftSize − 2M.
-    public var chunkFrames: Int { filters[0].blockFrames }
+    /// Frames per chunk (the FFT block) of the primed engine: fftSize − 2M; with a silent past, the
+    /// first notched channel's.
+    public var chunkFrames: Int {
+        switch engine {
+        case .primed(let primed): return primed.filters[0].blockFrames
+        case .silentPast(let channels): return channels.compactMap(\.filter).first?.blockFrames ?? 0
+        }
+    }
 
-    private let filters: [OverlapSaveFilter]
-    private let sourceChunk: AudioBuffer   // the source's next chunk (partial calls only)
-    private let pending: AudioBuffer       // the output's current chunk (partial calls only)
-    private var readPosition: Int
+    private let engine: Engine
+
+    private enum Engine {
+        case primed(PrimedEngine)
+        case silentPast([DelayedNotch])
+    }
 
     /// The same notches on every channel of `source`.
     ///
     /// Throws `rate` when the design's rate is not the source's.
-    public convenience init(source: any AudioSource, design: NotchDesign, primedBySource: Bool = false) throws(ParameterError) {
-        try self.init(source: source, designs: Array(repeating: design, count: source.channelCount),
-                      primedBySource: primedBySource)
+    public convenience init(source: any AudioSource, design: NotchDesign, alignment: Alignment) throws(ParameterError) {
+        try self.init(source: source, designs: Array(repeating: design, count: source.channelCount), alignment: alignment)
     }
 
-    /// One design per channel of `source` (channel c gets `designs[c]`).
+    /// The same notches on every channel; `primedBySource` picks ``Alignment/primedBySource``.
+    public convenience init(source: any AudioSource, design: NotchDesign, primedBySource: Bool = false) throws(ParameterError) {
+        try self.init(source: source, design: design, alignment: primedBySource ? .primedBySource : .silentPast)
+    }
+
+    /// One design per channel; `primedBySource` picks ``Alignment/primedBySource``.
+    public convenience init(source: any AudioSource, designs: [NotchDesign], primedBySource: Bool = false) throws(ParameterError) {
+        try self.init(source: source, designs: designs, alignment: primedBySource ? .primedBySource : .silentPast)
+    }
+
+    /// One design per channel of `source` (channel c gets `designs[c]`; a design without notches passes
+    /// its channel through, delayed like the others).
     ///
     /// - Parameters:
-    ///   - primedBySource: false (default): the source is silent before its frame 0 and output frame t is
-    ///     filtered source frame t. True: the source's first ``lookaheadFrames`` frames serve as the past
-    ///     and output frame t is filtered source frame t + ``lookaheadFrames`` (steady state from the start,
-    ///     for noise).
+    ///   - measuringInputSpectrum: with a silent past, sum each notched channel's input power per FFT
+    ///     frame from the first frame on, for ``inputSpectrum(channel:)`` (notched music's suitability).
     /// - Throws: `channels` when the count of designs is not the source's channel count, `rate` when a
     ///   design's rate is not the source's.
-    public init(source: any AudioSource, designs: [NotchDesign], primedBySource: Bool = false) throws(ParameterError) {
+    public init(source: any AudioSource, designs: [NotchDesign], alignment: Alignment,
+                measuringInputSpectrum: Bool = false) throws(ParameterError) {
         guard designs.count == source.channelCount else {
             throw ParameterError(parameter: "channels", value: "\(designs.count) notch designs",
                                  allowed: "one design per source channel (\(source.channelCount))")
@@ -62,8 +99,97 @@ public final class NotchedSource: AudioSource {
         }
         self.source = source
         self.designs = designs
+        self.alignment = alignment
+        switch alignment {
+        case .primedBySource:
+            let primed = PrimedEngine(source: source, designs: designs)
+            lookaheadFrames = primed.halfLength
+            engine = .primed(primed)
+        case .silentPast:
+            let channels = DelayedNotch.channels(for: designs)
+            if measuringInputSpectrum { for channel in channels { channel.filter?.measureInputSpectrum() } }
+            let delay = channels.first?.commonDelay ?? 0
+            lookaheadFrames = delay
+            engine = .silentPast(channels)
+            // Pre-roll: the first D outputs are the filters' start-up, dropped.
+            if delay > 0 {
+                let preRoll = AudioBuffer(channelCount: source.channelCount, frameCapacity: delay, zeroed: false)
+                preRoll.withBlock { renderSilentPast(into: $0, channels) }
+            }
+        }
+    }
+
+    public func render(into block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "block has the wrong channel count")
+        switch engine {
+        case .primed(let primed): primed.render(into: block)
+        case .silentPast(let channels): renderSilentPast(into: block, channels)
+        }
+    }
+
+    private func renderSilentPast(into block: AudioBlock, _ channels: [DelayedNotch]) {
+        source.render(into: block)
+        for (c, channel) in channels.enumerated() { channel.process(block.channel(c)) }
+    }
+
+    /// Channel `c`'s input Welch spectrum, from the filter's own FFT frames (see
+    /// ``NotchFilter/inputSpectrum(sampleRate:)``); nil when not measuring, for a channel without a notch,
+    /// or before a whole FFT frame was filtered.
+    public func inputSpectrum(channel c: Int) -> PowerSpectrum? {
+        guard case .silentPast(let channels) = engine else { return nil }
+        return channels[c].filter?.inputSpectrum(sampleRate: sampleRate)
+    }
+}
+
+/// One channel with a silent past: a delay up to the common output delay, then its streaming notch
+/// filter (none: the channel is only delayed). Channels with the same notches share one response.
+private final class DelayedNotch {
+    let filter: NotchFilter?
+    let delay: SampleDelay?
+    /// The largest output delay over the channels, frames.
+    let commonDelay: Int
+
+    init(filter: NotchFilter?, commonDelay: Int) {
+        self.filter = filter
+        self.commonDelay = commonDelay
+        let own = filter?.outputDelayFrames ?? 0
+        delay = commonDelay > own ? SampleDelay(frames: commonDelay - own) : nil
+    }
+
+    static func channels(for designs: [NotchDesign]) -> [DelayedNotch] {
+        var filters: [NotchFilter?] = []
+        for (c, design) in designs.enumerated() {
+            guard !design.notches.isEmpty else { filters.append(nil); continue }
+            if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].notches == design.notches }) {
+                filters.append(NotchFilter(sharingResponseOf: filters[twin]!))
+            } else {
+                filters.append(NotchFilter(design: design))
+            }
+        }
+        let common = filters.map { $0?.outputDelayFrames ?? 0 }.max() ?? 0
+        return filters.map { DelayedNotch(filter: $0, commonDelay: common) }
+    }
+
+    /// Delays and filters `samples` in place.
+    func process(_ samples: UnsafeMutableBufferPointer<Float>) {
+        if let delay { delay.process(UnsafeBufferPointer(samples), into: samples) }
+        if let filter { filter.process(UnsafeBufferPointer(samples), into: samples) }
+    }
+}
+
+/// The primed engine: shared chunking over all channels, the source's first 2M frames as the past.
+private final class PrimedEngine {
+    let source: any AudioSource
+    let filters: [OverlapSaveFilter]
+    let halfLength: Int
+    private let sourceChunk: AudioBuffer   // the source's next chunk (partial calls only)
+    private let pending: AudioBuffer       // the output's current chunk (partial calls only)
+    private var readPosition: Int
+
+    init(source: any AudioSource, designs: [NotchDesign]) {
+        self.source = source
         let m = designs.map(\.halfLength).max()!
-        lookaheadFrames = m
+        halfLength = m
         let fftSize = OverlapSaveFilter.recommendedFFTSize(halfLength: m)
         var filters: [OverlapSaveFilter] = []
         for (c, design) in designs.enumerated() {
@@ -80,8 +206,8 @@ public final class NotchedSource: AudioSource {
         pending = AudioBuffer(channelCount: source.channelCount, frameCapacity: chunk)
         readPosition = chunk
         // Pre-roll (chunk ≥ 6M): the filter's history is the 2M frames before the first chunk, whose output
-        // is centred M frames back. Silence then source frames 0 ..< M, or source frames 0 ..< 2M.
-        let preRoll = primedBySource ? 2 * m : m
+        // is centred M frames back: source frames 0 ..< 2M.
+        let preRoll = 2 * m
         sourceChunk.withBlock(frames: 0..<preRoll) { source.render(into: $0) }
         for (c, filter) in filters.enumerated() {
             sourceChunk.withChannel(c) { frames in
@@ -93,9 +219,8 @@ public final class NotchedSource: AudioSource {
         }
     }
 
-    public func render(into block: AudioBlock) {
-        precondition(block.channelCount == channelCount, "block has the wrong channel count")
-        let chunk = chunkFrames
+    func render(into block: AudioBlock) {
+        let chunk = filters[0].blockFrames
         var done = 0
         while done < block.frameCount {
             let remaining = block.frameCount - done

@@ -6,14 +6,14 @@ import Darwin
 import Dispatch
 import Synchronization
 import ShadesDSP
-import ShadesIO
+
 
 /// Decoding ahead of the processing: a reader thread fills the next blocks (decoded, resampled) while the
 /// caller filters and writes the current one, so reading no longer waits for the filters, nor they for it.
 ///
 /// A ring of ``slotCount`` buffers of `blockFrames` frames, handed back and forth with two semaphores;
 /// the blocks come out in the order they were read. Memory: slotCount × channels × blockFrames Floats.
-final class ReadAhead: @unchecked Sendable {
+package final class ReadAhead: @unchecked Sendable {
     /// Buffers in the ring: one being read, one being processed, one spare.
     static let slotCount = 3
 
@@ -37,7 +37,7 @@ final class ReadAhead: @unchecked Sendable {
     /// Starts the reader: `read` calls its argument once per block (`fill`, which returns false once the
     /// consumer has stopped); `fill` lends a slot to its closure, which writes up to `blockFrames` frames
     /// and returns how many (0: nothing to hand over).
-    init(channelCount: Int, blockFrames: Int,
+    package init(channelCount: Int, blockFrames: Int,
          read: @escaping (_ fill: ((AudioBlock) throws(AudioFileError) -> Int) throws(AudioFileError) -> Bool) throws(AudioFileError) -> Void) {
         slots = (0..<Self.slotCount).map { _ in AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false) }
         frames = .allocate(capacity: Self.slotCount)
@@ -89,7 +89,7 @@ final class ReadAhead: @unchecked Sendable {
 
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
     /// reader's error after the blocks read before it.
-    func next<R>(_ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
+    package func next<R>(_ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
         filled.wait()
         if taken == finalCount.load(ordering: .acquiring) {
             filled.signal()   // later calls see the end too
@@ -104,7 +104,7 @@ final class ReadAhead: @unchecked Sendable {
     }
 
     /// Stops the reader (after its current block) and waits for it. Call it once.
-    func stop() {
+    package func stop() {
         stopped.store(true, ordering: .releasing)
         for _ in 0..<Self.slotCount { free.signal() }
         finished.wait()

@@ -203,20 +203,14 @@ public enum NotchedMusic {
         var created: [String] = []
         do throws(RenderError) {
             let measured: NotchPlan.Measurements
-            do throws(AudioFileError) { measured = try plan.run(.measure) } catch { throw RenderError(error) }
+            do throws(AudioFileError) { measured = try plan.measure() } catch { throw RenderError(error) }
             let gain = plan.gain(forPeak: measured.outputPeak)
-            created = try FolderCreation.create(plan.foldersToCreate)
+            do throws(AudioFileError) { created = try FolderCreation.create(plan.foldersToCreate) } catch { throw RenderError(error) }
             let comment = Self.comment(for: job, inputRate: plan.inputRate, outputRate: plan.outputRate,
                                        gainDB: Decibels.fromAmplitude(Double(gain)))
-            do throws(AudioFileError) {
-                try AtomicFile.write(to: job.outputPath) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
-                    let output = try AudioFileOutput(file: temporary, sampleRate: Int(plan.outputRate),
-                                                     channelCount: plan.channelCount, format: plan.format,
-                                                     frameCount: measured.outputFrames, comment: comment)
-                    _ = try plan.run(.write(output, gain: gain, inputFrames: measured.inputFrames))
-                    try output.close()
-                }
-            } catch { throw RenderError(error) }
+            do throws(AudioFileError) { try plan.write(gain: gain, measured: measured, comment: comment) } catch {
+                throw RenderError(error)
+            }
             let suitability = plan.suitability(measured.spectra)
             return NotchReport(
                 input: job.inputPath, output: job.outputPath, inputSampleRate: plan.inputRate, sampleRate: plan.outputRate,
@@ -232,6 +226,20 @@ public enum NotchedMusic {
             FolderCreation.remove(created)
             throw error
         }
+    }
+
+    /// The gain (≤ 1) that brings a true peak of `peak` (linear) to `ceilingDBTP`, less a margin for the
+    /// quantisation (2 LSB in s16 and s24).
+    package static func ceilingGain(forPeak peak: Double, ceilingDBTP: Double, sampleFormat: SampleFormat) -> Float {
+        let margin: Double
+        switch sampleFormat {
+        case .s16: margin = 2.0 / 32_768
+        case .s24: margin = 2.0 / 8_388_608
+        case .f32: margin = 0
+        }
+        let limit = min(Decibels.amplitude(ceilingDBTP), sampleFormat.clipLimit) - margin
+        guard peak > limit else { return 1 }
+        return Float(limit / peak)
     }
 
     /// Notches several files, `concurrency` at a time (the core count by default); each job is independent,
@@ -303,10 +311,6 @@ struct NotchPlan {
     /// Things the user should know (a filter that could not be as steep as specified).
     let notes: [String]
 
-    /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
-    /// find the end of a stream, e.g. a cut-off Ogg file).
-    static let longestFrames = 24 * 3600 * 192_000
-
     init(job: NotchJob) throws(RenderError) {
         self.job = job
         do throws(AudioFileError) {
@@ -330,21 +334,11 @@ struct NotchPlan {
 
         // The input: opened to read its header (closed again; each pass reopens it).
         let input: AudioFileInput
-        do throws(AudioFileError) { input = try AudioFileInput(path: job.inputPath) } catch { throw RenderError(error) }
-        if let problem = input.truncation {
-            throw .runtime("cannot read \(job.inputPath): the file is truncated or corrupt (\(problem))")
-        }
+        do throws(AudioFileError) { input = try AudioFileSource.openInput(path: job.inputPath) } catch { throw RenderError(error) }
         inputRate = Double(input.sampleRate)
         channelCount = input.channelCount
         announcedFrames = input.frameCount
-        guard announcedFrames <= Self.longestFrames else {
-            throw .runtime("cannot read \(job.inputPath): the file is truncated or corrupt (its length is unknown)")
-        }
         outputRate = job.outputRateHz ?? inputRate
-        do throws(ParameterError) { try validateSampleRate(inputRate) } catch {
-            throw .runtime("cannot process \(job.inputPath): its rate \(formatNumber(inputRate)) Hz is out of range "
-                           + "(allowed: 8000 … 192000 Hz)")
-        }
 
         if case .perEar = job.notches, channelCount != 2 {
             throw .usage("--left/--right need a stereo input: \(job.inputPath) has \(channelCount) "
@@ -372,21 +366,14 @@ struct NotchPlan {
             "the notches \(design.notches.summaryText) need a longer filter than allowed at \(formatNumber(rate)) Hz: "
                 + "their transitions are \(formatNumber((design.transitionHz * 10).rounded() / 10)) Hz wide, wider than specified"
         }
-        foldersToCreate = try FolderCreation.missingFolders(for: job.outputPath)
+        do throws(AudioFileError) { foldersToCreate = try FolderCreation.missingFolders(for: job.outputPath) } catch {
+            throw RenderError(error)
+        }
     }
 
-    /// The gain (≤ 1) that brings a true peak of `peak` (linear) to the ceiling, less a margin for the
-    /// quantisation (2 LSB in s16, 2 LSB in s24).
+    /// The gain that keeps the output's true peak at or below the job's ceiling.
     func gain(forPeak peak: Double) -> Float {
-        let margin: Double
-        switch job.sampleFormat {
-        case .s16: margin = 2.0 / 32_768
-        case .s24: margin = 2.0 / 8_388_608
-        case .f32: margin = 0
-        }
-        let limit = min(Decibels.amplitude(job.ceilingDBTP), job.sampleFormat.clipLimit) - margin
-        guard peak > limit else { return 1 }
-        return Float(limit / peak)
+        NotchedMusic.ceilingGain(forPeak: peak, ceilingDBTP: job.ceilingDBTP, sampleFormat: job.sampleFormat)
     }
 
     /// The suitability of each group of channels that share their notches.
@@ -434,14 +421,6 @@ struct NotchPlan {
 
     // MARK: Passes
 
-    enum Pass {
-        /// Pass 1: the input's length, spectrum and true peak, the notched signal's true peak.
-        case measure
-        /// Pass 2: the notched signal times `gain`, quantised and written; the input must decode to
-        /// `inputFrames` again.
-        case write(AudioFileOutput, gain: Float, inputFrames: Int)
-    }
-
     /// Output frames for `inputFrames` decoded frames: as many, or round(n · rate ratio) when resampling.
     func outputFrames(forInput inputFrames: Int) -> Int {
         outputRate == inputRate ? inputFrames
@@ -452,7 +431,7 @@ struct NotchPlan {
         /// Input frames decoded, and the output frames they make.
         var inputFrames = 0
         var outputFrames = 0
-        /// ``AudioFileInput/lengthWarning`` once decoded.
+        /// ``AudioFileSource/lengthWarning`` once decoded.
         var lengthWarning: String?
         /// The filter delay removed, frames.
         var outputDelay = 0
@@ -463,404 +442,85 @@ struct NotchPlan {
         var spectra: [PowerSpectrum?] = []
     }
 
-    /// Runs the chain over the whole file once.
-    func run(_ pass: Pass) throws(AudioFileError) -> Measurements {
-        let measuring: Bool
-        if case .measure = pass { measuring = true } else { measuring = false }
-        let block = NotchedMusic.blockFrames
-        // Channels with the same notches share one filter response (each has its own state).
-        var filters: [NotchFilter?] = []
-        for c in 0..<channelCount {
-            guard let design = designs[c] else { filters.append(nil); continue }
-            if let twin = (0..<c).first(where: { filters[$0] != nil && channelNotches[$0] == channelNotches[c] }) {
-                filters.append(NotchFilter(sharingResponseOf: filters[twin]!))
-            } else {
-                filters.append(NotchFilter(design: design))
-            }
-        }
-        // The common delay removed: the largest channel's (shorter ones are delayed to it).
-        let outputDelay = filters.map { $0?.outputDelayFrames ?? 0 }.max() ?? 0
-        let chains = (0..<channelCount).map { c in
-            ChannelChain(filter: filters[c], commonOutputDelay: outputDelay, sampleRate: outputRate, blockFrames: block,
-                         measuring: measuring, ditherKey: SeedStream.dither.key(seed: 1, channel: c))
-        }
-        let stage = ChainStage(chains: chains, pass: pass, outputDelay: outputDelay, blockFrames: block)
-
-        let input = try AudioFileInput(path: job.inputPath)
-        let changed = AudioFileError.runtime("cannot read \(job.inputPath): the file changed while it was being processed")
-        guard input.sampleRate == Int(inputRate), input.channelCount == channelCount, input.frameCount == announcedFrames else {
+    /// The chain: the file decoded (and resampled) by a file source, then the notches with a silent past
+    /// (delay removed, as long as the input).
+    func chain(measuring: Bool) throws(AudioFileError) -> (file: AudioFileSource, tap: InputPeakTap?, notched: NotchedSource) {
+        let file = try AudioFileSource(path: job.inputPath, sampleRate: outputRate, quality: job.resamplerQuality,
+                                       blockFrames: NotchedMusic.blockFrames)
+        guard file.inputSampleRate == inputRate, file.channelCount == channelCount, file.announcedInputFrames == announcedFrames else {
             throw changed
         }
-        let resampler = outputRate == inputRate ? nil
-            : try StreamingResampler(channelCount: channelCount, inputRate: inputRate, outputRate: outputRate,
-                                     quality: job.resamplerQuality, outputBlockFrames: block)
-        // A reader thread decodes (and resamples) ahead while this thread filters and writes. The input
-        // ends when a read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
-        let channelCount = self.channelCount
-        let readAhead = ReadAhead(channelCount: channelCount, blockFrames: block) { fill throws(AudioFileError) in
-            guard let resampler else {
-                var n = 0
-                while try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
-                      n > 0 {}
-                return
-            }
-            let buffer = AudioBuffer(channelCount: channelCount, frameCapacity: block, zeroed: false)
-            var going = true
-            while going && !resampler.isFinished {
-                let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
-                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(AudioFileError) in
-                        guard going else { return }
-                        going = try fill { (slot: AudioBlock) -> Int in
-                            for c in 0..<channelCount { _ = slot.channel(c).update(fromContentsOf: o.channel(c)) }
-                            return o.frameCount
-                        }
-                    }
-                }
-            }
-        }
-        defer { readAhead.stop() }
-        while try readAhead.next({ (b: AudioBlock) throws(AudioFileError) in try stage.add(b) }) != nil {}
-        try stage.flush()
-        // The reader has finished: the input is this thread's again.
+        let tap = measuring ? InputPeakTap(file: file) : nil
+        let rate = outputRate
+        let everyDesign = designs.map { $0 ?? (try! NotchDesign(notches: [], sampleRate: rate)) }
+        let notched = try! NotchedSource(source: tap ?? file, designs: everyDesign, alignment: .silentPast,
+                                         measuringInputSpectrum: measuring)
+        return (file, tap, notched)
+    }
+
+    var changed: AudioFileError { .runtime("cannot read \(job.inputPath): the file changed while it was being processed") }
+
+    /// Pass 1: the input's length, spectrum and true peak, the notched signal's true peak.
+    func measure() throws(AudioFileError) -> Measurements {
+        let (file, tap, notched) = try chain(measuring: true)
+        let meters = Array(repeating: TruePeakMeter(sampleRate: outputRate), count: channelCount)
+        let (peaks, frames) = FileSink.measure(SourceGroups([notched]), length: .untilEndOf(file), meters: meters,
+                                               chunkFrames: NotchedMusic.blockFrames)
+        if let failure = file.failure { throw failure }
         var result = Measurements()
-        result.inputFrames = input.framesRead
-        result.outputFrames = outputFrames(forInput: input.framesRead)
-        result.lengthWarning = input.lengthWarning
-        if case .write(_, _, let inputFrames) = pass, inputFrames != result.inputFrames { throw changed }
-        guard stage.written == result.outputFrames else {
-            throw AudioFileError.runtime("cannot read \(job.inputPath): \(stage.written) of \(result.outputFrames) frames came out")
-        }
-        result.outputDelay = outputDelay
-        if measuring {
-            result.inputPeak = chains.map { $0.inputPeak.peak }.max() ?? 0
-            result.outputPeak = chains.map { $0.outputPeak.peak }.max() ?? 0
-            // Too short to say anything (the rule of a Welch estimate): no spectrum.
-            let long = result.inputFrames >= SpectrumAccumulator.minimumFrameCount
-            result.spectra = chains.map { chain in long ? chain.filter?.inputSpectrum(sampleRate: outputRate) : nil }
-        }
+        result.inputFrames = file.inputFramesDecoded ?? 0
+        result.outputFrames = frames
+        result.lengthWarning = file.lengthWarning
+        result.outputDelay = notched.lookaheadFrames
+        result.inputPeak = tap?.peaks.map(\.peak).max() ?? 0
+        result.outputPeak = peaks.map(\.peak).max() ?? 0
+        // Too short to say anything (the rule of a Welch estimate): no spectrum.
+        let long = result.inputFrames >= SpectrumAccumulator.minimumFrameCount
+        result.spectra = (0..<channelCount).map { long ? notched.inputSpectrum(channel: $0) : nil }
         return result
+    }
+
+    /// Pass 2: the same chain again times `gain`, quantised and written; the input must decode to the
+    /// same length.
+    func write(gain: Float, measured: Measurements, comment: String) throws(AudioFileError) {
+        let (file, _, notched) = try chain(measuring: false)
+        let sink = try FileSink(path: job.outputPath, sampleFormat: job.sampleFormat, sampleRate: Int(outputRate),
+                                channelMap: Array(0..<channelCount),
+                                ditherKeys: (0..<channelCount).map { SeedStream.dither.key(seed: 1, channel: $0) },
+                                comment: comment, chunkFrames: NotchedMusic.blockFrames)
+        try sink.create { (writer: FileSink.Writer) throws(AudioFileError) in
+            _ = try writer.write(SourceGroups([notched]), frames: measured.outputFrames,
+                                 gains: Array(repeating: gain, count: channelCount), meters: [SignalMeasurement]?.none)
+            // The filters render past the end, so the file source has met it.
+            if let failure = file.failure { throw failure }
+            guard file.inputFramesDecoded == measured.inputFrames else { throw changed }
+        }
     }
 }
 
-/// The per-block step of a pass: each channel through its chain (in parallel), the filter delay dropped at
-/// the start, then the block measured or written.
-final class ChainStage {
-    let chains: [ChannelChain]
-    let pass: NotchPlan.Pass
-    let blockFrames: Int
-    /// Output frames still to drop (the filter delay).
-    private var skip: Int
-    /// Filter-delay frames of zeros still to feed at the end.
-    private let outputDelay: Int
-    /// Frames measured or written so far.
-    private(set) var written = 0
-    /// Each channel's quantised block, `blockFrames` apart.
-    fileprivate let planes16: UnsafeMutableBufferPointer<Int16>
-    fileprivate let planesFloat: UnsafeMutableBufferPointer<Float>
-    private let interleaved16: UnsafeMutableBufferPointer<Int16>
-    private let interleavedFloat: UnsafeMutableBufferPointer<Float>
-    private let zeros: AudioBuffer
+/// The input's true peak per channel (after resampling, before the notches), over the file's frames only.
+final class InputPeakTap: AudioSource {
+    let file: AudioFileSource
+    private(set) var peaks: [TruePeakMeter]
+    private var position = 0
+    var sampleRate: Double { file.sampleRate }
+    var channelCount: Int { file.channelCount }
 
-    init(chains: [ChannelChain], pass: NotchPlan.Pass, outputDelay: Int, blockFrames: Int) {
-        self.chains = chains
-        self.pass = pass
-        self.blockFrames = blockFrames
-        self.outputDelay = outputDelay
-        skip = outputDelay
-        let n = chains.count * blockFrames
-        var sixteen = false, float = false
-        if case .write(let output, _, _) = pass { sixteen = output.format.sampleFormat == .s16; float = !sixteen }
-        planes16 = .allocate(capacity: sixteen ? n : 0)
-        interleaved16 = .allocate(capacity: sixteen ? n : 0)
-        planesFloat = .allocate(capacity: float ? n : 0)
-        interleavedFloat = .allocate(capacity: float ? n : 0)
-        zeros = AudioBuffer(channelCount: chains.count, frameCapacity: min(blockFrames, max(1, outputDelay)))
+    init(file: AudioFileSource) {
+        self.file = file
+        peaks = Array(repeating: TruePeakMeter(sampleRate: file.sampleRate), count: file.channelCount)
     }
 
-    deinit {
-        planes16.deallocate()
-        interleaved16.deallocate()
-        planesFloat.deallocate()
-        interleavedFloat.deallocate()
-    }
-
-    /// One block of the (resampled) input, at most `blockFrames` frames.
-    func add(_ block: AudioBlock) throws(AudioFileError) {
-        try step(block, isInput: true)
-    }
-
-    /// Feeds the filter delay's worth of zeros, so the output ends where the input did.
-    func flush() throws(AudioFileError) {
-        var left = outputDelay
-        while left > 0 {
-            let n = min(left, zeros.frameCapacity)
-            try zeros.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in try step(b, isInput: false) }
-            left -= n
-        }
-    }
-
-    private func step(_ block: AudioBlock, isInput: Bool) throws(AudioFileError) {
-        let n = block.frameCount
-        guard n > 0 else { return }
-        precondition(n <= blockFrames)
-        let drop = min(skip, n)
-        skip -= drop
-        let kept = n - drop
-        let gain: Float
-        let output: AudioFileOutput?
-        switch pass {
-        case .measure: (output, gain) = (nil, 1)
-        case .write(let file, let g, _): (output, gain) = (file, g)
-        }
-        let call = BlockCall(stage: self, block: block, isInput: isInput, drop: drop, kept: kept, output: output, gain: gain)
-        if chains.count == 1 {
-            call.run(channel: 0)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: chains.count) { call.run(channel: $0) }
-        }
-        guard kept > 0 else { return }
-        written += kept
-        if let output {
-            let channels = chains.count
-            if output.format.sampleFormat == .s16 {
-                Interleave.frames((0..<channels).map { UnsafePointer(planes16.baseAddress! + $0 * blockFrames) },
-                                  frames: kept, into: interleaved16.baseAddress!)
-                try output.write(UnsafeBufferPointer(rebasing: interleaved16[0..<kept * channels]))
-            } else {
-                Interleave.frames((0..<channels).map { UnsafePointer(planesFloat.baseAddress! + $0 * blockFrames) },
-                                  frames: kept, into: interleavedFloat.baseAddress!)
-                try output.write(UnsafeBufferPointer(rebasing: interleavedFloat[0..<kept * channels]))
-            }
-        }
+    func render(into block: AudioBlock) {
+        file.render(into: block)
+        let valid = max(0, min(block.frameCount, (file.frameCount ?? Int.max) - position))
+        for c in 0..<channelCount where valid > 0 { peaks[c].add(UnsafeBufferPointer(rebasing: block.channel(c)[0..<valid])) }
+        position += block.frameCount
     }
 }
 
 /// The next job of a batch to start.
 private final class JobCounter: Sendable {
     let value = Atomic<Int>(0)
-}
-
-/// One block through one channel's chain: filtered, the delay dropped, then measured or quantised into the
-/// channel's plane. The channels run in parallel; each touches only its own chain and plane.
-private struct BlockCall: @unchecked Sendable {
-    let stage: ChainStage
-    let block: AudioBlock
-    let isInput: Bool
-    let drop: Int, kept: Int
-    let output: AudioFileOutput?
-    let gain: Float
-
-    func run(channel c: Int) {
-        let chain = stage.chains[c]
-        let filtered = chain.process(block.channel(c), isInput: isInput)
-        guard kept > 0 else { return }
-        let samples = UnsafeBufferPointer(rebasing: filtered[drop..<drop + kept])
-        guard let output else {
-            chain.outputPeak.add(samples)
-            return
-        }
-        let plane = c * stage.blockFrames..<c * stage.blockFrames + kept
-        if output.format.sampleFormat == .s16 {
-            chain.quantizer.quantize16(samples, gain: gain, into: UnsafeMutableBufferPointer(rebasing: stage.planes16[plane]))
-        } else {
-            SignalQuantizer.scale(samples, gain: gain, into: UnsafeMutableBufferPointer(rebasing: stage.planesFloat[plane]))
-        }
-    }
-}
-
-/// One channel's chain: a delay up to the common output delay, its notch filter, and what the pass needs
-/// (true peaks, and the filter's input spectrum; or the quantiser).
-final class ChannelChain {
-    let filter: NotchFilter?
-    private let delay: SampleDelay?
-    var inputPeak: TruePeakMeter
-    var outputPeak: TruePeakMeter
-    let measuring: Bool
-    var quantizer: SignalQuantizer
-    private let delayed: UnsafeMutableBufferPointer<Float>
-    private let filtered: UnsafeMutableBufferPointer<Float>
-
-    init(filter: NotchFilter?, commonOutputDelay: Int, sampleRate: Double, blockFrames: Int, measuring: Bool,
-         ditherKey: UInt64) {
-        self.filter = filter
-        let own = filter?.outputDelayFrames ?? 0
-        delay = commonOutputDelay > own ? SampleDelay(frames: commonOutputDelay - own) : nil
-        self.measuring = measuring
-        if measuring { filter?.measureInputSpectrum() }
-        inputPeak = TruePeakMeter(sampleRate: sampleRate)
-        outputPeak = TruePeakMeter(sampleRate: sampleRate)
-        quantizer = SignalQuantizer(ditherKey: ditherKey)
-        delayed = .allocate(capacity: blockFrames)
-        filtered = .allocate(capacity: blockFrames)
-    }
-
-    deinit {
-        delayed.deallocate()
-        filtered.deallocate()
-    }
-
-    /// Measures `samples` (input only, pass 1), delays and filters them; the result is valid until the
-    /// next call.
-    func process(_ samples: UnsafeMutableBufferPointer<Float>, isInput: Bool) -> UnsafeMutableBufferPointer<Float> {
-        let n = samples.count
-        let x = UnsafeBufferPointer(samples)
-        if measuring && isInput {
-            inputPeak.add(x)
-        }
-        var source = x
-        if let delay {
-            let target = UnsafeMutableBufferPointer(rebasing: delayed[0..<n])
-            delay.process(x, into: target)
-            source = UnsafeBufferPointer(target)
-        }
-        let out = UnsafeMutableBufferPointer(rebasing: filtered[0..<n])
-        if let filter {
-            filter.process(source, into: out)
-        } else {
-            _ = out.update(fromContentsOf: source)
-        }
-        return out
-    }
-}
-
-/// A delay of a fixed number of frames (a ring buffer).
-final class SampleDelay {
-    let frames: Int
-    private let ring: UnsafeMutableBufferPointer<Float>
-    private var position = 0
-
-    init(frames: Int) {
-        precondition(frames > 0)
-        self.frames = frames
-        ring = .allocate(capacity: frames)
-        ring.initialize(repeating: 0)
-    }
-
-    deinit { ring.deallocate() }
-
-    /// output[i] = input[i − frames] (zeros before the first input).
-    func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
-        var p = position
-        for i in 0..<input.count {
-            output[i] = ring[p]
-            ring[p] = input[i]
-            p += 1
-            if p == frames { p = 0 }
-        }
-        position = p
-    }
-}
-
-// MARK: - Files and folders
-
-/// A path's identity, for refusing to write over an input: its absolute path with "." and ".." removed
-/// and symbolic links in the existing part resolved, plus the file's device and inode when it exists.
-/// Two paths are the same file when their canonical paths are equal, or both exist with the same inode
-/// (hard links). (Comparing an existing input's inode with a not-yet-existing output's path never
-/// matches: "./new-folder/../song.wav" then overwrote song.wav once the folder was made.)
-struct PathIdentity: Hashable {
-    private let device: UInt64?
-    private let inode: UInt64?
-    private let path: String
-
-    init(_ path: String) {
-        var info = stat()
-        let exists = stat(path, &info) == 0
-        device = exists ? UInt64(info.st_dev) : nil
-        inode = exists ? UInt64(info.st_ino) : nil
-        self.path = Self.canonical(path)
-    }
-
-    static func == (a: PathIdentity, b: PathIdentity) -> Bool {
-        if a.path == b.path { return true }
-        if let ai = a.inode, let bi = b.inode, let ad = a.device, let bd = b.device { return ai == bi && ad == bd }
-        return false
-    }
-
-    /// The canonical path only: hard links to one file compare equal but may hash apart, so identities
-    /// are compared pairwise, never through sets.
-    func hash(into hasher: inout Hasher) { hasher.combine(path) }
-
-    /// The absolute, normalised path: the longest existing prefix through `realpath`, the rest lexically.
-    static func canonical(_ path: String) -> String {
-        var absolute = path
-        if !path.hasPrefix("/") {
-            absolute = FileManager.default.currentDirectoryPath + "/" + path
-        }
-        var parts: [Substring] = []
-        for part in absolute.split(separator: "/") {
-            if part == "." { continue }
-            if part == ".." { _ = parts.popLast(); continue }
-            parts.append(part)
-        }
-        // Resolve the longest prefix that exists.
-        var split = parts.count
-        while split > 0 {
-            let prefix = "/" + parts[0..<split].joined(separator: "/")
-            if let resolved = realpath(prefix, nil) {
-                defer { free(resolved) }
-                let rest = parts[split...].joined(separator: "/")
-                let base = String(cString: resolved)
-                return rest.isEmpty ? base : (base == "/" ? "/" : base + "/") + rest
-            }
-            split -= 1
-        }
-        return "/" + parts.joined(separator: "/")
-    }
-}
-
-/// The output's missing folders: found before any work, created just before the file is written, and
-/// removed again if writing fails.
-enum FolderCreation {
-    /// The folders to create for `path`, outermost first; throws if one cannot be created (a file is in
-    /// the way, or the nearest existing folder is not writable).
-    static func missingFolders(for path: String) throws(RenderError) -> [String] {
-        var missing: [String] = []
-        var folder = AtomicFile.directory(of: path)
-        var info = stat()
-        while stat(folder, &info) != 0 {
-            guard errno == ENOENT else {
-                throw .runtime("cannot create folder \(folder) for \(path): \(String(cString: strerror(errno)))")
-            }
-            missing.insert(folder, at: 0)
-            let parent = AtomicFile.directory(of: folder)
-            if parent == folder { break }
-            folder = parent
-        }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is a file, not a folder")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is not writable")
-        }
-        if missing.isEmpty {
-            do throws(AudioFileError) { try AtomicFile.checkWritable(path) } catch { throw RenderError(error) }
-        }
-        return missing
-    }
-
-    /// Creates `folders` (outermost first); returns those it made.
-    static func create(_ folders: [String]) throws(RenderError) -> [String] {
-        var made: [String] = []
-        for folder in folders {
-            if mkdir(folder, 0o777) == 0 {
-                made.append(folder)
-            } else {
-                var info = stat()
-                let code = errno
-                guard code == EEXIST, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                    remove(made)
-                    throw .runtime("cannot create folder \(folder): \(String(cString: strerror(code)))")
-                }
-            }
-        }
-        return made
-    }
-
-    /// Removes `folders` innermost first, where empty.
-    static func remove(_ folders: [String]) {
-        for folder in folders.reversed() { rmdir(folder) }
-    }
 }
 

@@ -1,27 +1,34 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import ShadesDSP
+import ShadesIO
 
-/// One request's independent signals: how to make each as a mono source starting at frame 0, and how
-/// they map to output channels. Every pass starts from fresh sources, so all passes see exactly the
-/// same samples.
+/// The source graph of a ``RenderRequest``: how to make each independent signal as a mono source
+/// starting at frame 0, and how the signals map to output channels. Every pass and every stream starts
+/// from fresh sources, so all see exactly the same samples.
 ///
-/// Chain per signal: source (noise, tone, narrow-band noise; loops pre-rendered by FFT synthesis)
-/// → amplitude modulation → pulses → fades. The level is measured on the *sustained* sound (after the
-/// modulation, before pulses and fades), so a pulsed tone has the asked level while it sounds.
-struct SignalPlan: Sendable {
+/// Chain per signal: generator (noise, tone, narrow-band noise; loops and grey noise pre-rendered by FFT
+/// synthesis) → notches → amplitude modulation → pulses → fades. The level refers to the *sustained*
+/// sound (after the modulation, before pulses and fades), so a pulsed tone has the asked level while it
+/// sounds.
+///
+/// Stream it with ``makeSource(gains:)``; ``Renderer/renderFile(_:to:sampleFormat:)`` writes the same
+/// samples times the exact gains (``exactGains()``).
+public struct SoundGraph: Sendable {
     /// Layout of the output (a stereo tone is diotic: one signal in both ears).
-    let layout: ChannelLayout
-    let frames: Int
-    let sampleRate: Double
-    /// A fresh mono source of signal `s` as written (with pulses and fades).
-    let makeSource: @Sendable (_ signal: Int) -> any AudioSource
+    public let layout: ChannelLayout
+    /// Frames of the request (a stream goes on beyond them; loops repeat nothing, they end).
+    public let frames: Int
+    /// Sample rate, Hz.
+    public let sampleRate: Double
+    /// A fresh mono source of signal `s` as written (with pulses and fades), before its gain.
+    public let makeSignal: @Sendable (_ signal: Int) -> any AudioSource
     /// A fresh mono source of signal `s`'s sustained sound: what the level refers to.
-    let makeSustainedSource: @Sendable (_ signal: Int) -> any AudioSource
+    public let makeSustainedSignal: @Sendable (_ signal: Int) -> any AudioSource
     /// Σx² and peak of each sustained signal when known without rendering (plain tones, loops), else nil.
     let knownMeasurements: [SignalMeasurement]?
     /// For signals written as streams at the asked level in expectation (noise and narrow-band noise
@@ -32,17 +39,24 @@ struct SignalPlan: Sendable {
     /// RMS of the written sound relative to the asked level's (below 1 when modulation keeps the peak).
     let levelRatio: Double
     /// The tone frequency actually rendered (a loop adjusts it), in Hz.
-    let renderedFrequencyHz: Double?
+    public let renderedFrequencyHz: Double?
     /// The modulation rate actually applied (a loop adjusts it), in Hz.
-    let renderedModulationHz: Double?
-    let notes: [String]
+    public let renderedModulationHz: Double?
+    /// Things the user should know, e.g. a loop's frequency adjustment.
+    public let notes: [String]
+    /// The asked level, dBFS.
+    public let levelDBFS: Double
 
-    var signalCount: Int { layout.signalCount }
+    /// Independent signals (mono sources) of the layout.
+    public var signalCount: Int { layout.signalCount }
 
-    init(request: RenderRequest) throws(ParameterError) {
+    /// Validates `request` and builds its graph; loops (and grey noise) are synthesised here, over their
+    /// whole length.
+    public init(_ request: RenderRequest) throws(ParameterError) {
         try request.validate()
         let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.seed, request.frameCount)
         self.frames = frames
+        levelDBFS = level
         sampleRate = rate
         var notes: [String] = []
         let base: @Sendable (Int) -> any AudioSource
@@ -186,8 +200,8 @@ struct SignalPlan: Sendable {
                 try! FadedSource(source: inner(s), fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds, totalFrames: frames)
             }
         }
-        makeSource = final
-        makeSustainedSource = sustained
+        makeSignal = final
+        makeSustainedSignal = sustained
         knownMeasurements = measured
         // Modulation keeps the RMS in expectation (keep: .rms above); its gain curve can double the variance.
         if request.modulation != nil { powerScatter = powerScatter.map { $0 * 2.0.squareRoot() } }
@@ -197,58 +211,62 @@ struct SignalPlan: Sendable {
         self.notes = notes
     }
 
-    /// Runs `body` for 0..<count on parallel threads and collects the results in order.
-    static func inParallel<T: Sendable>(_ count: Int, _ body: @Sendable (Int) -> T) -> [T] {
-        let results = ResultSlots<T>(count: count)
-        DispatchQueue.concurrentPerform(iterations: count) { results[$0] = body($0) }
-        return results.values
+    // MARK: Streams
+
+    /// A fresh stream of the sound in its output channels, block by block, each signal times its linear
+    /// gain: by default ``expectedGains`` (the asked level, exact where it is known without rendering);
+    /// ``exactGains()`` gives the samples the file holds before quantisation. A stream goes on past
+    /// ``frames`` (generators are endless; loops, pulses and fades end in silence).
+    public func makeSource(gains: [Float]? = nil) -> any AudioSource {
+        try! ChannelLayoutSource(signals: (0..<signalCount).map(makeSignal), layout: layout, gains: gains ?? expectedGains)
     }
 
-    /// Sources playing rendered signals back, and their measurements (chunked, as pass 1 measures).
-    /// (Keeping a long shaped-noise stream in memory instead of rendering it twice was measured: no
-    /// faster on 2 cores, because fresh memory costs the kernel about as much as the second render.)
-    static func playBack(_ buffers: [AudioBuffer], sampleRate: Double)
-        -> (@Sendable (Int) -> any AudioSource, [SignalMeasurement]) {
-        let measurements = inParallel(buffers.count) { s in
-            buffers[s].withChannel(0) { Renderer.measureChunked(UnsafeBufferPointer($0)) }
+    /// The signals before their gains, in their output channels: what ``FileSink`` multiplies by the gains.
+    public func makeUnscaledSource() -> any AudioSource {
+        try! ChannelLayoutSource(signals: (0..<signalCount).map(makeSignal), layout: layout)
+    }
+
+    /// Gains that put each signal at the asked level without a measuring pass: exact for tones and loops
+    /// (measured when synthesised), in expectation for noise streams (their generators are set to the
+    /// level; a notch lowers it by the power it removes).
+    public var expectedGains: [Float] {
+        knownMeasurements.map { exactGains(for: $0) } ?? Array(repeating: Float(levelRatio), count: signalCount)
+    }
+
+    /// Gains that bring each signal's sustained sound over ``frames`` exactly to the asked level, as the
+    /// file holds it: measured by rendering the sustained sound once (not for tones and loops, whose
+    /// measurement is known). Not real-time.
+    public func exactGains() -> [Float] {
+        exactGains(for: knownMeasurements ?? measureSustainedSignals())
+    }
+
+    /// Each signal's sustained sound rendered over ``frames`` chunk by chunk (signals in parallel) and
+    /// measured, nothing kept.
+    func measureSustainedSignals() -> [SignalMeasurement] {
+        let groups = SourceGroups(channelCounts: Array(repeating: 1, count: signalCount), make: makeSustainedSignal)
+        return FileSink.measure(groups, length: .frames(frames),
+                                meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: signalCount)).meters
+    }
+
+    /// Gain per signal bringing its sustained RMS to the asked level.
+    func exactGains(for measurements: [SignalMeasurement]) -> [Float] { gainsAndPeak(for: measurements).gains }
+
+    /// Gain per signal bringing its sustained RMS to the asked level, and the resulting peak over all
+    /// signals (pulses and fades only lower it).
+    func gainsAndPeak(for measurements: [SignalMeasurement]) -> (gains: [Float], peak: Double) {
+        let target = Decibels.amplitude(levelDBFS) * levelRatio
+        var peak = 0.0
+        let gains = measurements.map { m -> Float in
+            let rms = (m.sumOfSquares / Double(frames)).squareRoot()
+            let gain = rms > 0 ? Float(target / rms) : 1
+            peak = max(peak, Double(m.peak) * Double(gain))
+            return gain
         }
-        let shared = SharedBuffers(buffers: buffers)
-        return ({ s in BufferSource(buffer: shared.buffers[s], sampleRate: sampleRate) }, measurements)
+        return (gains, peak)
     }
 
-    /// Σ sin²(2π·c·n) for n in 0..<N, exactly: N/2 − ½·Σ cos(4π·c·n).
-    static func sineEnergy(cyclesPerSample c: Double, frames n: Int) -> Double {
-        let theta = 4 * Double.pi * c
-        let denominator = sin(theta / 2)
-        // Σ cos(θn) = sin(Nθ/2)·cos((N−1)θ/2) / sin(θ/2)
-        let cosineSum = abs(denominator) < 1e-300 ? Double(n)
-            : sin(Double(n) * theta / 2) * cos(Double(n - 1) * theta / 2) / denominator
-        return Double(n) / 2 - cosineSum / 2
+    /// The per-signal `gains` as gains per output channel (1 for a silent channel).
+    public func channelGains(_ gains: [Float]) -> [Float] {
+        (0..<layout.outputChannelCount).map { c in layout.signal(forOutputChannel: c).map { gains[$0] } ?? 1 }
     }
-
-    /// Output channel that carries each signal first; other channels copy it or are silent.
-    var firstChannel: [Int] {
-        (0..<layout.signalCount).map { s in
-            (0..<layout.outputChannelCount).first { layout.signal(forOutputChannel: $0) == s }!
-        }
-    }
-}
-
-/// Σx² and the peak |x| of one signal before its gain.
-public struct SignalMeasurement: Sendable, Equatable {
-    public var sumOfSquares: Double
-    public var peak: Float
-
-    /// Adds one chunk's measurement (every pass sums chunks in the same order, so the sums agree to the bit).
-    mutating func add(chunk samples: UnsafeBufferPointer<Float>) {
-        let m = SignalLevel.measure(samples)
-        sumOfSquares += m.sumOfSquares
-        peak = max(peak, m.peak)
-    }
-}
-
-/// Rendered signals shared read-only by the passes.
-final class SharedBuffers: @unchecked Sendable {
-    let buffers: [AudioBuffer]
-    init(buffers: [AudioBuffer]) { self.buffers = buffers }
 }

@@ -1,0 +1,132 @@
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+extension CatalogueAsset {
+    /// A catalogue sound as a stream: its source and its length.
+    public struct Stream {
+        /// The sound block by block: the samples the catalogue file holds before its loudness gain (and
+        /// quantisation).
+        public let source: any AudioSource
+        /// Frames of the catalogue file (the source goes on past them: generators are endless, music and
+        /// loops end in silence).
+        public let frameCount: Int
+        /// The tone frequency rendered (a loop adjusts it), Hz.
+        public let renderedFrequencyHz: Double?
+    }
+
+    /// The sound as a stream through the source graph: each layer's ``SoundGraph`` at its exact level
+    /// (measured over the file's length, as the file has it), times its gain and swell, mixed; or the
+    /// music decoded, resampled to the catalogue rate and notched, under a 0 dBTP ceiling. Not real-time:
+    /// the exact levels and the music's true peak take a measuring pass first.
+    public func makeStream() throws(CatalogueError) -> Stream {
+        if let music { return try notchedMusic(music, measuredOnly: false).stream }
+        var layerSources: [MixSource.Layer] = []
+        var frequency: Double?
+        for layer in layers ?? [MixLayer(request: request, gainDB: 0)] {
+            let graph: SoundGraph
+            do throws(ParameterError) { graph = try SoundGraph(layer.request) } catch { throw .asset(id: id, message: error.description) }
+            frequency = frequency ?? graph.renderedFrequencyHz
+            layerSources.append(try mixLayer(layer, source: graph.makeUnscaledSource(),
+                                             channelGains: graph.channelGains(graph.exactGains()), frames: graph.frames))
+        }
+        return Stream(source: try mix(layerSources), frameCount: request.frameCount, renderedFrequencyHz: frequency)
+    }
+
+    /// The sound rendered into memory, the way the builder makes it: each layer rendered once in memory
+    /// (and measured there), then mixed through the same graph as ``makeStream()``.
+    func renderBuffer() throws(CatalogueError) -> (buffer: AudioBuffer, renderedFrequencyHz: Double?) {
+        if let music {
+            let (stream, buffer) = try notchedMusic(music, measuredOnly: true)
+            return (buffer!, stream.renderedFrequencyHz)
+        }
+        var layerSources: [MixSource.Layer] = []
+        var frequency: Double?
+        for layer in layers ?? [MixLayer(request: request, gainDB: 0)] {
+            let rendered: RenderedSound
+            do throws(ParameterError) { rendered = try Renderer.render(layer.request) } catch {
+                throw .asset(id: id, message: error.description)
+            }
+            frequency = frequency ?? rendered.renderedFrequencyHz
+            layerSources.append(try mixLayer(layer, source: BufferSource(buffer: rendered.buffer, sampleRate: layer.request.sampleRate),
+                                             channelGains: rendered.gains, frames: rendered.buffer.frameCapacity))
+        }
+        return (try mix(layerSources).renderBuffer(frameCount: request.frameCount), frequency)
+    }
+
+    /// One layer of the mix: its channel gains times the layer's gain, and its swell.
+    private func mixLayer(_ layer: MixLayer, source: any AudioSource, channelGains: [Float], frames: Int) throws(CatalogueError) -> MixSource.Layer {
+        let layerGain = Float(Decibels.amplitude(layer.gainDB))
+        var swell: SwellEnvelope?
+        if let period = layer.swellPeriodSeconds {
+            let rate = layer.request.sampleRate
+            let periods = layer.request.loop ? SwellEnvelope.loopPeriods(near: period, frameCount: frames, sampleRate: rate) : nil
+            do throws(ParameterError) {
+                swell = try SwellEnvelope(sampleRate: rate, periodSeconds: period, depth: layer.swellDepth ?? 0.5,
+                                          seed: layer.request.seed, periodsSeconds: periods)
+            } catch { throw .asset(id: id, message: error.description) }
+        }
+        return MixSource.Layer(source: source, channelGains: channelGains.map { $0 * layerGain }, swell: swell)
+    }
+
+    private func mix(_ layers: [MixSource.Layer]) throws(CatalogueError) -> MixSource {
+        do throws(ParameterError) { return try MixSource(layers: layers) } catch {
+            throw .asset(id: id, message: "layers differ in channels or length")
+        }
+    }
+
+    /// The patient's music notched at the catalogue's rate (a file source, then the notch with the delay
+    /// removed: sample-aligned, exactly as long), times the gain that keeps its true peak at or below
+    /// 0 dBTP; the builder then sets its loudness like any other sound. Music not read whole
+    /// (``AudioFileSource/lengthWarning``: a cut MP3) is refused: a catalogue sound is all of its source.
+    /// With `measuredOnly`, the measuring pass also keeps the notched samples (returned as a buffer).
+    private func notchedMusic(_ music: MusicInput, measuredOnly keep: Bool) throws(CatalogueError) -> (stream: Stream, buffer: AudioBuffer?) {
+        let rate = request.sampleRate
+        func chain() throws(CatalogueError) -> (AudioFileSource, NotchedSource) {
+            do throws(AudioFileError) {
+                let file = try AudioFileSource(path: music.path, sampleRate: rate, blockFrames: NotchedMusic.blockFrames)
+                do throws(ParameterError) {
+                    let design = try NotchDesign(notches: [music.notch], sampleRate: rate)
+                    return (file, try NotchedSource(source: file, design: design, alignment: .silentPast))
+                } catch { throw .usage(error.description) }
+            } catch { throw .asset(id: id, message: error.description) }
+        }
+        // The measuring pass: the length, the true peak (and the samples, for the builder).
+        let (file, notched) = try chain()
+        let block = NotchedMusic.blockFrames
+        let capacity = keep ? file.outputFrames(forInput: file.announcedInputFrames) : block
+        let kept = AudioBuffer(channelCount: file.channelCount, frameCapacity: max(capacity, block), zeroed: false)
+        var peaks = Array(repeating: TruePeakMeter(sampleRate: rate), count: file.channelCount)
+        var done = 0
+        while file.frameCount.map({ done < $0 }) ?? true {
+            let start = keep ? done : 0
+            let n = min(block, kept.frameCapacity - start)
+            guard n > 0 else { break }
+            kept.withBlock(frames: start..<start + n) { notched.render(into: $0) }
+            // The notch renders the file ahead of its output: the file's end is known before it is reached.
+            let valid = max(0, min(n, (file.frameCount ?? Int.max) - done))
+            for c in 0..<file.channelCount {
+                kept.withChannel(c) { peaks[c].add(UnsafeBufferPointer(rebasing: $0[start..<start + valid])) }
+            }
+            done += valid
+        }
+        if let failure = file.failure { throw .asset(id: id, message: failure.description) }
+        if let warning = file.lengthWarning { throw .asset(id: id, message: warning) }
+        let gain = NotchedMusic.ceilingGain(forPeak: peaks.map(\.peak).max() ?? 0, ceilingDBTP: 0, sampleFormat: .f32)
+        var buffer: AudioBuffer?
+        if keep {
+            let result = AudioBuffer(channelCount: file.channelCount, frameCapacity: done, zeroed: false)
+            for c in 0..<file.channelCount {
+                kept.withChannel(c) { from in
+                    result.withChannel(c) { to in
+                        SignalQuantizer.scale(UnsafeBufferPointer(rebasing: from[0..<done]), gain: gain, into: to)
+                    }
+                }
+            }
+            buffer = result
+        }
+        let (_, fresh) = try chain()
+        let source = try mix([MixSource.Layer(source: fresh, gain: gain)])
+        return (Stream(source: source, frameCount: done, renderedFrequencyHz: nil), buffer)
+    }
+}

@@ -1,0 +1,54 @@
+/// Independent mono signals placed in output channels by a ``ChannelLayout`` (a stereo noise: two
+/// signals; a diotic tone: one signal in both ears; a left-ear tone: the right channel silent), each
+/// signal times its linear gain.
+///
+/// Each signal is rendered once per call into the first channel that carries it and copied to the
+/// others, so allocation-freedom and block-size invariance are the signals' own.
+public final class ChannelLayoutSource: AudioSource {
+    public let layout: ChannelLayout
+    public let sampleRate: Double
+    public var channelCount: Int { layout.outputChannelCount }
+    /// One mono source per signal of the layout.
+    public let signals: [any AudioSource]
+    /// Linear gain per signal; nil: the signals as they are.
+    public let gains: [Float]?
+    private let firstChannel: [Int]
+
+    /// - Throws: `layout` when the count of signals is not the layout's, a signal is not mono, or the
+    ///   signals differ in rate or the gains in count.
+    public init(signals: [any AudioSource], layout: ChannelLayout, gains: [Float]? = nil) throws(ParameterError) {
+        guard signals.count == layout.signalCount, signals.allSatisfy({ $0.channelCount == 1 }),
+              gains.map({ $0.count == signals.count }) ?? true,
+              signals.allSatisfy({ $0.sampleRate == signals[0].sampleRate }) else {
+            throw ParameterError(parameter: "layout", value: "\(layout.rawValue) with \(signals.count) signals",
+                                 problem: "does not match its signals",
+                                 allowed: "\(layout.signalCount) mono signal(s) of one rate, one gain each")
+        }
+        self.layout = layout
+        self.signals = signals
+        self.gains = gains
+        sampleRate = signals[0].sampleRate
+        firstChannel = (0..<layout.signalCount).map { s in
+            (0..<layout.outputChannelCount).first { layout.signal(forOutputChannel: $0) == s }!
+        }
+    }
+
+    public func render(into block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "block has the wrong channel count")
+        for (s, signal) in signals.enumerated() {
+            let target = block.channel(firstChannel[s])
+            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: 1) { pointers in
+                pointers[0] = target.baseAddress!
+                signal.render(into: AudioBlock(channels: UnsafeBufferPointer(pointers), frameCount: block.frameCount))
+            }
+            if let gain = gains?[s] { for i in 0..<target.count { target[i] *= gain } }
+        }
+        for c in 0..<channelCount {
+            guard let s = layout.signal(forOutputChannel: c) else {
+                block.channel(c).update(repeating: 0)
+                continue
+            }
+            if c != firstChannel[s] { _ = block.channel(c).update(fromContentsOf: block.channel(firstChannel[s])) }
+        }
+    }
+}

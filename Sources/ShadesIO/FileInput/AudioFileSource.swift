@@ -1,0 +1,175 @@
+import ShadesDSP
+
+/// A sound file as an ``AudioSource``: its frames decoded (any format libsndfile reads: WAV, FLAC,
+/// OGG/Vorbis, Opus, MP3 …), resampled to ``sampleRate`` when another rate is asked, then silence.
+///
+/// A reader thread of its own decodes and resamples ahead (``ReadAhead``: three blocks of
+/// ``blockFrames``), so any modifier can run on a file ("music notched at 6 kHz" is a ``NotchedSource``
+/// over this source) and the render call only copies. It allocates nothing and takes no locks; when the
+/// reader has not delivered yet (a slow disk) it waits for it, which suits offline rendering.
+///
+/// The length: a PCM or FLAC file's is exact; an MP3's or Ogg's header only estimates it, so the decoded
+/// length, ``frameCount``, is known once rendering has reached the end. A read error after opening
+/// (a truncated WAV) ends the source: ``failure`` says why, and what was rendered after it is silence.
+public final class AudioFileSource: AudioSource {
+    public let path: String
+    /// Output rate, Hz: the file's, or the one asked for.
+    public let sampleRate: Double
+    public let channelCount: Int
+    /// The file's own rate, Hz.
+    public let inputSampleRate: Double
+    /// Frames the file's header announces (for MP3 and Ogg an estimate; see ``AudioFileInput/frameCount``).
+    public let announcedInputFrames: Int
+    /// Frames per block decoded ahead.
+    public let blockFrames: Int
+    /// Output frames the source has (after resampling: round(n · rate ratio)); nil until rendering
+    /// has reached the end.
+    public private(set) var frameCount: Int?
+    /// Input frames decoded; nil until the end.
+    public private(set) var inputFramesDecoded: Int?
+    /// Set at the end when the frames read are not all the file holds or announces (a cut MP3): see
+    /// ``AudioFileInput/lengthWarning``.
+    public private(set) var lengthWarning: String?
+    /// Why the source ended early (a read error), or nil.
+    public private(set) var failure: AudioFileError?
+
+    /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
+    /// find the end of a stream, e.g. a cut-off Ogg file).
+    public static let longestFrames = 24 * 3600 * 192_000
+
+    private let input: AudioFileInput
+    private let resampler: StreamingResampler?
+    private let readAhead: ReadAhead
+    private let current: AudioBuffer
+    private var available = 0, position = 0, delivered = 0
+    private var ended = false
+
+    /// Opens `path` and starts decoding ahead.
+    ///
+    /// - Parameters:
+    ///   - sampleRate: the rate to render at (8,000 … 192,000 Hz, whole); nil keeps the file's.
+    ///   - quality: libsamplerate's converter when the rate changes.
+    /// - Throws: `.runtime` naming the file when it cannot be opened, is empty, truncated (a WAV or AIFF
+    ///   whose data chunk is cut), of unknown length or of a rate out of range; `.usage` for a bad
+    ///   `sampleRate`.
+    public init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
+                blockFrames: Int = 131_072) throws(AudioFileError) {
+        if let sampleRate {
+            do throws(ParameterError) {
+                try validateSampleRate(sampleRate)
+                guard sampleRate == sampleRate.rounded() else {
+                    throw ParameterError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+                }
+            } catch { throw .usage(error.description) }
+        }
+        let input = try Self.openInput(path: path)
+        let inputRate = Double(input.sampleRate)
+        self.path = path
+        self.input = input
+        self.blockFrames = blockFrames
+        inputSampleRate = inputRate
+        self.sampleRate = sampleRate ?? inputRate
+        channelCount = input.channelCount
+        announcedInputFrames = input.frameCount
+        let resampler = self.sampleRate == inputRate ? nil
+            : try StreamingResampler(channelCount: channelCount, inputRate: inputRate, outputRate: self.sampleRate,
+                                     quality: quality, outputBlockFrames: blockFrames)
+        self.resampler = resampler
+        current = AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false)
+        // The reader thread owns the input and the resampler until it has finished. The input ends when a
+        // read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
+        let channels = channelCount
+        readAhead = ReadAhead(channelCount: channels, blockFrames: blockFrames) { fill throws(AudioFileError) in
+            guard let resampler else {
+                var n = 0
+                while try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
+                      n > 0 {}
+                return
+            }
+            let buffer = AudioBuffer(channelCount: channels, frameCapacity: blockFrames, zeroed: false)
+            var going = true
+            while going && !resampler.isFinished {
+                let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
+                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
+                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(AudioFileError) in
+                        guard going else { return }
+                        going = try fill { (slot: AudioBlock) -> Int in
+                            for c in 0..<channels { _ = slot.channel(c).update(fromContentsOf: o.channel(c)) }
+                            return o.frameCount
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    deinit { readAhead.stop() }
+
+    /// Opens `path` for reading and checks its header: not truncated (a WAV or AIFF whose data chunk is
+    /// cut), of known length, of a rate in 8,000 … 192,000 Hz.
+    public static func openInput(path: String) throws(AudioFileError) -> AudioFileInput {
+        let input = try AudioFileInput(path: path)
+        if let problem = input.truncation {
+            throw .runtime("cannot read \(path): the file is truncated or corrupt (\(problem))")
+        }
+        guard input.frameCount <= longestFrames else {
+            throw .runtime("cannot read \(path): the file is truncated or corrupt (its length is unknown)")
+        }
+        do throws(ParameterError) { try validateSampleRate(Double(input.sampleRate)) } catch {
+            throw .runtime("cannot process \(path): its rate \(formatNumber(Double(input.sampleRate))) Hz is out of range "
+                           + "(allowed: 8000 … 192000 Hz)")
+        }
+        return input
+    }
+
+    /// Output frames for `inputFrames` decoded frames: as many, or round(n · rate ratio) when resampling.
+    public func outputFrames(forInput inputFrames: Int) -> Int {
+        resampler == nil ? inputFrames
+            : StreamingResampler.outputFrameCount(inputFrames: inputFrames, inputRate: inputSampleRate, outputRate: sampleRate)
+    }
+
+    public func render(into block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "block has the wrong channel count")
+        var done = 0
+        while done < block.frameCount {
+            if position == available && !ended { takeNextBlock() }
+            if ended {
+                for c in 0..<channelCount { block.channel(c)[done...].update(repeating: 0) }
+                return
+            }
+            let n = min(block.frameCount - done, available - position)
+            for c in 0..<channelCount {
+                let destination = block.channel(c).baseAddress! + done
+                current.withChannel(c) { destination.update(from: $0.baseAddress! + position, count: n) }
+            }
+            position += n
+            done += n
+            delivered += n
+        }
+    }
+
+    /// Copies the reader's next block into `current`, or marks the end.
+    private func takeNextBlock() {
+        do throws(AudioFileError) {
+            let next = try readAhead.next { (b: AudioBlock) -> Int in
+                for c in 0..<channelCount { current.withChannel(c) { _ = $0.update(fromContentsOf: b.channel(c)) } }
+                return b.frameCount
+            }
+            if let next {
+                (available, position) = (next, 0)
+                return
+            }
+        } catch {
+            failure = error
+        }
+        // The reader has finished: the input is this thread's again.
+        ended = true
+        inputFramesDecoded = input.framesRead
+        lengthWarning = input.lengthWarning
+        let expected = outputFrames(forInput: input.framesRead)
+        if failure == nil && delivered != expected {
+            failure = .runtime("cannot read \(path): \(delivered) of \(expected) frames came out")
+        }
+        frameCount = delivered
+    }
+}

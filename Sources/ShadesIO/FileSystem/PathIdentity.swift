@@ -1,0 +1,117 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A path's identity, for refusing to write over an input: its absolute path with "." and ".." removed
+/// and symbolic links in the existing part resolved, plus the file's device and inode when it exists.
+/// Two paths are the same file when their canonical paths are equal, or both exist with the same inode
+/// (hard links). (Comparing an existing input's inode with a not-yet-existing output's path never
+/// matches: "./new-folder/../song.wav" then overwrote song.wav once the folder was made.)
+package struct PathIdentity: Hashable {
+    private let device: UInt64?
+    private let inode: UInt64?
+    private let path: String
+
+    package init(_ path: String) {
+        var info = stat()
+        let exists = stat(path, &info) == 0
+        device = exists ? UInt64(info.st_dev) : nil
+        inode = exists ? UInt64(info.st_ino) : nil
+        self.path = Self.canonical(path)
+    }
+
+    package static func == (a: PathIdentity, b: PathIdentity) -> Bool {
+        if a.path == b.path { return true }
+        if let ai = a.inode, let bi = b.inode, let ad = a.device, let bd = b.device { return ai == bi && ad == bd }
+        return false
+    }
+
+    /// The canonical path only: hard links to one file compare equal but may hash apart, so identities
+    /// are compared pairwise, never through sets.
+    package func hash(into hasher: inout Hasher) { hasher.combine(path) }
+
+    /// The absolute, normalised path: the longest existing prefix through `realpath`, the rest lexically.
+    package static func canonical(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            absolute = FileManager.default.currentDirectoryPath + "/" + path
+        }
+        var parts: [Substring] = []
+        for part in absolute.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        // Resolve the longest prefix that exists.
+        var split = parts.count
+        while split > 0 {
+            let prefix = "/" + parts[0..<split].joined(separator: "/")
+            if let resolved = realpath(prefix, nil) {
+                defer { free(resolved) }
+                let rest = parts[split...].joined(separator: "/")
+                let base = String(cString: resolved)
+                return rest.isEmpty ? base : (base == "/" ? "/" : base + "/") + rest
+            }
+            split -= 1
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
+
+/// The output's missing folders: found before any work, created just before the file is written, and
+/// removed again if writing fails.
+package enum FolderCreation {
+    /// The folders to create for `path`, outermost first; throws if one cannot be created (a file is in
+    /// the way, or the nearest existing folder is not writable).
+    package static func missingFolders(for path: String) throws(AudioFileError) -> [String] {
+        var missing: [String] = []
+        var folder = AtomicFile.directory(of: path)
+        var info = stat()
+        while stat(folder, &info) != 0 {
+            guard errno == ENOENT else {
+                throw .runtime("cannot create folder \(folder) for \(path): \(String(cString: strerror(errno)))")
+            }
+            missing.insert(folder, at: 0)
+            let parent = AtomicFile.directory(of: folder)
+            if parent == folder { break }
+            folder = parent
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is a file, not a folder")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is not writable")
+        }
+        if missing.isEmpty {
+            try AtomicFile.checkWritable(path)
+        }
+        return missing
+    }
+
+    /// Creates `folders` (outermost first); returns those it made.
+    package static func create(_ folders: [String]) throws(AudioFileError) -> [String] {
+        var made: [String] = []
+        for folder in folders {
+            if mkdir(folder, 0o777) == 0 {
+                made.append(folder)
+            } else {
+                var info = stat()
+                let code = errno
+                guard code == EEXIST, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                    remove(made)
+                    throw .runtime("cannot create folder \(folder): \(String(cString: strerror(code)))")
+                }
+            }
+        }
+        return made
+    }
+
+    /// Removes `folders` innermost first, where empty.
+    package static func remove(_ folders: [String]) {
+        for folder in folders.reversed() { rmdir(folder) }
+    }
+}
+
