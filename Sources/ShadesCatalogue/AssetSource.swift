@@ -35,7 +35,7 @@ extension CatalogueAsset {
 
     /// The sound rendered into memory, the way the builder makes it: each layer rendered once in memory
     /// (and measured there), then mixed through the same graph as ``makeStream()``.
-    func renderBuffer() throws(CatalogueError) -> (buffer: AudioBuffer, renderedFrequencyHz: Double?) {
+    package func renderBuffer() throws(CatalogueError) -> (buffer: AudioBuffer, renderedFrequencyHz: Double?) {
         if let music {
             let (stream, buffer) = try notchedMusic(music, measuredOnly: true)
             return (buffer!, stream.renderedFrequencyHz)
