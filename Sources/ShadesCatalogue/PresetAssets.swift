@@ -47,6 +47,24 @@ public enum PresetAssets {
         return (assets, categories)
     }
 
+    /// One sound of the catalogue that `presetsFolder` describes, by id: a preset sound, or with
+    /// `tinnitusFrequencyHz` also the personalised ones (`personal-tone`, `personal-nbn-am10`, `personal-pink-notched` …).
+    public static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
+                             overrides: CatalogueOverrides = CatalogueOverrides()) throws(CatalogueError) -> CatalogueAsset {
+        let documents: [(file: String, document: CatalogueDocument)]
+        do throws(PresetErrors) { documents = try PresetParser.loadCatalogue(folder: presetsFolder) } catch {
+            throw .input(error.description)
+        }
+        var assets = try resolve(documents, overrides: overrides).assets
+        if let f = tinnitusFrequencyHz, let defaults = documents.first?.document.defaults {
+            assets += try personal(frequencyHz: f, defaults: defaults, overrides: overrides).assets
+        }
+        guard let asset = assets.first(where: { $0.id == id }) else {
+            throw .input("sound \(id) is not in \(presetsFolder) (allowed: \(assets.map(\.id).joined(separator: ", ")))")
+        }
+        return asset
+    }
+
     /// The personalised category for a measured tinnitus frequency (Match Your Tinnitus, an audiologist):
     /// the pure tone, AM tones at 10 and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM
     /// version, and white and pink noise with the octave around the frequency notched (Okamoto 2010).

@@ -305,3 +305,17 @@ extension FileSink {
                        frames: buffer.frameCapacity, gains: gains)
     }
 }
+
+extension FileSink {
+    /// Writes `frames` frames of any `source` (every channel times `gain`, linear) to `path` (WAV or
+    /// FLAC by extension) in `sampleFormat`, atomically; 16-bit output is dithered per channel from
+    /// `seed`. The caller has checked that nothing clips.
+    public static func write(_ source: any AudioSource, frames: Int, to path: String, sampleFormat: SampleFormat,
+                             gain: Float = 1, seed: UInt64 = 1, comment: String? = nil) throws(AudioFileError) {
+        let channels = source.channelCount
+        let sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(source.sampleRate.rounded()),
+                                channelMap: Array(0..<channels),
+                                ditherKeys: (0..<channels).map { SeedStream.dither.key(seed: seed, channel: $0) }, comment: comment)
+        try sink.write(SourceGroups([source]), frames: frames, gains: Array(repeating: gain, count: channels))
+    }
+}
