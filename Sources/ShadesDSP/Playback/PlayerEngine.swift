@@ -1,0 +1,396 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The real-time player an app embeds: it mixes any number of sources (up to ``maximumVoices``), each
+/// with a gain that moves smoothly, started, paused, resumed and stopped with fades, replaced by another
+/// sound with an equal-power crossfade; a sleep timer (or the app's loop length) ends playback with a
+/// raised-cosine fade. It knows no audio API: the app's audio callback (an AVAudioSourceNode, a
+/// PortAudio or JACK callback) calls ``render(into:)`` with each block.
+///
+/// Threads: one control thread (the app's, any one) calls the control functions; they queue commands
+/// on a lock-free single-producer/single-consumer ring. The audio thread's ``render(into:)`` applies
+/// them, allocates nothing, takes no locks, does no I/O and never blocks (file sources read ahead on
+/// their own thread; see `AudioFileSource.waitsForReader`). Sources a voice no longer needs go back to
+/// the control thread on a second ring and are released there (``collectGarbage()``, also run by every
+/// control call), so no source is freed on the audio thread.
+///
+/// Time is counted in frames from the first rendered frame. A command applies at the start of the next
+/// render call, or at an exact frame (`atFrame`): the engine then splits its blocks there, so a schedule
+/// gives the same samples whatever the block sizes.
+///
+/// Shapes (t from 0 to 1 over the fade): a fade in is the raised cosine (1 − cos πt)/2, a fade out its
+/// mirror; a crossfade is equal-power, sin(πt/2) in and cos(πt/2) out (their powers sum to 1); a gain
+/// change is a linear ramp of the linear gain (no zipper noise).
+public final class PlayerEngine: @unchecked Sendable {
+    /// Identifies a voice for later commands.
+    public struct VoiceID: Hashable, Sendable { let value: Int }
+
+    public let sampleRate: Double
+    public let channelCount: Int
+    public let maximumVoices: Int
+    /// Largest block ``render(into:)`` accepts at once (larger blocks are rendered in pieces).
+    public let maximumBlockFrames: Int
+
+    // Control thread → audio thread.
+    private let commands: SPSCRing<Command>
+    // Audio thread → control thread: sources to release.
+    private let garbage: SPSCRing<any AudioSource>
+    private var nextVoice = 0   // control thread
+
+    // Audio thread state.
+    private var voices: [Voice?]
+    private let scratch: AudioBuffer
+    private let envelope: UnsafeMutablePointer<Float>
+    private var master = Ramp(value: 1)
+    private var position = 0
+    /// The timer: where its fade starts and where playback ends, and whether the fade has started.
+    private var timer: (fadeStart: Int, endFrame: Int, fading: Bool)?
+    private var timerFade = Ramp(value: 1)
+
+    // Audio thread → any thread.
+    private let renderedFrames = Atomic<Int>(0)
+    private let finished = Atomic<Bool>(false)
+    private let underrunCount = Atomic<Int>(0)
+    private let droppedCommandCount = Atomic<Int>(0)
+    private let peakBits = Atomic<UInt32>(0)
+    private let activeVoiceCount = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - sampleRate: Hz; every source played must have this rate and `channelCount` channels.
+    ///   - maximumVoices: voices playing at once (a crossfade holds two).
+    ///   - commandCapacity: commands queued between two render calls.
+    public init(sampleRate: Double, channelCount: Int, maximumVoices: Int = 8, maximumBlockFrames: Int = 4_096,
+                commandCapacity: Int = 256) {
+        precondition(channelCount > 0 && maximumVoices > 0 && maximumBlockFrames > 0)
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.maximumVoices = maximumVoices
+        self.maximumBlockFrames = maximumBlockFrames
+        commands = SPSCRing(capacity: commandCapacity)
+        garbage = SPSCRing(capacity: commandCapacity + maximumVoices)
+        voices = Array(repeating: nil, count: maximumVoices)
+        scratch = AudioBuffer(channelCount: channelCount, frameCapacity: maximumBlockFrames)
+        envelope = .allocate(capacity: maximumBlockFrames)
+        envelope.initialize(repeating: 0, count: maximumBlockFrames)
+    }
+
+    deinit { envelope.deallocate() }
+
+    // MARK: Control (one control thread)
+
+    /// Starts `source` (its rate and channels the engine's) at `gainDB`, fading in over `fadeInSeconds`.
+    @discardableResult
+    public func play(_ source: any AudioSource, gainDB: Double = 0, fadeInSeconds: Double = 0.05, atFrame: Int? = nil) -> VoiceID {
+        precondition(source.sampleRate == sampleRate && source.channelCount == channelCount,
+                     "a source of \(source.sampleRate) Hz, \(source.channelCount) channels in an engine of \(sampleRate) Hz, \(channelCount)")
+        let id = VoiceID(value: nextVoice)
+        nextVoice += 1
+        send(.play(id, source, gain: Float(Self.amplitude(gainDB)), fadeFrames: frames(fadeInSeconds)), atFrame)
+        return id
+    }
+
+    /// Moves the voice's gain to `gainDB` in a linear ramp of `rampSeconds`.
+    public func setGain(_ voice: VoiceID, gainDB: Double, rampSeconds: Double = 0.05, atFrame: Int? = nil) {
+        send(.gain(voice, Float(Self.amplitude(gainDB)), rampFrames: frames(rampSeconds)), atFrame)
+    }
+
+    /// Fades the voice out and holds it where it is (its source is not rendered while paused).
+    public func pause(_ voice: VoiceID, fadeSeconds: Double = 0.05, atFrame: Int? = nil) {
+        send(.pause(voice, fadeFrames: frames(fadeSeconds)), atFrame)
+    }
+
+    /// Fades a paused voice back in from where it was.
+    public func resume(_ voice: VoiceID, fadeSeconds: Double = 0.05, atFrame: Int? = nil) {
+        send(.resume(voice, fadeFrames: frames(fadeSeconds)), atFrame)
+    }
+
+    /// Fades the voice out and removes it.
+    public func stop(_ voice: VoiceID, fadeSeconds: Double = 0.05, atFrame: Int? = nil) {
+        send(.stop(voice, fadeFrames: frames(fadeSeconds)), atFrame)
+    }
+
+    /// Replaces the voice's sound by `source` with an equal-power crossfade of `seconds`; the new voice
+    /// keeps the old one's gain.
+    @discardableResult
+    public func crossfade(_ voice: VoiceID, to source: any AudioSource, seconds: Double, atFrame: Int? = nil) -> VoiceID {
+        precondition(source.sampleRate == sampleRate && source.channelCount == channelCount, "source does not match the engine")
+        let id = VoiceID(value: nextVoice)
+        nextVoice += 1
+        send(.crossfade(from: voice, to: id, source, fadeFrames: frames(seconds)), atFrame)
+        return id
+    }
+
+    /// Moves the master gain to `gainDB` in a linear ramp (volume keys).
+    public func setMasterGain(_ gainDB: Double, rampSeconds: Double = 0.05, atFrame: Int? = nil) {
+        send(.masterGain(Float(Self.amplitude(gainDB)), rampFrames: frames(rampSeconds)), atFrame)
+    }
+
+    /// Pauses (`true`) or resumes everything with a fade of `fadeSeconds`.
+    public func setPaused(_ paused: Bool, fadeSeconds: Double = 0.05, atFrame: Int? = nil) {
+        send(.masterPause(paused, fadeFrames: frames(fadeSeconds)), atFrame)
+    }
+
+    /// Ends playback `seconds` after the frame it applies at (or after `atFrame`), the last
+    /// `fadeOutSeconds` a raised-cosine fade; then ``isFinished``. A sleep timer, or the app's loop length.
+    public func setTimer(seconds: Double, fadeOutSeconds: Double, atFrame: Int? = nil) {
+        send(.timer(frames: frames(seconds), fadeFrames: min(frames(fadeOutSeconds), frames(seconds))), atFrame)
+    }
+
+    /// Ends playback with a fade of `fadeSeconds` from now (Ctrl-C).
+    public func finish(fadeSeconds: Double = 0.3, atFrame: Int? = nil) {
+        setTimer(seconds: fadeSeconds, fadeOutSeconds: fadeSeconds, atFrame: atFrame)
+    }
+
+    /// Releases the sources the audio thread has finished with. Every control call runs it; call it now
+    /// and then when no command is sent.
+    public func collectGarbage() {
+        while garbage.pop() != nil {}
+    }
+
+    /// The audio thread reports a device underrun (e.g. PortAudio's `paOutputUnderflow`).
+    public func countUnderrun() { underrunCount.add(1, ordering: .relaxed) }
+
+    // MARK: Status (any thread)
+
+    /// Frames rendered since the start.
+    public var framesRendered: Int { renderedFrames.load(ordering: .relaxed) }
+    /// True once the timer's end (or ``finish(fadeSeconds:atFrame:)``) has been rendered: what follows is silence.
+    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+    /// Underruns reported by the host (``countUnderrun()``).
+    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    /// Commands dropped because the queue was full (never, with a control thread that waits for render calls).
+    public var droppedCommands: Int { droppedCommandCount.load(ordering: .relaxed) }
+    /// Voices sounding or fading.
+    public var activeVoices: Int { activeVoiceCount.load(ordering: .relaxed) }
+    /// The largest |sample| rendered since the last call (linear), for a level meter; resets it.
+    public func takePeak() -> Float { Float(bitPattern: peakBits.exchange(0, ordering: .relaxed)) }
+
+    // MARK: Rendering (the audio thread)
+
+    /// Renders the next `block.frameCount` frames: the voices mixed, each at its gain and fade, times the
+    /// master gain and timer. Allocates nothing, takes no locks, never blocks.
+    public func render(into block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "block has the wrong channel count")
+        var done = 0
+        var peak: Float = 0
+        while done < block.frameCount {
+            applyDueCommands()
+            var n = min(block.frameCount - done, maximumBlockFrames)
+            if let due = commands.peek()?.frame, due > position { n = min(n, due - position) }
+            // A pausing voice stops rendering its source exactly where its fade ends.
+            for voice in voices where voice?.paused == true && voice?.fade.isSettled == false {
+                n = min(n, voice!.fade.remainingFrames)
+            }
+            if let current = timer, !current.fading {
+                if position >= current.fadeStart {
+                    timerFade.move(to: 0, frames: current.endFrame - position, shape: .raisedCosine)
+                    timer!.fading = true
+                } else {
+                    n = min(n, current.fadeStart - position)
+                }
+            }
+            let part = block.frames(done..<done + n)
+            renderPiece(into: part)
+            for c in 0..<channelCount {
+                let samples = part.channel(c)
+                for i in 0..<n { peak = max(peak, abs(samples[i])) }
+            }
+            position += n
+            done += n
+        }
+        if let timer, position >= timer.endFrame { finished.store(true, ordering: .releasing) }
+        renderedFrames.store(position, ordering: .relaxed)
+        var old = peakBits.load(ordering: .relaxed)
+        while Float(bitPattern: old) < peak {
+            let (exchanged, now) = peakBits.compareExchange(expected: old, desired: peak.bitPattern, ordering: .relaxed)
+            if exchanged { break }
+            old = now
+        }
+    }
+
+    private func renderPiece(into part: AudioBlock) {
+        let n = part.frameCount
+        part.clear()
+        var active = 0
+        for v in voices.indices {
+            guard var voice = voices[v] else { continue }
+            if voice.paused && voice.fade.isSettled {
+                voices[v] = voice
+                active += 1
+                continue
+            }
+            scratch.withBlock(frames: 0..<n) { piece in
+                voice.source.render(into: piece)
+                for i in 0..<n { envelope[i] = voice.gain.next() * voice.fade.next() }
+                for c in 0..<channelCount {
+                    let from = piece.channel(c), to = part.channel(c)
+                    for i in 0..<n { to[i] += from[i] * envelope[i] }
+                }
+            }
+            if voice.stopping && voice.fade.isSettled {
+                garbage.push(voice.source)
+                voices[v] = nil
+            } else {
+                voices[v] = voice
+                active += 1
+            }
+        }
+        activeVoiceCount.store(active, ordering: .relaxed)
+        // Master gain and the timer's fade.
+        for i in 0..<n { envelope[i] = master.next() * timerFade.next() }
+        for c in 0..<channelCount {
+            let samples = part.channel(c)
+            for i in 0..<n { samples[i] *= envelope[i] }
+        }
+    }
+
+    private func applyDueCommands() {
+        while let due = commands.peek()?.frame, due <= position, let command = commands.pop() {
+            apply(command)
+        }
+    }
+
+    private func apply(_ command: Command) {
+        switch command.action {
+        case .play(let id, let source, let gain, let fadeFrames):
+            guard let slot = voices.firstIndex(where: { $0 == nil }) else { garbage.push(source); return }
+            voices[slot] = Voice(id: id, source: source, gain: Ramp(value: gain),
+                                 fade: Ramp(from: 0, to: 1, frames: fadeFrames, shape: .raisedCosine))
+        case .gain(let id, let gain, let rampFrames):
+            update(id) { $0.gain.move(to: gain, frames: rampFrames, shape: .linear) }
+        case .pause(let id, let fadeFrames):
+            update(id) { $0.paused = true; $0.fade.move(to: 0, frames: fadeFrames, shape: .raisedCosine) }
+        case .resume(let id, let fadeFrames):
+            update(id) { $0.paused = false; $0.fade.move(to: 1, frames: fadeFrames, shape: .raisedCosine) }
+        case .stop(let id, let fadeFrames):
+            update(id) { $0.stopping = true; $0.fade.move(to: 0, frames: fadeFrames, shape: .raisedCosine) }
+        case .crossfade(let from, let to, let source, let fadeFrames):
+            guard let old = voices.firstIndex(where: { $0?.id == from }),
+                  let slot = voices.firstIndex(where: { $0 == nil }) else { garbage.push(source); return }
+            let gain = voices[old]!.gain
+            voices[old]!.stopping = true
+            voices[old]!.fade.move(to: 0, frames: fadeFrames, shape: .equalPowerOut)
+            voices[slot] = Voice(id: to, source: source, gain: gain, fade: Ramp(from: 0, to: 1, frames: fadeFrames, shape: .equalPowerIn))
+        case .masterGain(let gain, let rampFrames):
+            master.move(to: gain, frames: rampFrames, shape: .linear)
+        case .masterPause(let paused, let fadeFrames):
+            for v in voices.indices where voices[v] != nil {
+                voices[v]!.paused = paused
+                voices[v]!.fade.move(to: paused ? 0 : 1, frames: fadeFrames, shape: .raisedCosine)
+            }
+        case .timer(let frames, let fadeFrames):
+            let end = position + frames
+            // An earlier end wins: a later timer (or Ctrl-C after the end is near) never extends playback.
+            if let current = timer, current.endFrame <= end { return }
+            if let current = timer, current.fading {
+                // Already fading: go on from the fade's present gain to 0 at the new, earlier end.
+                timerFade.move(to: 0, frames: end - position, shape: .raisedCosine)
+                timer = (position, end, true)
+            } else {
+                timer = (end - fadeFrames, end, false)
+            }
+        }
+    }
+
+    private func update(_ id: VoiceID, _ body: (inout Voice) -> Void) {
+        guard let v = voices.firstIndex(where: { $0?.id == id }) else { return }
+        body(&voices[v]!)
+    }
+
+    private func send(_ action: Command.Action, _ atFrame: Int?) {
+        collectGarbage()
+        if !commands.push(Command(frame: atFrame ?? Int.min, action: action)) {
+            droppedCommandCount.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func frames(_ seconds: Double) -> Int { max(0, Int((seconds * sampleRate).rounded())) }
+
+    static func amplitude(_ dB: Double) -> Double { pow(10, dB / 20) }
+}
+
+/// A command for the audio thread, applied when the engine reaches `frame` (Int.min: at once).
+struct Command {
+    enum Action {
+        case play(PlayerEngine.VoiceID, any AudioSource, gain: Float, fadeFrames: Int)
+        case gain(PlayerEngine.VoiceID, Float, rampFrames: Int)
+        case pause(PlayerEngine.VoiceID, fadeFrames: Int)
+        case resume(PlayerEngine.VoiceID, fadeFrames: Int)
+        case stop(PlayerEngine.VoiceID, fadeFrames: Int)
+        case crossfade(from: PlayerEngine.VoiceID, to: PlayerEngine.VoiceID, any AudioSource, fadeFrames: Int)
+        case masterGain(Float, rampFrames: Int)
+        case masterPause(Bool, fadeFrames: Int)
+        case timer(frames: Int, fadeFrames: Int)
+    }
+    let frame: Int
+    let action: Action
+}
+
+/// One voice: a source, its gain and its fade envelope.
+struct Voice {
+    let id: PlayerEngine.VoiceID
+    let source: any AudioSource
+    var gain: Ramp
+    var fade: Ramp
+    var paused = false
+    var stopping = false
+
+}
+
+/// A value moving from one level to another over a number of frames in a given shape; computed from
+/// the frame count into the move (in Double), so the values do not depend on how the frames are split.
+struct Ramp {
+    enum Shape { case linear, raisedCosine, equalPowerIn, equalPowerOut }
+    private(set) var from: Float
+    private(set) var to: Float
+    private var frames: Int
+    private var elapsed: Int
+    private var shape: Shape
+
+    init(value: Float) { (from, to, frames, elapsed, shape) = (value, value, 0, 0, .linear) }
+
+    init(from: Float, to: Float, frames: Int, shape: Shape) {
+        (self.from, self.to, self.frames, self.elapsed, self.shape) = (from, to, frames, 0, shape)
+    }
+
+    var isSettled: Bool { elapsed >= frames }
+    /// Frames until the move ends.
+    var remainingFrames: Int { max(0, frames - elapsed) }
+    /// The value now.
+    var current: Float { value(at: elapsed) }
+
+    /// Starts a move from the current value to `target` over `frames` frames.
+    mutating func move(to target: Float, frames: Int, shape: Shape) {
+        from = current
+        to = target
+        self.frames = frames
+        elapsed = 0
+        self.shape = shape
+    }
+
+    /// The value for this frame; advances one frame.
+    mutating func next() -> Float {
+        guard elapsed < frames else { return to }
+        let v = value(at: elapsed)
+        elapsed += 1
+        return v
+    }
+
+    private func value(at k: Int) -> Float {
+        guard k < frames else { return to }
+        let t = Double(k) / Double(frames)
+        let w: Double
+        switch shape {
+        case .linear: w = t
+        case .raisedCosine: w = (1 - cos(Double.pi * t)) / 2
+        case .equalPowerIn: w = sin(Double.pi / 2 * t)
+        case .equalPowerOut: w = 1 - cos(Double.pi / 2 * t)
+        }
+        return Float(Double(from) + (Double(to) - Double(from)) * w)
+    }
+}
+extension PlayerEngine: AudioSource {}
