@@ -32,6 +32,12 @@ public final class AudioFileSource: AudioSource {
     public private(set) var lengthWarning: String?
     /// Why the source ended early (a read error), or nil.
     public private(set) var failure: AudioFileError?
+    /// Whether a render call waits for the reader when its next block is not decoded yet (offline: the
+    /// default). A real-time player sets it false: the call then renders silence for the rest of the
+    /// block and counts an underrun, and the music goes on where it was on a later call.
+    public var waitsForReader = true
+    /// Render calls that found the reader behind (only when not ``waitsForReader``).
+    public private(set) var readerUnderruns = 0
 
     /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
     /// find the end of a stream, e.g. a cut-off Ogg file).
@@ -132,7 +138,11 @@ public final class AudioFileSource: AudioSource {
         precondition(block.channelCount == channelCount, "block has the wrong channel count")
         var done = 0
         while done < block.frameCount {
-            if position == available && !ended { takeNextBlock() }
+            if position == available && !ended && !takeNextBlock() {
+                readerUnderruns += 1
+                for c in 0..<channelCount { block.channel(c)[done...].update(repeating: 0) }
+                return
+            }
             if ended {
                 for c in 0..<channelCount { block.channel(c)[done...].update(repeating: 0) }
                 return
@@ -148,17 +158,19 @@ public final class AudioFileSource: AudioSource {
         }
     }
 
-    /// Copies the reader's next block into `current`, or marks the end.
-    private func takeNextBlock() {
+    /// Copies the reader's next block into `current`, or marks the end; false when not waiting and the
+    /// reader has no block ready.
+    private func takeNextBlock() -> Bool {
         do throws(AudioFileError) {
-            let next = try readAhead.next { (b: AudioBlock) -> Int in
+            let next = try readAhead.next(waiting: waitsForReader) { (b: AudioBlock) -> Int in
                 for c in 0..<channelCount { current.withChannel(c) { _ = $0.update(fromContentsOf: b.channel(c)) } }
                 return b.frameCount
             }
             if let next {
                 (available, position) = (next, 0)
-                return
+                return true
             }
+            if !readAhead.ended { return false }
         } catch {
             failure = error
         }
@@ -171,5 +183,6 @@ public final class AudioFileSource: AudioSource {
             failure = .runtime("cannot read \(path): \(delivered) of \(expected) frames came out")
         }
         frameCount = delivered
+        return true
     }
 }

@@ -33,6 +33,8 @@ package final class ReadAhead: @unchecked Sendable {
     private var failure: AudioFileError?
     private var readSlot = 0, takeSlot = 0
     private var taken = 0
+    /// True once ``next(_:)`` has returned the end.
+    package private(set) var ended = false
 
     /// Starts the reader: `read` calls its argument once per block (`fill`, which returns false once the
     /// consumer has stopped); `fill` lends a slot to its closure, which writes up to `blockFrames` frames
@@ -90,9 +92,20 @@ package final class ReadAhead: @unchecked Sendable {
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
     /// reader's error after the blocks read before it.
     package func next<R>(_ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
-        filled.wait()
+        try next(waiting: true, body)
+    }
+
+    /// Like ``next(_:)``; without `waiting`, returns nil at once when no block is ready yet (see
+    /// ``isFinished`` to tell that from the end).
+    package func next<R>(waiting: Bool, _ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
+        if waiting {
+            filled.wait()
+        } else if filled.wait(timeout: .now()) == .timedOut {
+            return nil
+        }
         if taken == finalCount.load(ordering: .acquiring) {
             filled.signal()   // later calls see the end too
+            ended = true
             if let failure { throw failure }
             return nil
         }
