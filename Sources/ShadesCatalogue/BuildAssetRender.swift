@@ -24,43 +24,39 @@ struct FileMeasurement: Sendable {
     let spectrum: PowerSpectrum?
 
     /// Reads `path` once and measures loudness and true peak, and optionally seams and spectrum.
-    static func measure(path: String, seams wantSeams: Bool, spectrum wantSpectrum: Bool) throws(CatalogueError) -> FileMeasurement {
-        let input: AudioFileInput
-        do throws(AudioFileError) { input = try AudioFileInput(path: path) } catch { throw .io(error.description) }
+    static func measure(path: String, seams wantSeams: Bool, spectrum wantSpectrum: Bool) throws(ShadesError) -> FileMeasurement {
+        let input = try AudioFileInput(path: path)
         let channels = input.channelCount, rate = Double(input.sampleRate)
         var meter: LoudnessAndPeak
-        do throws(LoudnessError) {
+        do throws(ShadesError) {
             meter = try LoudnessAndPeak(channelCount: channels, sampleRate: rate)
-        } catch { throw .io("cannot measure \(path): \(error.description)") }
+        } catch { throw .runtime("cannot measure \(path): \(error.description)") }
         var seams = wantSeams ? Array(repeating: SeamAccumulator(), count: channels) : []
         var spectra: [SpectrumAccumulator] = []
         if wantSpectrum {
-            do throws(ParameterError) { spectra = Array(repeating: try SpectrumAccumulator(sampleRate: rate), count: channels) } catch {
-                throw .io("cannot measure the spectrum of \(path): \(error.description)")
+            do throws(ShadesError) { spectra = Array(repeating: try SpectrumAccumulator(sampleRate: rate), count: channels) } catch {
+                throw .runtime("cannot measure the spectrum of \(path): \(error.description)")
             }
         }
         let block = AudioBuffer(channelCount: channels, frameCapacity: 65_536, zeroed: false)
         while true {
-            let frames: Int
-            do throws(AudioFileError) {
-                frames = try block.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-            } catch { throw .io(error.description) }
+            let frames: Int = try block.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
             if frames == 0 { break }
             let planes = (0..<channels).map { c in block.withChannel(c) { UnsafeBufferPointer(rebasing: $0[0..<frames]) } }
-            do throws(LoudnessError) { try meter.add(planes) } catch { throw .io("cannot measure \(path): \(error.description)") }
+            do throws(ShadesError) { try meter.add(planes) } catch { throw .runtime("cannot measure \(path): \(error.description)") }
             for c in 0..<seams.count { seams[c].add(planes[c]) }
             for c in 0..<spectra.count { spectra[c].add(planes[c]) }
         }
         let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
-        do throws(LoudnessError) { loudness = try meter.result() } catch { throw .io("cannot measure \(path): \(error.description)") }
+        do throws(ShadesError) { loudness = try meter.result() } catch { throw .runtime("cannot measure \(path): \(error.description)") }
         var seamReports: [SeamReport] = []
         var spectrum: PowerSpectrum?
-        do throws(ParameterError) {
-            seamReports = try seams.map { (s: SeamAccumulator) throws(ParameterError) in try s.result() }
+        do throws(ShadesError) {
+            seamReports = try seams.map { (s: SeamAccumulator) throws(ShadesError) in try s.result() }
             if wantSpectrum, loudness.integratedLUFS != nil {
-                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
+                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ShadesError) in try s.result() })
             }
-        } catch { throw .io("cannot measure \(path): \(error.description)") }
+        } catch { throw .runtime("cannot measure \(path): \(error.description)") }
         return FileMeasurement(frames: input.framesRead, sampleRate: input.sampleRate, channels: channels,
                                integratedLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP,
                                seams: seamReports, spectrum: spectrum)
@@ -108,12 +104,12 @@ struct BuiltSound: Sendable {
 enum AssetRenderer {
     /// Renders `asset` in memory, sets its loudness, writes `folder/<id>.<ext>` atomically and verifies
     /// the written file.
-    static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(CatalogueError) -> BuiltSound {
+    static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(ShadesError) -> BuiltSound {
         let id = asset.id
         let (buffer, renderedFrequencyHz) = try renderMix(asset)
         let channels = buffer.channelCount
         let before: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
-        do throws(LoudnessError) {
+        do throws(ShadesError) {
             var meter = try LoudnessAndPeak(channelCount: channels, sampleRate: asset.request.sampleRate)
             try meter.add((0..<channels).map { c in buffer.withChannel(c) { UnsafeBufferPointer($0) } })
             before = try meter.result()
@@ -135,26 +131,24 @@ enum AssetRenderer {
         recipe.levelDBFS = asset.request.levelDBFS + gainDB
         let path = folder + "/" + asset.fileName
         let gain = Float(Decibels.amplitude(gainDB))
-        do throws(AudioFileError) {
-            let format = try AudioFileFormat(container: asset.container, sampleFormat: asset.sampleFormat)
-            try AudioFileWriter.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
-                                      to: path, format: format, ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
-                                      comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz,
-                                                                format: asset.sampleFormat))
-        } catch { throw .io(error.description) }
+        let format = try AudioFileFormat(container: asset.container, sampleFormat: asset.sampleFormat)
+        try AudioFileWriter.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
+                                  to: path, format: format, ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
+                                  comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz,
+                                                            format: asset.sampleFormat))
         return try verify(asset, recipe: recipe, cacheKey: cacheKey, path: path)
     }
 
     /// The asset in memory at its request's level: one render, or the layers of a texture each at its
     /// own level, times its gain and swell, summed. Returns the buffer and the tone frequency rendered.
-    static func renderMix(_ asset: CatalogueAsset) throws(CatalogueError) -> (AudioBuffer, Double?) {
+    static func renderMix(_ asset: CatalogueAsset) throws(ShadesError) -> (AudioBuffer, Double?) {
         if let music = asset.music { return (try notchedMusic(music, asset: asset), nil) }
         let layers = asset.layers ?? [MixLayer(request: asset.request, gainDB: 0)]
         var mix: AudioBuffer?
         var frequency: Double?
         for layer in layers {
             let rendered: RenderedSound
-            do throws(ParameterError) { rendered = try Renderer.render(layer.request) } catch {
+            do throws(ShadesError) { rendered = try Renderer.render(layer.request) } catch {
                 throw .asset(id: asset.id, message: error.description)
             }
             frequency = frequency ?? rendered.renderedFrequencyHz
@@ -164,7 +158,7 @@ enum AssetRenderer {
             if let period = layer.swellPeriodSeconds {
                 let rate = layer.request.sampleRate
                 let periods = layer.request.loop ? SwellSource.loopPeriods(near: period, frameCount: frames, sampleRate: rate) : nil
-                do throws(ParameterError) {
+                do throws(ShadesError) {
                     swell = try SwellSource(source: SilenceSource(sampleRate: rate), periodSeconds: period, depth: layer.swellDepth ?? 0.5,
                                             seed: layer.request.seed, periodsSeconds: periods)
                 } catch { throw .asset(id: asset.id, message: error.description) }
@@ -199,26 +193,26 @@ enum AssetRenderer {
     /// The patient's music notched at the catalogue's rate (the notch pipeline: delay removed, exact length),
     /// in memory in Float; the builder then sets its loudness like any other sound. Music not read whole
     /// (``NotchReport/lengthWarning``: a cut MP3) is refused: a catalogue sound is all of its source.
-    static func notchedMusic(_ music: MusicInput, asset: CatalogueAsset) throws(CatalogueError) -> AudioBuffer {
+    static func notchedMusic(_ music: MusicInput, asset: CatalogueAsset) throws(ShadesError) -> AudioBuffer {
         let temporary = FileManager.default.temporaryDirectory.path + "/shades-music-\(getpid())-\(UUID().uuidString).wav"
         defer { try? FileManager.default.removeItem(atPath: temporary) }
-        do throws(RenderError) {
+        do throws(ShadesError) {
             let report = try NotchedMusic.process(NotchJob(inputPath: music.path, outputPath: temporary, notches: .everyChannel([music.notch]),
                                                            outputRateHz: asset.request.sampleRate, sampleFormat: .f32, ceilingDBTP: 0))
-            if let warning = report.lengthWarning { throw RenderError.runtime(warning) }
+            if let warning = report.lengthWarning { throw ShadesError.runtime(warning) }
         } catch { throw .asset(id: asset.id, message: error.description) }
-        do throws(AudioFileError) { return try DecodedAudio(contentsOf: temporary).buffer } catch {
+        do throws(ShadesError) { return try DecodedAudio(contentsOf: temporary).buffer } catch {
             throw .asset(id: asset.id, message: error.description)
         }
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.
-    static func verify(_ asset: CatalogueAsset, recipe: RenderRequest, cacheKey: String, path: String) throws(CatalogueError) -> BuiltSound {
+    static func verify(_ asset: CatalogueAsset, recipe: RenderRequest, cacheKey: String, path: String) throws(ShadesError) -> BuiltSound {
         let measured = try FileMeasurement.measure(path: path, seams: asset.request.loop, spectrum: true)
         if let problem = measured.problems(targetLUFS: asset.loudnessLUFS, loop: asset.request.loop).first {
             throw .asset(id: asset.id, message: "written file \(asset.fileName): \(problem)")
         }
-        guard let sha = SHA256.hex(ofFile: path) else { throw .io("cannot read \(path) to hash it") }
+        guard let sha = SHA256.hex(ofFile: path) else { throw .input("cannot read \(path) to hash it") }
         let sound = Manifest.Sound(
             id: asset.id, category: asset.category, titles: asset.titles, file: asset.fileName,
             durationSeconds: Double(measured.frames) / Double(measured.sampleRate), frames: measured.frames,

@@ -210,31 +210,9 @@ public struct SourceLocation: Sendable, Equatable {
     public init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
 }
 
-/// One problem in a catalogue file, as one line: `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
-public struct PresetError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var column: Int?
-    public var message: String
-
-    public init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
-        (self.file, self.line, self.column, self.message) = (file, line, column, message)
-    }
-
-    init(file: String, at location: SourceLocation?, _ message: String) {
-        self.init(file: file, line: location?.line, column: location?.column, message: message)
-    }
-
-    public var description: String {
-        var position = file
-        if let line { position += ":\(line)" + (column.map { ":\($0)" } ?? "") }
-        return "\(position): \(message)"
-    }
-}
-
 /// Every problem found, one line each.
 public struct PresetErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public var errors: [PresetError]
-    public init(_ errors: [PresetError]) { self.errors = errors }
+    public var errors: [ShadesError]
+    public init(_ errors: [ShadesError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

@@ -198,25 +198,22 @@ public enum NotchedMusic {
     /// or written. On any error no output is left behind and the input is untouched. An MP3 or Ogg file
     /// not read whole (shorter than its header estimates, or cut by libsndfile at its estimate) is notched
     /// as far as it is read, with ``NotchReport/lengthWarning``.
-    public static func process(_ job: NotchJob) throws(RenderError) -> NotchReport {
+    public static func process(_ job: NotchJob) throws(ShadesError) -> NotchReport {
         let plan = try NotchPlan(job: job)
         var created: [String] = []
-        do throws(RenderError) {
-            let measured: NotchPlan.Measurements
-            do throws(AudioFileError) { measured = try plan.run(.measure) } catch { throw RenderError(error) }
+        do throws(ShadesError) {
+            let measured: NotchPlan.Measurements = try plan.run(.measure)
             let gain = plan.gain(forPeak: measured.outputPeak)
             created = try FolderCreation.create(plan.foldersToCreate)
             let comment = Self.comment(for: job, inputRate: plan.inputRate, outputRate: plan.outputRate,
                                        gainDB: Decibels.fromAmplitude(Double(gain)))
-            do throws(AudioFileError) {
-                try AtomicFile.write(to: job.outputPath) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
-                    let output = try AudioFileOutput(file: temporary, sampleRate: Int(plan.outputRate),
-                                                     channelCount: plan.channelCount, format: plan.format,
-                                                     frameCount: measured.outputFrames, comment: comment)
-                    _ = try plan.run(.write(output, gain: gain, inputFrames: measured.inputFrames))
-                    try output.close()
-                }
-            } catch { throw RenderError(error) }
+            try AtomicFile.write(to: job.outputPath) { (temporary: AtomicFile.Temporary) throws(ShadesError) in
+                let output = try AudioFileOutput(file: temporary, sampleRate: Int(plan.outputRate),
+                                                 channelCount: plan.channelCount, format: plan.format,
+                                                 frameCount: measured.outputFrames, comment: comment)
+                _ = try plan.run(.write(output, gain: gain, inputFrames: measured.inputFrames))
+                try output.close()
+            }
             let suitability = plan.suitability(measured.spectra)
             return NotchReport(
                 input: job.inputPath, output: job.outputPath, inputSampleRate: plan.inputRate, sampleRate: plan.outputRate,
@@ -238,8 +235,8 @@ public enum NotchedMusic {
     /// written atomically, and has its own result, in the order of `jobs`. A job whose output is another
     /// job's input or an earlier job's output fails without running.
     public static func processBatch(_ jobs: [NotchJob],
-                                    concurrency: Int = defaultConcurrency) -> [Result<NotchReport, RenderError>] {
-        let slots = ResultSlots<Result<NotchReport, RenderError>>(count: jobs.count)
+                                    concurrency: Int = defaultConcurrency) -> [Result<NotchReport, ShadesError>] {
+        let slots = ResultSlots<Result<NotchReport, ShadesError>>(count: jobs.count)
         var runnable: [Int] = []
         let inputs = jobs.map { PathIdentity($0.inputPath) }
         var outputs: [PathIdentity] = []
@@ -265,7 +262,7 @@ public enum NotchedMusic {
                     let k = next.value.add(1, ordering: .relaxed).oldValue
                     guard k < work.count else { return }
                     let i = work[k]
-                    do throws(RenderError) { slots[i] = .success(try process(jobs[i])) } catch { slots[i] = .failure(error) }
+                    do throws(ShadesError) { slots[i] = .success(try process(jobs[i])) } catch { slots[i] = .failure(error) }
                 }
             }
         }
@@ -307,21 +304,17 @@ struct NotchPlan {
     /// find the end of a stream, e.g. a cut-off Ogg file).
     static let longestFrames = 24 * 3600 * 192_000
 
-    init(job: NotchJob) throws(RenderError) {
+    init(job: NotchJob) throws(ShadesError) {
         self.job = job
-        do throws(AudioFileError) {
-            format = try AudioFileFormat(container: try Container(path: job.outputPath), sampleFormat: job.sampleFormat)
-        } catch { throw RenderError(error) }
+        format = try AudioFileFormat(container: try Container(path: job.outputPath), sampleFormat: job.sampleFormat)
         guard job.ceilingDBTP.isFinite, job.ceilingDBTP >= -20, job.ceilingDBTP <= 0 else {
-            throw .usage(ParameterError(parameter: "ceiling", value: "\(job.ceilingDBTP) dBTP", allowed: "-20 … 0 dBTP").description)
+            throw ShadesError(parameter: "ceiling", value: "\(job.ceilingDBTP) dBTP", allowed: "-20 … 0 dBTP")
         }
         if let rate = job.outputRateHz {
-            do throws(ParameterError) {
-                try validateSampleRate(rate)
-                guard rate == rate.rounded() else {
-                    throw ParameterError(parameter: "rate", value: "\(rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
-                }
-            } catch { throw .usage(error.description) }
+            try validateSampleRate(rate)
+            guard rate == rate.rounded() else {
+                throw ShadesError(parameter: "rate", value: "\(rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+            }
         }
         if PathIdentity(job.outputPath) == PathIdentity(job.inputPath) {
             throw .usage("output \(job.outputPath) is the input file \(job.inputPath) "
@@ -329,25 +322,24 @@ struct NotchPlan {
         }
 
         // The input: opened to read its header (closed again; each pass reopens it).
-        let input: AudioFileInput
-        do throws(AudioFileError) { input = try AudioFileInput(path: job.inputPath) } catch { throw RenderError(error) }
+        let input = try AudioFileInput(path: job.inputPath)
         if let problem = input.truncation {
-            throw .runtime("cannot read \(job.inputPath): the file is truncated or corrupt (\(problem))")
+            throw .input("cannot read \(job.inputPath): the file is truncated or corrupt (\(problem))")
         }
         inputRate = Double(input.sampleRate)
         channelCount = input.channelCount
         announcedFrames = input.frameCount
         guard announcedFrames <= Self.longestFrames else {
-            throw .runtime("cannot read \(job.inputPath): the file is truncated or corrupt (its length is unknown)")
+            throw .input("cannot read \(job.inputPath): the file is truncated or corrupt (its length is unknown)")
         }
         outputRate = job.outputRateHz ?? inputRate
-        do throws(ParameterError) { try validateSampleRate(inputRate) } catch {
+        do throws(ShadesError) { try validateSampleRate(inputRate) } catch {
             throw .runtime("cannot process \(job.inputPath): its rate \(formatNumber(inputRate)) Hz is out of range "
                            + "(allowed: 8000 … 192000 Hz)")
         }
 
         if case .perEar = job.notches, channelCount != 2 {
-            throw .usage("--left/--right need a stereo input: \(job.inputPath) has \(channelCount) "
+            throw .usage("left/right need a stereo input: \(job.inputPath) has \(channelCount) "
                          + "channel\(channelCount == 1 ? "" : "s") (allowed: 2 channels, or the same notches for every channel)")
         }
         let notches = job.notches.notches(channelCount: channelCount)
@@ -360,11 +352,9 @@ struct NotchPlan {
         for list in notches {
             guard !list.isEmpty else { designs.append(nil); continue }
             if let same = made.first(where: { $0.notches == list }) { designs.append(same.design); continue }
-            do throws(ParameterError) {
-                let design = try NotchDesign(notches: list, sampleRate: outputRate)
-                made.append((list, design))
-                designs.append(design)
-            } catch { throw .usage(error.description) }
+            let design = try NotchDesign(notches: list, sampleRate: outputRate)
+            made.append((list, design))
+            designs.append(design)
         }
         self.designs = designs
         let rate = outputRate
@@ -464,7 +454,7 @@ struct NotchPlan {
     }
 
     /// Runs the chain over the whole file once.
-    func run(_ pass: Pass) throws(AudioFileError) -> Measurements {
+    func run(_ pass: Pass) throws(ShadesError) -> Measurements {
         let measuring: Bool
         if case .measure = pass { measuring = true } else { measuring = false }
         let block = NotchedMusic.blockFrames
@@ -487,7 +477,7 @@ struct NotchPlan {
         let stage = ChainStage(chains: chains, pass: pass, outputDelay: outputDelay, blockFrames: block)
 
         let input = try AudioFileInput(path: job.inputPath)
-        let changed = AudioFileError.runtime("cannot read \(job.inputPath): the file changed while it was being processed")
+        let changed = ShadesError.input("cannot read \(job.inputPath): the file changed while it was being processed")
         guard input.sampleRate == Int(inputRate), input.channelCount == channelCount, input.frameCount == announcedFrames else {
             throw changed
         }
@@ -497,19 +487,19 @@ struct NotchPlan {
         // A reader thread decodes (and resamples) ahead while this thread filters and writes. The input
         // ends when a read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
         let channelCount = self.channelCount
-        let readAhead = ReadAhead(channelCount: channelCount, blockFrames: block) { fill throws(AudioFileError) in
+        let readAhead = ReadAhead(channelCount: channelCount, blockFrames: block) { fill throws(ShadesError) in
             guard let resampler else {
                 var n = 0
-                while try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
+                while try fill({ (slot: AudioBlock) throws(ShadesError) -> Int in n = try input.read(into: slot); return n }),
                       n > 0 {}
                 return
             }
             let buffer = AudioBuffer(channelCount: channelCount, frameCapacity: block, zeroed: false)
             var going = true
             while going && !resampler.isFinished {
-                let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
-                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(AudioFileError) in
+                let n = try buffer.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
+                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(ShadesError) in
+                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(ShadesError) in
                         guard going else { return }
                         going = try fill { (slot: AudioBlock) -> Int in
                             for c in 0..<channelCount { _ = slot.channel(c).update(fromContentsOf: o.channel(c)) }
@@ -520,7 +510,7 @@ struct NotchPlan {
             }
         }
         defer { readAhead.stop() }
-        while try readAhead.next({ (b: AudioBlock) throws(AudioFileError) in try stage.add(b) }) != nil {}
+        while try readAhead.next({ (b: AudioBlock) throws(ShadesError) in try stage.add(b) }) != nil {}
         try stage.flush()
         // The reader has finished: the input is this thread's again.
         var result = Measurements()
@@ -529,7 +519,7 @@ struct NotchPlan {
         result.lengthWarning = input.lengthWarning
         if case .write(_, _, let inputFrames) = pass, inputFrames != result.inputFrames { throw changed }
         guard stage.written == result.outputFrames else {
-            throw AudioFileError.runtime("cannot read \(job.inputPath): \(stage.written) of \(result.outputFrames) frames came out")
+            throw ShadesError.input("cannot read \(job.inputPath): \(stage.written) of \(result.outputFrames) frames came out")
         }
         result.outputDelay = outputDelay
         if measuring {
@@ -586,21 +576,21 @@ final class ChainStage {
     }
 
     /// One block of the (resampled) input, at most `blockFrames` frames.
-    func add(_ block: AudioBlock) throws(AudioFileError) {
+    func add(_ block: AudioBlock) throws(ShadesError) {
         try step(block, isInput: true)
     }
 
     /// Feeds the filter delay's worth of zeros, so the output ends where the input did.
-    func flush() throws(AudioFileError) {
+    func flush() throws(ShadesError) {
         var left = outputDelay
         while left > 0 {
             let n = min(left, zeros.frameCapacity)
-            try zeros.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in try step(b, isInput: false) }
+            try zeros.withBlock(frames: 0..<n) { (b: AudioBlock) throws(ShadesError) in try step(b, isInput: false) }
             left -= n
         }
     }
 
-    private func step(_ block: AudioBlock, isInput: Bool) throws(AudioFileError) {
+    private func step(_ block: AudioBlock, isInput: Bool) throws(ShadesError) {
         let n = block.frameCount
         guard n > 0 else { return }
         precondition(n <= blockFrames)
@@ -815,7 +805,7 @@ struct PathIdentity: Hashable {
 enum FolderCreation {
     /// The folders to create for `path`, outermost first; throws if one cannot be created (a file is in
     /// the way, or the nearest existing folder is not writable).
-    static func missingFolders(for path: String) throws(RenderError) -> [String] {
+    static func missingFolders(for path: String) throws(ShadesError) -> [String] {
         var missing: [String] = []
         var folder = AtomicFile.directory(of: path)
         var info = stat()
@@ -835,13 +825,13 @@ enum FolderCreation {
             throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is not writable")
         }
         if missing.isEmpty {
-            do throws(AudioFileError) { try AtomicFile.checkWritable(path) } catch { throw RenderError(error) }
+            try AtomicFile.checkWritable(path)
         }
         return missing
     }
 
     /// Creates `folders` (outermost first); returns those it made.
-    static func create(_ folders: [String]) throws(RenderError) -> [String] {
+    static func create(_ folders: [String]) throws(ShadesError) -> [String] {
         var made: [String] = []
         for folder in folders {
             if mkdir(folder, 0o777) == 0 {

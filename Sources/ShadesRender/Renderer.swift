@@ -44,7 +44,7 @@ public enum Renderer {
     /// Renders `request` into memory (each independent signal on its own thread) and measures each
     /// channel. For analysis and tests; files are written by ``renderFile(_:to:sampleFormat:)``,
     /// which streams and never holds the audio.
-    public static func render(_ request: RenderRequest) throws(ParameterError) -> RenderedSound {
+    public static func render(_ request: RenderRequest) throws(ShadesError) -> RenderedSound {
         let plan = try SignalPlan(request: request)
         let layout = plan.layout
         let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: plan.frames)
@@ -88,61 +88,55 @@ public enum Renderer {
     ///   measured without rendering). Pink noise scatters by 0.007 dB over 10 minutes, brown by 0.03 dB.
     @discardableResult
     public static func renderFile(_ request: RenderRequest, to path: String,
-                                  sampleFormat: SampleFormat) throws(RenderError) -> FileRenderReport {
-        let format: AudioFileFormat
-        do throws(AudioFileError) {
-            format = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
-        } catch { throw RenderError(error) }
-        let plan: SignalPlan
-        do throws(ParameterError) { plan = try SignalPlan(request: request) } catch { throw .usage(error.description) }
+                                  sampleFormat: SampleFormat) throws(ShadesError) -> FileRenderReport {
+        let format = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
+        let plan = try SignalPlan(request: request)
         // One pass when it will almost surely land within the tolerance (3 standard deviations).
         let onePass = plan.knownMeasurements == nil && (plan.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
 
         var written: (gains: [Float], peak: Double) = ([], 0)
         if !onePass {
             written = gains(for: plan.knownMeasurements ?? measure(plan), plan: plan, request: request)
-            do throws(AudioFileError) { try refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat) } catch { throw RenderError(error) }
+            try refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
         }
         let comment = Self.comment(for: request, renderedFrequencyHz: plan.renderedFrequencyHz,
                                    renderedModulationHz: plan.renderedModulationHz, format: sampleFormat)
-        do throws(AudioFileError) {
-            try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
-                /// Writes the whole file at `gains`; if `measuring`, returns what the signals measured before them.
-                func write(_ gains: [Float], measuring: Bool = false) throws(AudioFileError) -> [SignalMeasurement]? {
-                    let output = try AudioFileOutput(file: temporary, sampleRate: Int(request.sampleRate),
-                                                     channelCount: plan.layout.outputChannelCount, format: format,
-                                                     frameCount: plan.frames, comment: comment)
-                    let writer = StreamingWriter(plan: plan, gains: gains, sampleFormat: sampleFormat, seed: request.seed,
-                                                 chunkFrames: chunkFrames, measuring: measuring)
-                    try writer.run(into: output)
-                    try output.close()
-                    return writer.measurements
-                }
-                guard onePass else {
-                    _ = try write(written.gains)
-                    return
-                }
-                // The expected gain: the stream's level is the asked one, times the modulation's ratio.
-                let expected = [Float](repeating: Float(plan.levelRatio), count: plan.signalCount)
-                let measured = try write(expected, measuring: true)!
-                let exact: (gains: [Float], peak: Double) = gains(for: measured, plan: plan, request: request)
-                try refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
-                let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
-                let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
-                if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
-                    written = (expected, peakAsWritten)
-                } else {
-                    _ = try write(exact.gains)
-                    written = exact
-                }
+        try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(ShadesError) in
+            /// Writes the whole file at `gains`; if `measuring`, returns what the signals measured before them.
+            func write(_ gains: [Float], measuring: Bool = false) throws(ShadesError) -> [SignalMeasurement]? {
+                let output = try AudioFileOutput(file: temporary, sampleRate: Int(request.sampleRate),
+                                                 channelCount: plan.layout.outputChannelCount, format: format,
+                                                 frameCount: plan.frames, comment: comment)
+                let writer = StreamingWriter(plan: plan, gains: gains, sampleFormat: sampleFormat, seed: request.seed,
+                                             chunkFrames: chunkFrames, measuring: measuring)
+                try writer.run(into: output)
+                try output.close()
+                return writer.measurements
             }
-        } catch { throw RenderError(error) }
+            guard onePass else {
+                _ = try write(written.gains)
+                return
+            }
+            // The expected gain: the stream's level is the asked one, times the modulation's ratio.
+            let expected = [Float](repeating: Float(plan.levelRatio), count: plan.signalCount)
+            let measured = try write(expected, measuring: true)!
+            let exact: (gains: [Float], peak: Double) = gains(for: measured, plan: plan, request: request)
+            try refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
+            let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
+            let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
+            if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
+                written = (expected, peakAsWritten)
+            } else {
+                _ = try write(exact.gains)
+                written = exact
+            }
+        }
         return FileRenderReport(gains: written.gains, rmsDBFS: request.levelDBFS + Decibels.fromAmplitude(plan.levelRatio),
                                 peak: written.peak, renderedFrequencyHz: plan.renderedFrequencyHz, notes: plan.notes)
     }
 
     /// Throws if samples reaching `peak` (linear, after the gain) would clip, naming the highest level that fits.
-    static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(AudioFileError) {
+    static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(ShadesError) {
         let limit = sampleFormat.clipLimit
         guard peak > limit else { return }
         let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)
@@ -253,21 +247,3 @@ final class ResultSlots<T: Sendable>: @unchecked Sendable {
     var values: [T] { (0..<count).map { slots[$0]! } }
 }
 
-/// A render failure: `usage` for the caller's input (exit code 2), `runtime` for everything else (1).
-public enum RenderError: Error, Sendable, CustomStringConvertible {
-    case usage(String)
-    case runtime(String)
-
-    init(_ error: AudioFileError) {
-        switch error {
-        case .usage(let m): self = .usage(m)
-        case .runtime(let m): self = .runtime(m)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .usage(let m), .runtime(let m): return m
-        }
-    }
-}

@@ -39,7 +39,7 @@ struct SignalPlan: Sendable {
 
     var signalCount: Int { layout.signalCount }
 
-    init(request: RenderRequest) throws(ParameterError) {
+    init(request: RenderRequest) throws(ShadesError) {
         try request.validate()
         let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.seed, request.frameCount)
         self.frames = frames
@@ -124,8 +124,8 @@ struct SignalPlan: Sendable {
                     notes.append("loop: tone frequency adjusted from \(formatNumber(askedHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - askedHz)) Hz) for a whole number of cycles")
                 }
                 guard frequency < rate / 2 else {
-                    throw ParameterError(parameter: "frequency", value: "\(askedHz) Hz",
-                                         allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
+                    throw ShadesError(parameter: "frequency", value: "\(askedHz) Hz",
+                                      allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
                 }
             }
             toneFrequency = frequency
@@ -158,9 +158,9 @@ struct SignalPlan: Sendable {
                 }
             }
             guard AmplitudeModulatedSource.allowedRateHz.contains(rateHz) else {
-                throw ParameterError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz",
-                                     problem: "becomes \(rateHz) Hz with whole cycles in this loop",
-                                     allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
+                throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz",
+                                  problem: "becomes \(rateHz) Hz with whole cycles in this loop",
+                                  allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
             }
             modulationRate = rateHz
             let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)

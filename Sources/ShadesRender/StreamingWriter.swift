@@ -52,7 +52,7 @@ final class StreamingWriter: @unchecked Sendable {
     private func planeOffset(slot: Int, signal: Int) -> Int { (slot * plan.signalCount + signal) * chunkFrames }
 
     /// Renders every chunk and writes it to `output` in order.
-    func run(into output: AudioFileOutput) throws(AudioFileError) {
+    func run(into output: AudioFileOutput) throws(ShadesError) {
         let group = DispatchGroup()
         for s in 0..<plan.signalCount {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { self.work(signal: s) }
@@ -64,7 +64,7 @@ final class StreamingWriter: @unchecked Sendable {
             interleaved16.deallocate()
             interleavedFloat.deallocate()
         }
-        do throws(AudioFileError) {
+        do throws(ShadesError) {
             for k in 0..<chunkCount {
                 let slot = k % Self.slots
                 let n = min(chunkFrames, plan.frames - k * chunkFrames)

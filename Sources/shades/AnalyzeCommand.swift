@@ -56,33 +56,33 @@ struct AnalyzeCommand: ParsableCommand {
                 } else if let beta = Double(colour) {
                     options.expectedColour = try NoiseColour(beta: beta)
                 } else {
-                    throw ParameterError(parameter: "colour", value: "'\(colour)'", problem: "is unknown",
-                                         allowed: "white, pink, brown, blue, violet or a β in [-2, 2]")
+                    throw ShadesError(parameter: "colour", value: "'\(colour)'", problem: "is unknown",
+                                      allowed: "white, pink, brown, blue, violet or a β in [-2, 2]")
                 }
             }
             if notch != nil && reference == nil {
-                throw ParameterError(parameter: "notch", value: notch!, problem: "needs a reference",
-                                     allowed: "--notch together with --reference INPUT")
+                throw ShadesError(parameter: "notch", value: notch!, problem: "needs a reference",
+                                  allowed: "--notch together with --reference INPUT")
             }
             options.referencePath = reference
             if let notch {
                 let centreHz = try ValueParsing.hertz(notch, parameter: "notch")
-                do throws(ParameterError) { options.notch = try OctaveBand(centreHz: centreHz, widthOctaves: width) } catch {
+                do throws(ShadesError) { options.notch = try OctaveBand(centreHz: centreHz, widthOctaves: width) } catch {
                     throw error.naming(["centre": "notch"])
                 }
             }
             if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
             if let listen {
                 guard options.calibration != nil else {
-                    throw ParameterError(parameter: "listen", value: listen, problem: "needs a calibration",
-                                         allowed: "--listen together with --calibration 94dB@-20dBFS")
+                    throw ShadesError(parameter: "listen", value: listen, problem: "needs a calibration",
+                                      allowed: "--listen together with --calibration 94dB@-20dBFS")
                 }
                 options.listeningSeconds = try ValueParsing.seconds(listen, parameter: "listen")
             }
             if let plot { try AtomicFile.checkWritable(plot) }
-        } catch let error as ParameterError {
+        } catch let error as ShadesError {
             throw CommandFailure.usage(error.description)
-        } catch let error as AudioFileError {
+        } catch let error as ShadesError {
             throw CommandFailure.runtime(error.description)
         }
 

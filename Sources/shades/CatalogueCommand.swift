@@ -56,7 +56,7 @@ struct CatalogueCommand: ParsableCommand {
                 overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
                 overrides.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
                 frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
-            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            } catch let error as ShadesError { throw CommandFailure.usage(error.description) }
             if let format {
                 guard ["wav", "flac"].contains(format) else { throw CommandFailure.usage("format \(format) is unknown (allowed: wav, flac)") }
                 overrides.format = format

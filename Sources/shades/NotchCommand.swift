@@ -76,10 +76,10 @@ struct NotchCommand: ParsableCommand {
 
     func run() throws {
         let jobs = try makeJobs()
-        let results = jobs.count == 1 ? [Result { () throws(RenderError) in try NotchedMusic.process(jobs[0]) }]
+        let results = jobs.count == 1 ? [Result { () throws(ShadesError) in try NotchedMusic.process(jobs[0]) }]
                                       : NotchedMusic.processBatch(jobs)
         var reports: [NotchReport] = []
-        var failures: [(String, RenderError)] = []
+        var failures: [(String, ShadesError)] = []
         for (job, result) in zip(jobs, results) {
             switch result {
             case .success(let report):
@@ -158,7 +158,7 @@ struct NotchCommand: ParsableCommand {
                 return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
                                 resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)
             }
-        } catch let error as ParameterError {
+        } catch let error as ShadesError {
             throw CommandFailure.usage(error.description)
         }
     }

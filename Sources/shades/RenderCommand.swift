@@ -169,7 +169,7 @@ struct RenderCommand: ParsableCommand {
             if let pulse {
                 let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
                 guard parts.count == 2 else {
-                    throw ParameterError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+                    throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
                 }
                 pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
                                 offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
@@ -206,7 +206,7 @@ struct RenderCommand: ParsableCommand {
                 modulation: modulation, pulses: pulses, fades: fades, notches: notches)
             try request.validate()
             return request
-        } catch let error as ParameterError {
+        } catch let error as ShadesError {
             throw CommandFailure.usage(error.description)
         }
     }

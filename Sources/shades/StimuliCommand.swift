@@ -33,9 +33,9 @@ struct StimuliCommand: ParsableCommand {
                 let container = try Container(path: "x.\(container)")
                 _ = try AudioFileFormat(container: container, sampleFormat: format)
                 return (try ValueParsing.decibels(level), try ValueParsing.hertz(rate, parameter: "rate"), container)
-            } catch let error as ParameterError {
+            } catch let error as ShadesError {
                 throw CommandFailure.usage(error.description)
-            } catch let error as AudioFileError {
+            } catch let error as ShadesError {
                 throw CommandFailure.usage(error.description)
             }
         }
@@ -79,24 +79,24 @@ struct StimuliCommand: ParsableCommand {
                 case "left": ears = [.left]
                 case "right": ears = [.right]
                 case "both": ears = [.left, .right]
-                default: throw ParameterError(parameter: "ear", value: "'\(ear)'", allowed: "left, right or both")
+                default: throw ShadesError(parameter: "ear", value: "'\(ear)'", allowed: "left, right or both")
                 }
                 var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
                 if extended { list += StimulusSets.extendedHighFrequencies }
                 let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
                 guard parts.count == 2 else {
-                    throw ParameterError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+                    throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
                 }
                 let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
                                     offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
                                     rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
                 guard pulseCount >= 1 else {
-                    throw ParameterError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more")
+                    throw ShadesError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more")
                 }
                 items = try StimulusSets.audiometry(frequencies: list, ears: ears, pulses: pulses,
                                                     durationSeconds: pulses.countedDurationSeconds ?? 1,
                                                     levelDBFS: level, sampleRate: rate)
-            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            } catch let error as ShadesError { throw CommandFailure.usage(error.description) }
             try writeSet(items, name: "audiometry", options: set, container: container)
         }
     }
@@ -153,13 +153,13 @@ struct StimuliCommand: ParsableCommand {
 func parseFrequencyList(_ text: String) throws -> [Double] {
     let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
     guard !entries.allSatisfy(\.isEmpty) else {
-        throw ParameterError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
-                             allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")
+        throw ShadesError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
+                          allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")
     }
     return try entries.map { entry in
         do { return try ValueParsing.hertz(entry, parameter: "frequencies") } catch {
-            throw ParameterError(parameter: "frequencies", value: "entry '\(entry)'", problem: "does not parse",
-                                 allowed: "frequencies such as 125, 1kHz or 440Hz, separated by commas")
+            throw ShadesError(parameter: "frequencies", value: "entry '\(entry)'", problem: "does not parse",
+                              allowed: "frequencies such as 125, 1kHz or 440Hz, separated by commas")
         }
     }
 }

@@ -30,7 +30,7 @@ import ShadesTestSupport
         var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(buffer.channelCount), format: format,
                            sections: 0, seekable: 0)
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioFileError.runtime("libsndfile cannot write \(path): \(String(cString: sf_strerror(nil)))")
+            throw ShadesError.runtime("libsndfile cannot write \(path): \(String(cString: sf_strerror(nil)))")
         }
         let channels = buffer.channelCount, frames = buffer.frameCapacity
         var interleaved = [Float](repeating: 0, count: frames * channels)
@@ -408,7 +408,7 @@ import ShadesTestSupport
             var k = 0
             while start < n || (endByEmptyBlock && !resampler.isFinished) {
                 let size = min(blocks[k % blocks.count], n - start)
-                try input.withBlock(frames: start..<start + size) { (b: AudioBlock) throws(AudioFileError) in
+                try input.withBlock(frames: start..<start + size) { (b: AudioBlock) throws(ShadesError) in
                     try resampler.process(b, endOfInput: endByEmptyBlock ? size == 0 : start + size == n) { o in
                         for c in 0..<2 { out[c] += o.channel(c) }
                     }

@@ -19,13 +19,13 @@ public final class MixSource: AudioSource {
     static let scratchFrames = 4096
 
     /// Throws when the layers differ in rate or channels, or there are none.
-    public init(layers: [(source: any AudioSource, gain: Float)]) throws(ParameterError) {
+    public init(layers: [(source: any AudioSource, gain: Float)]) throws(ShadesError) {
         guard let first = layers.first else {
-            throw ParameterError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more sources")
+            throw ShadesError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more sources")
         }
         guard layers.allSatisfy({ $0.source.sampleRate == first.source.sampleRate && $0.source.channelCount == first.source.channelCount }) else {
-            throw ParameterError(parameter: "layers", value: "\(layers.count) sources", problem: "differ in rate or channels",
-                                 allowed: "layers of one sample rate and channel layout")
+            throw ShadesError(parameter: "layers", value: "\(layers.count) sources", problem: "differ in rate or channels",
+                              allowed: "layers of one sample rate and channel layout")
         }
         sampleRate = first.source.sampleRate
         channelCount = first.source.channelCount
@@ -83,12 +83,12 @@ public final class SwellSource: AudioSource {
     ///   - depth: 0 … 1.
     ///   - seed: start phases.
     public init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
-                periodsSeconds: [Double]? = nil) throws(ParameterError) {
+                periodsSeconds: [Double]? = nil) throws(ShadesError) {
         guard periodSeconds.isFinite, Self.allowedPeriodSeconds.contains(periodSeconds) else {
-            throw ParameterError(parameter: "swell", value: "\(periodSeconds) s", allowed: "2 … 60 s")
+            throw ShadesError(parameter: "swell", value: "\(periodSeconds) s", allowed: "2 … 60 s")
         }
         guard depth.isFinite, (0...1).contains(depth) else {
-            throw ParameterError(parameter: "swell-depth", value: "\(depth)", allowed: "0 … 1")
+            throw ShadesError(parameter: "swell-depth", value: "\(depth)", allowed: "0 … 1")
         }
         self.source = source
         let golden = (1 + 5.0.squareRoot()) / 2

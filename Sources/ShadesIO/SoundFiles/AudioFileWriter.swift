@@ -10,7 +10,7 @@ public final class AudioFileOutput {
     /// Starts a sound file of `frameCount` frames in `file` (the count picks RF64 for WAV files over 4 GiB and
     /// sizes the disk reservation); a second output on the same `file` replaces the first.
     public init(file: AtomicFile.Temporary, sampleRate: Int, channelCount: Int, format: AudioFileFormat, frameCount: Int,
-                comment: String?) throws(AudioFileError) {
+                comment: String?) throws(ShadesError) {
         self.file = try SoundFile.create(file: file, sampleRate: sampleRate, channelCount: channelCount,
                                     format: format, frameCount: frameCount)
         self.file.setStrings(comment: comment, software: AudioFileWriter.software)
@@ -19,13 +19,13 @@ public final class AudioFileOutput {
     }
 
     /// Appends interleaved 16-bit frames.
-    public func write(_ interleaved: UnsafeBufferPointer<Int16>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
+    public func write(_ interleaved: UnsafeBufferPointer<Int16>) throws(ShadesError) { try file.write(interleaved: interleaved) }
 
     /// Appends interleaved Float frames (stored as s24 or f32; libsndfile converts).
-    public func write(_ interleaved: UnsafeBufferPointer<Float>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
+    public func write(_ interleaved: UnsafeBufferPointer<Float>) throws(ShadesError) { try file.write(interleaved: interleaved) }
 
     /// Finishes the header (the file itself stays open for ``AtomicFile``).
-    public func close() throws(AudioFileError) { try file.close() }
+    public func close() throws(ShadesError) { try file.close() }
 }
 
 /// Writes whole buffers to WAV or FLAC through libsndfile, atomically.
@@ -40,11 +40,11 @@ public enum AudioFileWriter {
     ///   - ditherKey: TPDF dither stream for 16-bit output (channel c uses `ditherKey &+ c`).
     ///   - comment: stored in the file's comment tag (the generating parameters).
     public static func write(_ buffer: AudioBuffer, sampleRate: Int, gains: [Float], to path: String,
-                             format: AudioFileFormat, ditherKey: UInt64, comment: String?) throws(AudioFileError) {
+                             format: AudioFileFormat, ditherKey: UInt64, comment: String?) throws(ShadesError) {
         precondition(gains.count == buffer.channelCount)
         let channelCount = buffer.channelCount
         let frameCount = buffer.frameCapacity
-        try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
+        try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(ShadesError) in
             let output = try AudioFileOutput(file: temporary, sampleRate: sampleRate, channelCount: channelCount,
                                              format: format, frameCount: frameCount, comment: comment)
             let chunk = 1 << 16
