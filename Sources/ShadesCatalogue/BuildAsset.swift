@@ -55,6 +55,19 @@ public struct CatalogueCategory: Sendable, Codable, Equatable {
     }
 }
 
+extension ShadesError {
+    /// A sound that cannot reach its target (loudness, true peak, seam) or fails its verification:
+    /// "sound ID: message".
+    static func asset(id: String, message: String) -> ShadesError { .runtime("sound \(id): \(message)") }
+
+    /// The same error with the building folder's path shown as the catalogue folder the user named.
+    func naming(_ building: String, as folder: String) -> ShadesError {
+        var renamed = self
+        renamed.message = message.replacing(building + "/", with: folder + "/")
+        return renamed
+    }
+}
+
 /// The limits every catalogue file meets.
 public enum CatalogueLimits {
     /// Highest true peak of a file, in dBTP (EBU R 128).

@@ -39,7 +39,7 @@ public enum CatalogueBuilder {
     /// synced to disk, and swapped into place in one step at the end: a failed build leaves `folder` as
     /// it was and nothing else behind; a killed one (SIGKILL, power cut) leaves `folder` as it was, and
     /// its building folder is removed by the next build into `folder`. A second build into `folder`
-    /// while one runs is refused (``ShadesError/io(_:)``), so two builds cannot mix.
+    /// while one runs is refused (a ``ShadesError/Kind/runtime`` error), so two builds cannot mix.
     ///
     /// - Parameters:
     ///   - parameters: build parameters recorded in the manifest (e.g. preset file, tinnitus frequency).

@@ -171,8 +171,8 @@ extension CatalogueBuilder {
             defer { FileSystem.close(descriptor) }
             try FileSystem.write(descriptor, bytes)
         } catch {
-            throw .runtime(error.isNoSpace ? AtomicFile.noSpace(writing: path, neededBytes: bytes.count).description
-                                      : "cannot write \(path): \(error.reason)")
+            throw error.isNoSpace ? AtomicFile.noSpace(writing: path, neededBytes: bytes.count)
+                                  : .runtime("cannot write \(path): \(error.reason)")
         }
     }
 

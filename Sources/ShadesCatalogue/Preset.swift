@@ -210,7 +210,24 @@ public struct SourceLocation: Sendable, Equatable {
     public init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
 }
 
-/// Every problem found, one line each.
+/// A problem in a catalogue file, as one line: `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
+extension ShadesError {
+    /// A problem at `location` (nil: the whole file) in the catalogue file `path`.
+    init(path: String, at location: SourceLocation?, _ message: String) {
+        self.init(path: path, line: location?.line, column: location?.column, message: message)
+    }
+
+    /// A problem at `location` of a file not yet named (the JSON scanner's; the parser adds the path).
+    init(location: SourceLocation, message: String) {
+        self.init(.parameter, message)
+        (line, column) = (location.line, location.column)
+    }
+
+    /// The line and column, where there is a line.
+    var location: SourceLocation? { line.map { SourceLocation(line: $0, column: column ?? 1) } }
+}
+
+/// Every problem found in the catalogue files, one line each (validation reports all of them at once).
 public struct PresetErrors: Error, Sendable, Equatable, CustomStringConvertible {
     public var errors: [ShadesError]
     public init(_ errors: [ShadesError]) { self.errors = errors }

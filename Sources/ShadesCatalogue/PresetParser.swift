@@ -173,9 +173,9 @@ public enum PresetParser {
     }
 
     /// The JSON key nearest to a library parameter name, for the error's position.
-    private static func jsonKey(forParameter parameter: String) -> String {
+    private static func jsonKey(forParameter parameter: String?) -> String {
         switch parameter {
-        case "frequency", "width", "beta": return parameter
+        case "frequency", "width", "beta": return parameter!
         case "am", "am-depth", "am-phase": return "am"
         case "notch": return "notch"
         case "fade": return "fades"

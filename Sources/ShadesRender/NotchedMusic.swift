@@ -192,10 +192,11 @@ public enum NotchedMusic {
     /// Jobs run at once by default: the number of cores.
     public static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
-    /// Notches one file (see the type's description). Throws `.usage` for bad parameters (a band the
-    /// filter cannot make, an output that is the input, an output extension or format that does not fit)
-    /// and `.runtime` for files that cannot be read (missing, empty, truncated, corrupt, unknown format)
-    /// or written. On any error no output is left behind and the input is untouched. An MP3 or Ogg file
+    /// Notches one file (see the type's description). Throws a ``ShadesError/Kind/parameter`` error for bad
+    /// parameters (a band the filter cannot make, an output that is the input, an output extension or format
+    /// that does not fit), ``ShadesError/Kind/input`` for files that cannot be read (missing, empty, truncated,
+    /// corrupt, unknown format) and ``ShadesError/Kind/runtime`` for outputs that cannot be written. On any
+    /// error no output is left behind and the input is untouched. An MP3 or Ogg file
     /// not read whole (shorter than its header estimates, or cut by libsndfile at its estimate) is notched
     /// as far as it is read, with ``NotchReport/lengthWarning``.
     public static func process(_ job: NotchJob) throws(ShadesError) -> NotchReport {

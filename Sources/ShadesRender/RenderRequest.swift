@@ -87,7 +87,7 @@ public struct RenderRequest: Sendable, Equatable, Codable {
                                                          sampleRate: sampleRate, frameCount: frameCount)
                 } catch {
                     throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
-                                      allowed: error.allowed)
+                                      allowed: error.allowed ?? "")
                 }
             }
         }

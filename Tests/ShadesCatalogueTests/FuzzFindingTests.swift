@@ -27,7 +27,7 @@ import ShadesTestSupport
             }
             #expect(!problems.isEmpty, "\(name)")
             for problem in problems {
-                #expect(problem.file == file && !problem.message.isEmpty, "\(name): \(problem)")
+                #expect(problem.path == file && !problem.message.isEmpty, "\(name): \(problem)")
                 #expect((problem.line ?? 1) >= 1 && (problem.column ?? 1) >= 1, "\(name): \(problem)")
             }
         }

@@ -262,8 +262,8 @@ import ShadesTestSupport
             #expect(report.output == job.outputPath)
             #expect(try decoded(job.outputPath).buffer.frameCapacity == report.frames)
         }
-        guard case .failure(.runtime(let message)) = results[3] else { Issue.record("missing input ran: \(results[3])"); return }
-        #expect(message.contains("missing.wav"))
+        guard case .failure(let error) = results[3], error.kind == .input else { Issue.record("missing input ran: \(results[3])"); return }
+        #expect(error.message.contains("missing.wav"))
         let listing = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         #expect(listing == ["a.wav-notched.wav", "b.flac-notched.wav", "c.wav-notched.wav"])
     }
@@ -275,8 +275,8 @@ import ShadesTestSupport
         let notches = NotchLayout.everyChannel([NotchSpec(centreHz: 5_000)])
         let results = NotchedMusic.processBatch([NotchJob(inputPath: a, outputPath: "\(folder)/./y.wav", notches: notches),
                                                  NotchJob(inputPath: b, outputPath: "\(folder)/z.wav", notches: notches)])
-        guard case .failure(.usage(let message)) = results[0] else { Issue.record("\(results[0])"); return }
-        #expect(message.contains("input of another job"))
+        guard case .failure(let error) = results[0], error.kind == .parameter else { Issue.record("\(results[0])"); return }
+        #expect(error.message.contains("input of another job"))
         #expect(bytes(b) == before)
         #expect((try? results[1].get()) != nil)
     }
@@ -376,9 +376,9 @@ import ShadesTestSupport
             Issue.record("\(bad) was processed: \(report)")
         } catch {
             let message = error.description
-            switch error {
-            case .usage: #expect(bad.isUsage, "\(bad) is a usage error: \(message)")
-            case .runtime: #expect(!bad.isUsage, "\(bad) is a runtime error: \(message)")
+            switch error.kind {
+            case .parameter: #expect(bad.isUsage, "\(bad) is a usage error: \(message)")
+            case .input, .runtime: #expect(!bad.isUsage, "\(bad) is a runtime error: \(message)")
             }
             #expect(!message.isEmpty && !message.contains("\n"), "\(message)")
             print("\(bad): \(message)")

@@ -35,7 +35,7 @@ public func fuzzPresetParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 }
 
 private func check(_ error: ShadesError, file: String) {
-    require(error.file == file, "problem names file '\(error.file)'")
+    require(error.path == file, "problem names file '\(error.path ?? "none")'")
     require(!error.message.isEmpty, "empty message")
     require((error.line ?? 1) >= 1 && (error.column ?? 1) >= 1, "position \(String(describing: error.line)):\(String(describing: error.column))")
 }

@@ -214,3 +214,18 @@ public struct LoudnessReport: Codable, Sendable, Equatable {
     public let samplePeakDBFSPerChannel: [Double?]
 }
 
+/// A loudness measurement that could not be made: one line beginning "loudness: ".
+extension ShadesError {
+    /// A channel count or sample rate the meter does not accept.
+    static func invalidParameter(_ error: ShadesError) -> ShadesError {
+        ShadesError(.parameter, "loudness: \(error)", parameter: error.parameter)
+    }
+    /// Input that does not fit the meter (channel count, lengths).
+    static func mismatchedInput(_ message: String) -> ShadesError { .usage("loudness: \(message)") }
+    /// libebur128 could not allocate memory.
+    static var outOfMemory: ShadesError { .runtime("loudness: libebur128 is out of memory") }
+    /// A libebur128 function returned an error code (`enum error` in ebur128.h).
+    static func library(function: String, code: Int32) -> ShadesError {
+        .runtime("loudness: \(function) failed with libebur128 error \(code)")
+    }
+}

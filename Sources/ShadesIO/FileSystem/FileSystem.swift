@@ -5,6 +5,23 @@ import Darwin
 #endif
 import ShadesDSP
 
+/// A file-system call that failed: "open: No such file or directory", with the errno kept for the callers'
+/// decisions (EEXIST, EINTR, ENOSPC …).
+extension ShadesError {
+    /// The C function `call` failed with errno `code`.
+    package init(call: String, code: Int32) {
+        self.init(.runtime, "\(call): \(String(cString: strerror(code)))")
+        errorNumber = code
+    }
+
+    /// The errno value (0 for an error that is not a failed system call).
+    package var code: Int32 { errorNumber ?? 0 }
+    /// The system's words for ``code``, e.g. "No such file or directory".
+    package var reason: String { String(cString: strerror(code)) }
+    /// The disk (or the user's quota) is full.
+    package var isNoSpace: Bool { code == ENOSPC || code == EDQUOT }
+}
+
 /// The POSIX file-system calls behind Shades' crash-safe writing, in one place with one errno policy (after
 /// swift-nio's `System.swift`): a call that returns −1 is retried on EINTR and otherwise throws a
 /// ``ShadesError`` naming the C function; no errno is read anywhere else. Descriptors are opened with
