@@ -90,12 +90,11 @@ public struct FileAnalysis: Sendable {
     public static let toneThresholdDB = -20.0
 
     /// Reads `path` once, block by block (memory stays bounded for any length), and measures it.
-    public static func analyze(path: String, options: AnalysisOptions = AnalysisOptions()) throws(AnalysisError) -> FileAnalysis {
-        let input: AudioFileInput
-        do throws(AudioFileError) { input = try AudioFileInput(path: path) } catch { throw .input(error.description) }
+    public static func analyze(path: String, options: AnalysisOptions = AnalysisOptions()) throws(ShadesError) -> FileAnalysis {
+        let input = try AudioFileInput(path: path)
         let reference: AudioFileInput?
         if let referencePath = options.referencePath {
-            do throws(AudioFileError) { reference = try AudioFileInput(path: referencePath) } catch {
+            do throws(ShadesError) { reference = try AudioFileInput(path: referencePath) } catch {
                 throw .input("reference: " + error.description)
             }
             guard reference!.sampleRate == input.sampleRate else {
@@ -111,15 +110,12 @@ public struct FileAnalysis: Sendable {
         let block = AudioBuffer(channelCount: channels, frameCapacity: options.blockFrames, zeroed: false)
         let referenceBlock = reference.map { AudioBuffer(channelCount: $0.channelCount, frameCapacity: options.blockFrames, zeroed: false) }
         while true {
-            let frames: Int
-            do throws(AudioFileError) {
-                frames = try block.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-            } catch { throw .input(error.description) }
+            let frames: Int = try block.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
             if frames == 0 { break }
             var referenceFrames = 0
             if let reference, let referenceBlock {
-                do throws(AudioFileError) {
-                    referenceFrames = try referenceBlock.withBlock(frames: 0..<frames) { (b: AudioBlock) throws(AudioFileError) in
+                do throws(ShadesError) {
+                    referenceFrames = try referenceBlock.withBlock(frames: 0..<frames) { (b: AudioBlock) throws(ShadesError) in
                         try reference.read(into: b)
                     }
                 } catch { throw .input("reference: " + error.description) }
@@ -127,20 +123,6 @@ public struct FileAnalysis: Sendable {
             try state.add(block: block, frames: frames, reference: referenceBlock, referenceFrames: referenceFrames)
         }
         return try state.finish(path: path, input: input, sampleRate: rate)
-    }
-}
-
-/// A failure of an analysis: the message names the file or parameter.
-public enum AnalysisError: Error, Sendable, CustomStringConvertible {
-    /// A file that cannot be read, or inputs that do not match.
-    case input(String)
-    /// A measurement that cannot be made (e.g. a ratio of a silent file).
-    case measurement(String)
-
-    public var description: String {
-        switch self {
-        case .input(let m), .measurement(let m): return m
-        }
     }
 }
 
@@ -161,17 +143,17 @@ final class AnalysisState: @unchecked Sendable {
     /// The first `headSeconds` of channel 0.
     var head: [Float] = []
     let headCapacity: Int
-    var loudnessError: LoudnessError?
+    var loudnessError: ShadesError?
 
-    init(input: AudioFileInput, options: AnalysisOptions) throws(AnalysisError) {
+    init(input: AudioFileInput, options: AnalysisOptions) throws(ShadesError) {
         self.options = options
         sampleRate = Double(input.sampleRate)
         channels = input.channelCount
         levels = LevelStatistics(channelCount: channels)
-        do throws(LoudnessError) {
+        do throws(ShadesError) {
             loudness = try LoudnessMeter(channelCount: channels, sampleRate: sampleRate, truePeak: false)
         } catch { throw .input("cannot measure loudness of \(input.path): \(error.description)") }
-        do throws(ParameterError) {
+        do throws(ShadesError) {
             ambient = try AmbientLevel(sampleRate: sampleRate, channelCount: channels)
             let spectrum = try SpectrumAccumulator(sampleRate: sampleRate)
             spectra = Array(repeating: spectrum, count: channels)
@@ -193,7 +175,7 @@ final class AnalysisState: @unchecked Sendable {
         head.reserveCapacity(min(headCapacity, input.frameCount))
     }
 
-    func add(block: AudioBuffer, frames: Int, reference: AudioBuffer?, referenceFrames: Int) throws(AnalysisError) {
+    func add(block: AudioBuffer, frames: Int, reference: AudioBuffer?, referenceFrames: Int) throws(ShadesError) {
         // Read-only views of this block, used by both tasks until they finish below.
         nonisolated(unsafe) let planes = (0..<channels).map { c in block.withChannel(c) { UnsafeBufferPointer(rebasing: $0[0..<frames]) } }
         DispatchQueue.concurrentPerform(iterations: 2) { task in
@@ -201,7 +183,7 @@ final class AnalysisState: @unchecked Sendable {
             // seams, true peaks and A-weighting (0.5 s together) on the other.
             if task == 0 {
                 levels.add(planes)
-                do throws(LoudnessError) { try loudness.add(planes) } catch { loudnessError = error }
+                do throws(ShadesError) { try loudness.add(planes) } catch { loudnessError = error }
             } else {
                 ambient.add(planes)
                 for c in 0..<channels {
@@ -211,7 +193,7 @@ final class AnalysisState: @unchecked Sendable {
                 }
             }
         }
-        if let loudnessError { throw .measurement("cannot measure loudness: \(loudnessError.description)") }
+        if let loudnessError { throw .runtime("cannot measure loudness: \(loudnessError.description)") }
         if head.count < headCapacity {
             head.append(contentsOf: planes[0].prefix(headCapacity - head.count))
         }
@@ -222,11 +204,11 @@ final class AnalysisState: @unchecked Sendable {
         }
     }
 
-    func finish(path: String, input: AudioFileInput, sampleRate rate: Double) throws(AnalysisError) -> FileAnalysis {
+    func finish(path: String, input: AudioFileInput, sampleRate rate: Double) throws(ShadesError) -> FileAnalysis {
         let levelReport = levels.report()
         let measured: LoudnessReport
-        do throws(LoudnessError) { measured = try loudness.result() } catch {
-            throw .measurement("cannot measure loudness of \(path): \(error.description)")
+        do throws(ShadesError) { measured = try loudness.result() } catch {
+            throw .runtime("cannot measure loudness of \(path): \(error.description)")
         }
         let truePeakPerChannel: [Double?] = truePeaks.map { $0.peak > 0 ? $0.peakDBTP : nil }
         let loudnessReport = LoudnessReport(
@@ -240,18 +222,18 @@ final class AnalysisState: @unchecked Sendable {
         var spectrumReport: SpectrumReport?
         var spectrumProblem = "is silent"
         if !silent {
-            do throws(ParameterError) {
-                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
+            do throws(ShadesError) {
+                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ShadesError) in try s.result() })
                 if let spectrum { spectrumReport = try SpectrumReport(spectrum: spectrum, sampleRate: rate, expected: options.expectedColour) }
             } catch { spectrumProblem = "has no spectrum (\(error.description))" }
         }
         if options.expectedColour != nil && spectrumReport == nil {
-            throw .measurement("\(path) \(spectrumProblem): there is nothing to compare with the expected colour")
+            throw .runtime("\(path) \(spectrumProblem): there is nothing to compare with the expected colour")
         }
         var seamReports: [SeamReport] = []
         for s in seams {
-            do throws(ParameterError) { seamReports.append(try s.result()) } catch {
-                throw .measurement("cannot check the loop seam of \(path): \(error.description)")
+            do throws(ShadesError) { seamReports.append(try s.result()) } catch {
+                throw .runtime("cannot check the loop seam of \(path): \(error.description)")
             }
         }
 
@@ -277,8 +259,8 @@ final class AnalysisState: @unchecked Sendable {
         }
         var notchReport: NotchCheckReport?
         if let notch {
-            do throws(ParameterError) { notchReport = try notch.result() } catch {
-                throw .measurement("cannot check the notch of \(path) against \(options.referencePath ?? "its reference"): \(error.description)")
+            do throws(ShadesError) { notchReport = try notch.result() } catch {
+                throw .runtime("cannot check the notch of \(path) against \(options.referencePath ?? "its reference"): \(error.description)")
             }
         }
         let ambientReport = ambient.report(calibration: options.calibration, listeningSeconds: options.listeningSeconds)

@@ -19,13 +19,13 @@ extension CatalogueAsset {
     /// (measured over the file's length, as the file has it), times its gain and swell, mixed; or the
     /// music decoded, resampled to the catalogue rate and notched, under a 0 dBTP ceiling. Not real-time:
     /// the exact levels and the music's true peak take a measuring pass first.
-    public func makeStream() throws(CatalogueError) -> Stream {
+    public func makeStream() throws(ShadesError) -> Stream {
         if let music { return try notchedMusic(music, measuredOnly: false).stream }
         var layerSources: [MixSource.Layer] = []
         var frequency: Double?
         for layer in layers ?? [MixLayer(request: request, gainDB: 0)] {
             let graph: SoundGraph
-            do throws(ParameterError) { graph = try SoundGraph(layer.request) } catch { throw .asset(id: id, message: error.description) }
+            do throws(ShadesError) { graph = try SoundGraph(layer.request) } catch { throw .asset(id: id, message: error.description) }
             frequency = frequency ?? graph.renderedFrequencyHz
             layerSources.append(try mixLayer(layer, source: graph.makeUnscaledSource(),
                                              channelGains: graph.channelGains(graph.exactGains()), frames: graph.frames))
@@ -35,7 +35,7 @@ extension CatalogueAsset {
 
     /// The sound rendered into memory, the way the builder makes it: each layer rendered once in memory
     /// (and measured there), then mixed through the same graph as ``makeStream()``.
-    package func renderBuffer() throws(CatalogueError) -> (buffer: AudioBuffer, renderedFrequencyHz: Double?) {
+    package func renderBuffer() throws(ShadesError) -> (buffer: AudioBuffer, renderedFrequencyHz: Double?) {
         if let music {
             let (stream, buffer) = try notchedMusic(music, measuredOnly: true)
             return (buffer!, stream.renderedFrequencyHz)
@@ -44,7 +44,7 @@ extension CatalogueAsset {
         var frequency: Double?
         for layer in layers ?? [MixLayer(request: request, gainDB: 0)] {
             let rendered: RenderedSound
-            do throws(ParameterError) { rendered = try Renderer.render(layer.request) } catch {
+            do throws(ShadesError) { rendered = try Renderer.render(layer.request) } catch {
                 throw .asset(id: id, message: error.description)
             }
             frequency = frequency ?? rendered.renderedFrequencyHz
@@ -55,13 +55,13 @@ extension CatalogueAsset {
     }
 
     /// One layer of the mix: its channel gains times the layer's gain, and its swell.
-    private func mixLayer(_ layer: MixLayer, source: any AudioSource, channelGains: [Float], frames: Int) throws(CatalogueError) -> MixSource.Layer {
+    private func mixLayer(_ layer: MixLayer, source: any AudioSource, channelGains: [Float], frames: Int) throws(ShadesError) -> MixSource.Layer {
         let layerGain = Float(Decibels.amplitude(layer.gainDB))
         var swell: SwellEnvelope?
         if let period = layer.swellPeriodSeconds {
             let rate = layer.request.sampleRate
             let periods = layer.request.loop ? SwellEnvelope.loopPeriods(near: period, frameCount: frames, sampleRate: rate) : nil
-            do throws(ParameterError) {
+            do throws(ShadesError) {
                 swell = try SwellEnvelope(sampleRate: rate, periodSeconds: period, depth: layer.swellDepth ?? 0.5,
                                           seed: layer.request.seed, periodsSeconds: periods)
             } catch { throw .asset(id: id, message: error.description) }
@@ -69,8 +69,8 @@ extension CatalogueAsset {
         return MixSource.Layer(source: source, channelGains: channelGains.map { $0 * layerGain }, swell: swell)
     }
 
-    private func mix(_ layers: [MixSource.Layer]) throws(CatalogueError) -> MixSource {
-        do throws(ParameterError) { return try MixSource(layers: layers) } catch {
+    private func mix(_ layers: [MixSource.Layer]) throws(ShadesError) -> MixSource {
+        do throws(ShadesError) { return try MixSource(layers: layers) } catch {
             throw .asset(id: id, message: "layers differ in channels or length")
         }
     }
@@ -80,15 +80,13 @@ extension CatalogueAsset {
     /// 0 dBTP; the builder then sets its loudness like any other sound. Music not read whole
     /// (``AudioFileSource/lengthWarning``: a cut MP3) is refused: a catalogue sound is all of its source.
     /// With `measuredOnly`, the measuring pass also keeps the notched samples (returned as a buffer).
-    private func notchedMusic(_ music: MusicInput, measuredOnly keep: Bool) throws(CatalogueError) -> (stream: Stream, buffer: AudioBuffer?) {
+    private func notchedMusic(_ music: MusicInput, measuredOnly keep: Bool) throws(ShadesError) -> (stream: Stream, buffer: AudioBuffer?) {
         let rate = request.sampleRate
-        func chain() throws(CatalogueError) -> (AudioFileSource, NotchedSource) {
-            do throws(AudioFileError) {
+        func chain() throws(ShadesError) -> (AudioFileSource, NotchedSource) {
+            do throws(ShadesError) {
                 let file = try AudioFileSource(path: music.path, sampleRate: rate, blockFrames: NotchedMusic.blockFrames)
-                do throws(ParameterError) {
-                    let design = try NotchDesign(notches: [music.notch], sampleRate: rate)
-                    return (file, try NotchedSource(source: file, design: design, alignment: .silentPast))
-                } catch { throw .usage(error.description) }
+                let design = try NotchDesign(notches: [music.notch], sampleRate: rate)
+                return (file, try NotchedSource(source: file, design: design, alignment: .silentPast))
             } catch { throw .asset(id: id, message: error.description) }
         }
         // The measuring pass: the length, the true peak (and the samples, for the builder).

@@ -55,29 +55,16 @@ public struct CatalogueCategory: Sendable, Codable, Equatable {
     }
 }
 
-/// A catalogue build or check that failed; the description is one line naming the asset or folder.
-public enum CatalogueError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The caller's input: an asset, category or parameter that cannot be built (exit code 2).
-    case input(String)
-    /// An asset that cannot reach its target (loudness, true peak, seam) or fails its verification.
-    case asset(id: String, message: String)
-    /// A file or folder that cannot be read or written.
-    case io(String)
-
-    public var description: String {
-        switch self {
-        case .input(let m), .io(let m): return m
-        case .asset(let id, let m): return "sound \(id): \(m)"
-        }
-    }
+extension ShadesError {
+    /// A sound that cannot reach its target (loudness, true peak, seam) or fails its verification:
+    /// "sound ID: message".
+    static func asset(id: String, message: String) -> ShadesError { .runtime("sound \(id): \(message)") }
 
     /// The same error with the building folder's path shown as the catalogue folder the user named.
-    func naming(_ building: String, as folder: String) -> CatalogueError {
-        switch self {
-        case .input(let m): return .input(m.replacing(building + "/", with: folder + "/"))
-        case .io(let m): return .io(m.replacing(building + "/", with: folder + "/"))
-        case .asset(let id, let m): return .asset(id: id, message: m.replacing(building + "/", with: folder + "/"))
-        }
+    func naming(_ building: String, as folder: String) -> ShadesError {
+        var renamed = self
+        renamed.message = message.replacing(building + "/", with: folder + "/")
+        return renamed
     }
 }
 
@@ -95,9 +82,9 @@ public enum CatalogueLimits {
 
 extension CatalogueAsset {
     /// Checks the id, loudness, format and the request; the error names the asset and the parameter.
-    func validate() throws(CatalogueError) {
+    func validate() throws(ShadesError) {
         guard isSafeIdentifier(id) else {
-            throw .input("sound id \"\(id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
+            throw .usage("sound id \"\(id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
         }
         guard loudnessLUFS.isFinite, CatalogueLimits.loudnessRange.contains(loudnessLUFS) else {
             throw .asset(id: id, message: "loudness \(loudnessLUFS) LUFS is out of range (allowed: -70 … 0 LUFS)")
@@ -105,7 +92,7 @@ extension CatalogueAsset {
         guard container.supports(sampleFormat) else {
             throw .asset(id: id, message: "format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")
         }
-        do throws(ParameterError) { try request.validate() } catch {
+        do throws(ShadesError) { try request.validate() } catch {
             throw .asset(id: id, message: error.description)
         }
     }

@@ -24,43 +24,39 @@ struct FileMeasurement: Sendable {
     let spectrum: PowerSpectrum?
 
     /// Reads `path` once and measures loudness and true peak, and optionally seams and spectrum.
-    static func measure(path: String, seams wantSeams: Bool, spectrum wantSpectrum: Bool) throws(CatalogueError) -> FileMeasurement {
-        let input: AudioFileInput
-        do throws(AudioFileError) { input = try AudioFileInput(path: path) } catch { throw .io(error.description) }
+    static func measure(path: String, seams wantSeams: Bool, spectrum wantSpectrum: Bool) throws(ShadesError) -> FileMeasurement {
+        let input = try AudioFileInput(path: path)
         let channels = input.channelCount, rate = Double(input.sampleRate)
         var meter: LoudnessAndPeak
-        do throws(LoudnessError) {
+        do throws(ShadesError) {
             meter = try LoudnessAndPeak(channelCount: channels, sampleRate: rate)
-        } catch { throw .io("cannot measure \(path): \(error.description)") }
+        } catch { throw .runtime("cannot measure \(path): \(error.description)") }
         var seams = wantSeams ? Array(repeating: SeamAccumulator(), count: channels) : []
         var spectra: [SpectrumAccumulator] = []
         if wantSpectrum {
-            do throws(ParameterError) { spectra = Array(repeating: try SpectrumAccumulator(sampleRate: rate), count: channels) } catch {
-                throw .io("cannot measure the spectrum of \(path): \(error.description)")
+            do throws(ShadesError) { spectra = Array(repeating: try SpectrumAccumulator(sampleRate: rate), count: channels) } catch {
+                throw .runtime("cannot measure the spectrum of \(path): \(error.description)")
             }
         }
         let block = AudioBuffer(channelCount: channels, frameCapacity: 65_536, zeroed: false)
         while true {
-            let frames: Int
-            do throws(AudioFileError) {
-                frames = try block.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-            } catch { throw .io(error.description) }
+            let frames: Int = try block.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
             if frames == 0 { break }
             let planes = (0..<channels).map { c in block.withChannel(c) { UnsafeBufferPointer(rebasing: $0[0..<frames]) } }
-            do throws(LoudnessError) { try meter.add(planes) } catch { throw .io("cannot measure \(path): \(error.description)") }
+            do throws(ShadesError) { try meter.add(planes) } catch { throw .runtime("cannot measure \(path): \(error.description)") }
             for c in 0..<seams.count { seams[c].add(planes[c]) }
             for c in 0..<spectra.count { spectra[c].add(planes[c]) }
         }
         let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
-        do throws(LoudnessError) { loudness = try meter.result() } catch { throw .io("cannot measure \(path): \(error.description)") }
+        do throws(ShadesError) { loudness = try meter.result() } catch { throw .runtime("cannot measure \(path): \(error.description)") }
         var seamReports: [SeamReport] = []
         var spectrum: PowerSpectrum?
-        do throws(ParameterError) {
-            seamReports = try seams.map { (s: SeamAccumulator) throws(ParameterError) in try s.result() }
+        do throws(ShadesError) {
+            seamReports = try seams.map { (s: SeamAccumulator) throws(ShadesError) in try s.result() }
             if wantSpectrum, loudness.integratedLUFS != nil {
-                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ParameterError) in try s.result() })
+                spectrum = PowerSpectrum.average(try spectra.map { (s: SpectrumAccumulator) throws(ShadesError) in try s.result() })
             }
-        } catch { throw .io("cannot measure \(path): \(error.description)") }
+        } catch { throw .runtime("cannot measure \(path): \(error.description)") }
         return FileMeasurement(frames: input.framesRead, sampleRate: input.sampleRate, channels: channels,
                                integratedLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP,
                                seams: seamReports, spectrum: spectrum)
@@ -108,12 +104,12 @@ struct BuiltSound: Sendable {
 enum AssetRenderer {
     /// Renders `asset` in memory, sets its loudness, writes `folder/<id>.<ext>` atomically and verifies
     /// the written file.
-    static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(CatalogueError) -> BuiltSound {
+    static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(ShadesError) -> BuiltSound {
         let id = asset.id
         let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
         let channels = buffer.channelCount
         let before: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
-        do throws(LoudnessError) {
+        do throws(ShadesError) {
             var meter = try LoudnessAndPeak(channelCount: channels, sampleRate: asset.request.sampleRate)
             try meter.add((0..<channels).map { c in buffer.withChannel(c) { UnsafeBufferPointer($0) } })
             before = try meter.result()
@@ -135,22 +131,20 @@ enum AssetRenderer {
         recipe.levelDBFS = asset.request.levelDBFS + gainDB
         let path = folder + "/" + asset.fileName
         let gain = Float(Decibels.amplitude(gainDB))
-        do throws(AudioFileError) {
-            try FileSink.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
-                               to: path, sampleFormat: asset.sampleFormat,
-                               ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
-                               comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz, format: asset.sampleFormat))
-        } catch { throw .io(error.description) }
+        try FileSink.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
+                           to: path, sampleFormat: asset.sampleFormat,
+                           ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
+                           comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz, format: asset.sampleFormat))
         return try verify(asset, recipe: recipe, cacheKey: cacheKey, path: path)
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.
-    static func verify(_ asset: CatalogueAsset, recipe: RenderRequest, cacheKey: String, path: String) throws(CatalogueError) -> BuiltSound {
+    static func verify(_ asset: CatalogueAsset, recipe: RenderRequest, cacheKey: String, path: String) throws(ShadesError) -> BuiltSound {
         let measured = try FileMeasurement.measure(path: path, seams: asset.request.loop, spectrum: true)
         if let problem = measured.problems(targetLUFS: asset.loudnessLUFS, loop: asset.request.loop).first {
             throw .asset(id: asset.id, message: "written file \(asset.fileName): \(problem)")
         }
-        guard let sha = SHA256.hex(ofFile: path) else { throw .io("cannot read \(path) to hash it") }
+        guard let sha = SHA256.hex(ofFile: path) else { throw .input("cannot read \(path) to hash it") }
         let sound = Manifest.Sound(
             id: asset.id, category: asset.category, titles: asset.titles, file: asset.fileName,
             durationSeconds: Double(measured.frames) / Double(measured.sampleRate), frames: measured.frames,

@@ -39,7 +39,7 @@ public enum CatalogueBuilder {
     /// synced to disk, and swapped into place in one step at the end: a failed build leaves `folder` as
     /// it was and nothing else behind; a killed one (SIGKILL, power cut) leaves `folder` as it was, and
     /// its building folder is removed by the next build into `folder`. A second build into `folder`
-    /// while one runs is refused (``CatalogueError/io(_:)``), so two builds cannot mix.
+    /// while one runs is refused (a ``ShadesError/Kind/runtime`` error), so two builds cannot mix.
     ///
     /// - Parameters:
     ///   - parameters: build parameters recorded in the manifest (e.g. preset file, tinnitus frequency).
@@ -49,14 +49,14 @@ public enum CatalogueBuilder {
     @discardableResult
     public static func build(assets: [CatalogueAsset], categories: [CatalogueCategory], parameters: [String: String] = [:],
                              into folder: String, concurrency: Int = defaultConcurrency,
-                             progress: @Sendable (Progress) -> Void = { _ in }) throws(CatalogueError) -> Manifest {
+                             progress: @Sendable (Progress) -> Void = { _ in }) throws(ShadesError) -> Manifest {
         try validate(assets: assets, categories: categories)
         guard (1...64).contains(concurrency) else {
-            throw .input("concurrency \(concurrency) is out of range (allowed: 1 … 64)")
+            throw .usage("concurrency \(concurrency) is out of range (allowed: 1 … 64)")
         }
         let target = trimmedFolder(folder)
         let building = try startBuilding(target)
-        do throws(CatalogueError) {
+        do throws(ShadesError) {
             let previous = try previousCatalogue(at: target)
             try makeFolder(building + "/" + spectraFolder)
             let built = try buildAll(assets, into: building, previous: previous, previousFolder: target,
@@ -82,32 +82,32 @@ public enum CatalogueBuilder {
 
     // MARK: Input
 
-    static func validate(assets: [CatalogueAsset], categories: [CatalogueCategory]) throws(CatalogueError) {
-        guard !assets.isEmpty else { throw .input("the catalogue has no sounds (allowed: at least one)") }
+    static func validate(assets: [CatalogueAsset], categories: [CatalogueCategory]) throws(ShadesError) {
+        guard !assets.isEmpty else { throw .usage("the catalogue has no sounds (allowed: at least one)") }
         var ids = Set<String>()
         for asset in assets {
             try asset.validate()
-            guard ids.insert(asset.id).inserted else { throw .input("sound id \(asset.id) is used twice (allowed: unique ids)") }
+            guard ids.insert(asset.id).inserted else { throw .usage("sound id \(asset.id) is used twice (allowed: unique ids)") }
         }
         var listed = [String: Set<String>]()  // category id → the sound ids it lists
         for category in categories {
             guard isSafeIdentifier(category.id) else {
-                throw .input("category id \"\(category.id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
+                throw .usage("category id \"\(category.id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
             }
             guard listed[category.id] == nil else {
-                throw .input("category id \(category.id) is used twice (allowed: unique ids)")
+                throw .usage("category id \(category.id) is used twice (allowed: unique ids)")
             }
             for id in category.assetIDs {
-                guard ids.contains(id) else { throw .input("category \(category.id) lists sound \(id), which is not defined") }
+                guard ids.contains(id) else { throw .usage("category \(category.id) lists sound \(id), which is not defined") }
             }
             listed[category.id] = Set(category.assetIDs)
         }
         for asset in assets {
             guard let listedInCategory = listed[asset.category] else {
-                throw .input("sound \(asset.id) names category \(asset.category), which is not defined")
+                throw .usage("sound \(asset.id) names category \(asset.category), which is not defined")
             }
             guard listedInCategory.contains(asset.id) else {
-                throw .input("sound \(asset.id) is not listed in its category \(asset.category)")
+                throw .usage("sound \(asset.id) is not listed in its category \(asset.category)")
             }
         }
     }
@@ -115,12 +115,12 @@ public enum CatalogueBuilder {
     // MARK: Building the sounds
 
     private static func buildAll(_ assets: [CatalogueAsset], into folder: String, previous: Manifest?, previousFolder: String,
-                                 concurrency: Int, progress: @Sendable (Progress) -> Void) throws(CatalogueError) -> [BuiltSound] {
+                                 concurrency: Int, progress: @Sendable (Progress) -> Void) throws(ShadesError) -> [BuiltSound] {
         var reusable = [String: Manifest.Sound]()
         for sound in previous?.sounds ?? [] where reusable[sound.cacheKey] == nil { reusable[sound.cacheKey] = sound }
         let keys = assets.map(\.cacheKey)
         let results = Locked<[BuiltSound?]>(Array(repeating: nil, count: assets.count))
-        let failure = Locked<CatalogueError?>(nil)
+        let failure = Locked<ShadesError?>(nil)
         let next = Atomic<Int>(0)
         let done = Locked<Int>(0)
         let workers = min(concurrency, assets.count)
@@ -130,7 +130,7 @@ public enum CatalogueBuilder {
                 let i = next.add(1, ordering: .relaxed).oldValue
                 guard i < assets.count else { return }
                 let asset = assets[i]
-                do throws(CatalogueError) {
+                do throws(ShadesError) {
                     var built: BuiltSound?
                     if let old = reuse[keys[i]] {
                         built = reused(asset, from: old, oldFolder: oldFolder, into: folder)
@@ -158,7 +158,7 @@ public enum CatalogueBuilder {
         guard isSafeRelativeFile(old.file), isSafeIdentifier(old.id),
               SHA256.hex(ofFile: oldPath) == old.sha256 else { return nil }
         let newPath = folder + "/" + asset.fileName
-        do throws(FileSystemError) { try FileSystem.link(oldPath, to: newPath) } catch {
+        do throws(ShadesError) { try FileSystem.link(oldPath, to: newPath) } catch {
             do { try FileManager.default.copyItem(atPath: oldPath, toPath: newPath) } catch { return nil }
         }
         var svg = (try? String(contentsOfFile: "\(oldFolder)/\(spectraFolder)/\(old.id).svg", encoding: .utf8)) ?? ""

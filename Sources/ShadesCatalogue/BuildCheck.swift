@@ -11,7 +11,7 @@ extension CatalogueBuilder {
     ///
     /// - Returns: one line per problem, each naming the sound or file (empty: the catalogue is fine).
     /// - Throws: when `folder/manifest.json` cannot be read.
-    public static func check(folder: String, concurrency: Int = defaultConcurrency) throws(CatalogueError) -> [String] {
+    public static func check(folder: String, concurrency: Int = defaultConcurrency) throws(ShadesError) -> [String] {
         let folder = trimmedFolder(folder)
         let manifest = try Manifest.read(folder: folder)
         var problems: [String] = []
@@ -52,7 +52,7 @@ extension CatalogueBuilder {
             problems.append("file \(sound.file) cannot be read")
         }
         let measured: FileMeasurement
-        do throws(CatalogueError) { measured = try FileMeasurement.measure(path: path, seams: sound.loop, spectrum: false) } catch {
+        do throws(ShadesError) { measured = try FileMeasurement.measure(path: path, seams: sound.loop, spectrum: false) } catch {
             return problems + [error.description]
         }
         if measured.sampleRate != sound.sampleRate || measured.channels != sound.channels || measured.frames != sound.frames {

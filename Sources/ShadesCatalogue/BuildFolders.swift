@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ShadesDSP
 import ShadesIO
 #if canImport(Glibc)
 import Glibc
@@ -17,16 +18,16 @@ import Darwin
 extension CatalogueBuilder {
     /// Prepares a build into `folder`: removes what killed builds left, refuses while another build into
     /// `folder` runs, and makes the building folder (returned).
-    static func startBuilding(_ folder: String) throws(CatalogueError) -> String {
+    static func startBuilding(_ folder: String) throws(ShadesError) -> String {
         let parent = AtomicFile.directory(of: folder)
         var info = stat()
         guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .io("cannot build into \(folder): folder \(parent) does not exist")
+            throw .runtime("cannot build into \(folder): folder \(parent) does not exist")
         }
-        return try underLock(of: parent, folder) { () throws(CatalogueError) -> String in
+        return try underLock(of: parent, folder) { () throws(ShadesError) -> String in
             let running = removeStaleFoldersUnlocked(of: folder)
             if let pid = running.first {
-                throw .io("cannot build into \(folder): another build (process \(pid)) is writing it (allowed: one build per folder at a time)")
+                throw .runtime("cannot build into \(folder): another build (process \(pid)) is writing it (allowed: one build per folder at a time)")
             }
             return try makeSiblingFolder(of: folder, purpose: "build")
         }
@@ -36,9 +37,9 @@ extension CatalogueBuilder {
     /// catalogue is renamed back when `folder` itself is missing: the build died between its two renames),
     /// as every build does first; returns the processes still building into `folder`.
     @discardableResult
-    package static func removeStaleFolders(of folder: String) throws(CatalogueError) -> [Int32] {
+    package static func removeStaleFolders(of folder: String) throws(ShadesError) -> [Int32] {
         let folder = trimmedFolder(folder)
-        return try underLock(of: AtomicFile.directory(of: folder), folder) { () throws(CatalogueError) -> [Int32] in
+        return try underLock(of: AtomicFile.directory(of: folder), folder) { () throws(ShadesError) -> [Int32] in
             removeStaleFoldersUnlocked(of: folder)
         }
     }
@@ -76,53 +77,53 @@ extension CatalogueBuilder {
 
     /// The previous catalogue's manifest, nil when `folder` does not exist, is empty or its manifest is
     /// unreadable. A folder with other content is refused: a build never replaces something else.
-    static func previousCatalogue(at folder: String) throws(CatalogueError) -> Manifest? {
+    static func previousCatalogue(at folder: String) throws(ShadesError) -> Manifest? {
         var info = stat()
         guard stat(folder, &info) == 0 else { return nil }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .io("cannot build into \(folder): it is a file, not a folder") }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .runtime("cannot build into \(folder): it is a file, not a folder") }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         if entries.isEmpty { return nil }
         guard entries.contains(Manifest.fileName) else {
-            throw .io("cannot build into \(folder): it holds files but no \(Manifest.fileName) (allowed: a new or empty folder or a previous catalogue)")
+            throw .runtime("cannot build into \(folder): it holds files but no \(Manifest.fileName) (allowed: a new or empty folder or a previous catalogue)")
         }
         return try? Manifest.read(folder: folder)
     }
 
     /// A new hidden folder beside `folder`, e.g. `.catalogue.build-1234-1`.
-    private static func makeSiblingFolder(of folder: String, purpose: String) throws(CatalogueError) -> String {
+    private static func makeSiblingFolder(of folder: String, purpose: String) throws(ShadesError) -> String {
         let parent = AtomicFile.directory(of: folder)
         let name = folder.split(separator: "/").last.map(String.init) ?? folder
         for attempt in 1...1000 {
             let path = "\(parent)/.\(name).\(purpose)-\(FileSystem.processID)-\(attempt)"
-            do throws(FileSystemError) {
+            do throws(ShadesError) {
                 try FileSystem.makeFolder(path)
                 return path
             } catch where error.code == EEXIST {
                 continue
             } catch {
-                throw .io("cannot create \(path): \(error.reason)")
+                throw .runtime("cannot create \(path): \(error.reason)")
             }
         }
-        throw .io("cannot create a temporary folder beside \(folder)")
+        throw .runtime("cannot create a temporary folder beside \(folder)")
     }
 
     /// Puts the synced `building` folder in place as `folder`: one atomic exchange where the system has
     /// it (Linux `renameat2`, Darwin `renamex_np`), else the previous catalogue is renamed aside first;
     /// then the parent folder is synced and the previous catalogue removed.
-    static func swap(_ building: String, into folder: String) throws(CatalogueError) {
+    static func swap(_ building: String, into folder: String) throws(ShadesError) {
         let parent = AtomicFile.directory(of: folder)
-        let previous = try underLock(of: parent, folder) { () throws(CatalogueError) -> String? in
+        let previous = try underLock(of: parent, folder) { () throws(ShadesError) -> String? in
             guard (try? FileSystem.linkStatus(folder)) != nil else {
-                do throws(FileSystemError) { try FileSystem.rename(building, to: folder) } catch {
-                    throw .io("cannot rename \(building) to \(folder): \(error.reason)")
+                do throws(ShadesError) { try FileSystem.rename(building, to: folder) } catch {
+                    throw .runtime("cannot rename \(building) to \(folder): \(error.reason)")
                 }
                 return nil
             }
             let old = try makeSiblingFolder(of: folder, purpose: "old")
             let exchanged: Bool
-            do throws(FileSystemError) { exchanged = try FileSystem.exchange(building, folder) } catch {
+            do throws(ShadesError) { exchanged = try FileSystem.exchange(building, folder) } catch {
                 try? FileSystem.removeFolder(old)
-                throw .io("cannot swap \(building) into \(folder): \(error.reason)")
+                throw .runtime("cannot swap \(building) into \(folder): \(error.reason)")
             }
             if exchanged {
                 // `building` now holds the previous catalogue: under its set-aside name (rename replaces
@@ -131,13 +132,13 @@ extension CatalogueBuilder {
                 try? FileSystem.removeFolder(old)
                 return building
             }
-            do throws(FileSystemError) { try FileSystem.rename(folder, to: old) } catch {
+            do throws(ShadesError) { try FileSystem.rename(folder, to: old) } catch {
                 try? FileSystem.removeFolder(old)
-                throw .io("cannot move the previous catalogue \(folder) aside: \(error.reason)")
+                throw .runtime("cannot move the previous catalogue \(folder) aside: \(error.reason)")
             }
-            do throws(FileSystemError) { try FileSystem.rename(building, to: folder) } catch {
+            do throws(ShadesError) { try FileSystem.rename(building, to: folder) } catch {
                 try? FileSystem.rename(old, to: folder)
-                throw .io("cannot rename \(building) to \(folder): \(error.reason)")
+                throw .runtime("cannot rename \(building) to \(folder): \(error.reason)")
             }
             return old
         }
@@ -147,10 +148,10 @@ extension CatalogueBuilder {
 
     /// Runs `body` holding the lock on `parent` (see the extension's description).
     private static func underLock<R>(of parent: String, _ folder: String,
-                                     _ body: () throws(CatalogueError) -> R) throws(CatalogueError) -> R {
+                                     _ body: () throws(ShadesError) -> R) throws(ShadesError) -> R {
         let lock: Int32
-        do throws(FileSystemError) { lock = try FileSystem.lock(folder: parent) } catch {
-            throw .io("cannot build into \(folder): cannot lock \(parent) (\(error.reason))")
+        do throws(ShadesError) { lock = try FileSystem.lock(folder: parent) } catch {
+            throw .runtime("cannot build into \(folder): cannot lock \(parent) (\(error.reason))")
         }
         defer { FileSystem.unlock(lock) }
         return try body()
@@ -158,32 +159,32 @@ extension CatalogueBuilder {
 
     // MARK: Files
 
-    static func makeFolder(_ path: String) throws(CatalogueError) {
-        do throws(FileSystemError) { try FileSystem.makeFolder(path) } catch { throw .io("cannot create \(path): \(error.reason)") }
+    static func makeFolder(_ path: String) throws(ShadesError) {
+        do throws(ShadesError) { try FileSystem.makeFolder(path) } catch { throw .runtime("cannot create \(path): \(error.reason)") }
     }
 
     /// Writes `data` as the new file `path` (synced with the whole building folder before the swap).
-    static func write(_ data: Data, to path: String) throws(CatalogueError) {
+    static func write(_ data: Data, to path: String) throws(ShadesError) {
         let bytes = [UInt8](data)
-        do throws(FileSystemError) {
+        do throws(ShadesError) {
             let descriptor = try FileSystem.open(path, O_WRONLY | O_CREAT | O_TRUNC)
             defer { FileSystem.close(descriptor) }
             try FileSystem.write(descriptor, bytes)
         } catch {
-            throw .io(error.isNoSpace ? AtomicFile.noSpace(writing: path, neededBytes: bytes.count).description
-                                      : "cannot write \(path): \(error.reason)")
+            throw error.isNoSpace ? AtomicFile.noSpace(writing: path, neededBytes: bytes.count)
+                                  : .runtime("cannot write \(path): \(error.reason)")
         }
     }
 
     /// Syncs every file and folder in `folder` to disk (files linked or copied from the previous build
     /// and files written here alike).
-    static func syncTree(_ folder: String) throws(CatalogueError) {
-        do throws(FileSystemError) { try FileSystem.syncTree(folder) } catch { throw .io("cannot sync \(folder): \(error.reason)") }
+    static func syncTree(_ folder: String) throws(ShadesError) {
+        do throws(ShadesError) { try FileSystem.syncTree(folder) } catch { throw .runtime("cannot sync \(folder): \(error.reason)") }
     }
 
     /// Syncs the names in `folder` to disk.
-    static func syncFolder(_ folder: String) throws(CatalogueError) {
-        do throws(FileSystemError) { try FileSystem.syncFolder(folder) } catch { throw .io("cannot sync \(folder): \(error.reason)") }
+    static func syncFolder(_ folder: String) throws(ShadesError) {
+        do throws(ShadesError) { try FileSystem.syncFolder(folder) } catch { throw .runtime("cannot sync \(folder): \(error.reason)") }
     }
 
     static func removeTree(_ path: String) { try? FileSystem.removeTree(path) }

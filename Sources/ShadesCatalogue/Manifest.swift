@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ShadesDSP
 import ShadesIO
 import ShadesRender
 
@@ -82,13 +83,13 @@ public struct Manifest: Sendable, Codable, Equatable {
     }
 
     /// Reads `folder/manifest.json`.
-    public static func read(folder: String) throws(CatalogueError) -> Manifest {
+    public static func read(folder: String) throws(ShadesError) -> Manifest {
         let path = folder + "/" + fileName
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw .io("cannot read \(path): no such file or not readable")
+            throw .input("cannot read \(path): no such file or not readable")
         }
         do { return try JSONDecoder().decode(Manifest.self, from: data) } catch {
-            throw .io("cannot read \(path): not a Shades catalogue manifest (\(oneLine(error)))")
+            throw .input("cannot read \(path): not a Shades catalogue manifest (\(oneLine(error)))")
         }
     }
 }

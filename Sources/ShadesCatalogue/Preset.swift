@@ -210,31 +210,26 @@ public struct SourceLocation: Sendable, Equatable {
     public init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
 }
 
-/// One problem in a catalogue file, as one line: `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
-public struct PresetError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var column: Int?
-    public var message: String
-
-    public init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
-        (self.file, self.line, self.column, self.message) = (file, line, column, message)
+/// A problem in a catalogue file, as one line: `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
+extension ShadesError {
+    /// A problem at `location` (nil: the whole file) in the catalogue file `path`.
+    init(path: String, at location: SourceLocation?, _ message: String) {
+        self.init(path: path, line: location?.line, column: location?.column, message: message)
     }
 
-    init(file: String, at location: SourceLocation?, _ message: String) {
-        self.init(file: file, line: location?.line, column: location?.column, message: message)
+    /// A problem at `location` of a file not yet named (the JSON scanner's; the parser adds the path).
+    init(location: SourceLocation, message: String) {
+        self.init(.parameter, message)
+        (line, column) = (location.line, location.column)
     }
 
-    public var description: String {
-        var position = file
-        if let line { position += ":\(line)" + (column.map { ":\($0)" } ?? "") }
-        return "\(position): \(message)"
-    }
+    /// The line and column, where there is a line.
+    var location: SourceLocation? { line.map { SourceLocation(line: $0, column: column ?? 1) } }
 }
 
-/// Every problem found, one line each.
+/// Every problem found in the catalogue files, one line each (validation reports all of them at once).
 public struct PresetErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public var errors: [PresetError]
-    public init(_ errors: [PresetError]) { self.errors = errors }
+    public var errors: [ShadesError]
+    public init(_ errors: [ShadesError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

@@ -25,7 +25,7 @@ public struct CatalogueOverrides: Sendable, Equatable {
 /// Turns validated presets into the builder's assets and categories, in display order.
 public enum PresetAssets {
     public static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
-                               overrides: CatalogueOverrides = CatalogueOverrides()) throws(CatalogueError)
+                               overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError)
         -> (assets: [CatalogueAsset], categories: [CatalogueCategory]) {
         var assets: [CatalogueAsset] = []
         var categories: [CatalogueCategory] = []
@@ -50,17 +50,17 @@ public enum PresetAssets {
     /// One sound of the catalogue that `presetsFolder` describes, by id: a preset sound, or with
     /// `tinnitusFrequencyHz` also the personalised ones (`personal-tone`, `personal-nbn-am10`, `personal-pink-notched` …).
     public static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
-                             overrides: CatalogueOverrides = CatalogueOverrides()) throws(CatalogueError) -> CatalogueAsset {
+                             overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError) -> CatalogueAsset {
         let documents: [(file: String, document: CatalogueDocument)]
         do throws(PresetErrors) { documents = try PresetParser.loadCatalogue(folder: presetsFolder) } catch {
-            throw .input(error.description)
+            throw error.errors.first ?? .usage(error.description)
         }
         var assets = try resolve(documents, overrides: overrides).assets
         if let f = tinnitusFrequencyHz, let defaults = documents.first?.document.defaults {
             assets += try personal(frequencyHz: f, defaults: defaults, overrides: overrides).assets
         }
         guard let asset = assets.first(where: { $0.id == id }) else {
-            throw .input("sound \(id) is not in \(presetsFolder) (allowed: \(assets.map(\.id).joined(separator: ", ")))")
+            throw .usage("sound \(id) is not in \(presetsFolder) (allowed: \(assets.map(\.id).joined(separator: ", ")))")
         }
         return asset
     }
@@ -71,7 +71,7 @@ public enum PresetAssets {
     /// With `musicFolder`, every readable file in it becomes notched music (one octave at the frequency).
     public static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
-                                musicFolder: String? = nil) throws(CatalogueError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
+                                musicFolder: String? = nil) throws(ShadesError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
         let d = overrides.apply(to: defaults)
         let hz = formatHertz(f)
         func request(_ sound: SoundDescription, am: Double? = nil, notch: Bool = false) -> RenderRequest {
@@ -93,8 +93,8 @@ public enum PresetAssets {
         ]
         var assets: [CatalogueAsset] = []
         for (id, en, de, r) in sounds {
-            do throws(ParameterError) { try r.validate() } catch {
-                throw .input("tinnitus-frequency \(hz) cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)")
+            do throws(ShadesError) { try r.validate() } catch {
+                throw .usage("tinnitus-frequency \(hz) cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)")
             }
             var a = try asset(id: "personal-" + id, category: "personal", titles: ["en": en, "de": de],
                               layers: [MixLayer(request: r, gainDB: 0)], settings: d)
@@ -107,14 +107,14 @@ public enum PresetAssets {
     }
 
     /// Notched-music assets for every readable sound file in `folder` (sorted by name).
-    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(CatalogueError) -> [CatalogueAsset] {
+    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(ShadesError) -> [CatalogueAsset] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }.sorted() } catch {
-            throw .input("music folder \(folder) cannot be read")
+            throw .usage("music folder \(folder) cannot be read")
         }
         let notch = NotchSpec(centreHz: f, widthOctaves: 1)
-        do throws(ParameterError) { _ = try NotchDesign(notches: [notch], sampleRate: d.rate) } catch {
-            throw .input("tinnitus-frequency \(formatHertz(f)) cannot be notched at \(formatHertz(d.rate)): \(error.description)")
+        do throws(ShadesError) { _ = try NotchDesign(notches: [notch], sampleRate: d.rate) } catch {
+            throw .usage("tinnitus-frequency \(formatHertz(f)) cannot be notched at \(formatHertz(d.rate)): \(error.description)")
         }
         var assets: [CatalogueAsset] = []
         var used = Set<String>()
@@ -130,7 +130,7 @@ public enum PresetAssets {
                                             durationSeconds: Double(input.frameCount) / Double(input.sampleRate), sampleRate: d.rate,
                                             layout: input.channelCount == 1 ? .mono : .stereo)
             guard let container = Container(rawValue: d.format), let sampleFormat = SampleFormat(rawValue: d.sampleFormat) else {
-                throw .input("format \(d.format) \(d.sampleFormat) is not supported")
+                throw .usage("format \(d.format) \(d.sampleFormat) is not supported")
             }
             var asset = CatalogueAsset(id: "personal-" + id, category: "personal",
                                        titles: ["en": "\(stem) without \(formatHertz(f))", "de": "\(stem) ohne \(formatHertz(f))"],
@@ -140,15 +140,15 @@ public enum PresetAssets {
                                      modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
             assets.append(asset)
         }
-        guard !assets.isEmpty else { throw .input("music folder \(folder) has no readable sound files (allowed: any format libsndfile reads)") }
+        guard !assets.isEmpty else { throw .usage("music folder \(folder) has no readable sound files (allowed: any format libsndfile reads)") }
         return assets
     }
 
     static func asset(id: String, category: String, titles: [String: String], layers: [MixLayer],
-                      settings: CatalogueDefaults) throws(CatalogueError) -> CatalogueAsset {
+                      settings: CatalogueDefaults) throws(ShadesError) -> CatalogueAsset {
         guard let container = Container(rawValue: settings.format), let sampleFormat = SampleFormat(rawValue: settings.sampleFormat),
               let first = layers.first else {
-            throw .input("sound \(id): format \(settings.format) \(settings.sampleFormat) or layers not supported")
+            throw .usage("sound \(id): format \(settings.format) \(settings.sampleFormat) or layers not supported")
         }
         var asset = CatalogueAsset(id: id, category: category, titles: titles, request: first.request, loudnessLUFS: settings.loudnessLUFS,
                                    container: container, sampleFormat: sampleFormat)

@@ -19,7 +19,7 @@ public enum PresetParser {
 
     /// Reads every `*.json` in `folder`, sorted by name; file names in errors are `folder/name`.
     /// Stops at the first file with a problem (use ``loadCatalogue(folder:)`` for all problems).
-    public static func load(folder: String) throws(PresetError) -> [(file: String, document: CatalogueDocument)] {
+    public static func load(folder: String) throws(ShadesError) -> [(file: String, document: CatalogueDocument)] {
         var documents: [(file: String, document: CatalogueDocument)] = []
         for file in try jsonFiles(in: folder) {
             try documents.append((file, parse(data: readFile(file, folder: folder), file: file)))
@@ -32,7 +32,7 @@ public enum PresetParser {
     /// before writing anything.
     public static func loadCatalogue(folder: String) throws(PresetErrors) -> [(file: String, document: CatalogueDocument)] {
         var documents: [(file: String, document: CatalogueDocument)] = []
-        var errors: [PresetError] = []
+        var errors: [ShadesError] = []
         let files: [String]
         do { files = try jsonFiles(in: folder) } catch { throw PresetErrors([error]) }
         for file in files {
@@ -44,10 +44,10 @@ public enum PresetParser {
     }
 
     /// Parses one catalogue file; `file` names it in errors. Throws the first reading problem.
-    public static func parse(data: Data, file: String) throws(PresetError) -> CatalogueDocument {
+    public static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
         var scanner = JSONScanner(bytes: Array(data))
         let tree: JSONValue
-        do { tree = try scanner.document() } catch { throw PresetError(file: file, at: error.location, error.message) }
+        do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
         let reader = DocumentReader(file: file)
         let document = try reader.document(tree)
         var result = document
@@ -57,12 +57,12 @@ public enum PresetParser {
 
     /// Checks documents read by ``parse(data:file:)`` together: every problem, one line each.
     public static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
-        var errors: [PresetError] = []
+        var errors: [ShadesError] = []
         var soundIDs: [String: String] = [:]      // id → "file:line" of its first use
         var categoryIDs: [String: String] = [:]
         for (file, document) in documents {
             func fail(_ path: String, _ message: String) {
-                errors.append(PresetError(file: file, at: document.location(of: path), message))
+                errors.append(ShadesError(path: file, at: document.location(of: path), message))
             }
             /// Checks an id and its titles at `path`, and records where the id was first used (across files).
             func register(_ id: String, titles: [String: String], kind: String, path: String, in firstUse: inout [String: String]) {
@@ -122,10 +122,10 @@ public enum PresetParser {
         if !loudness.isFinite || !CatalogueDefaults.allowedLoudnessLUFS.contains(loudness) {
             fail(path + ".loudnessLUFS", "\(what): loudnessLUFS \(loudness) is out of range (allowed: -60 … -5 LUFS)")
         }
-        do throws(ParameterError) {
+        do throws(ShadesError) {
             try validateSampleRate(settings.rate)
             if settings.rate != settings.rate.rounded() {
-                throw ParameterError(parameter: "rate", value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+                throw ShadesError(parameter: "rate", value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
             }
         } catch { fail(path + ".rate", "\(what): \(error)") }
         if settings.format == "flac" && settings.sampleFormat == "f32" {
@@ -166,16 +166,16 @@ public enum PresetParser {
             }
             // Everything else by the library's own rules, at this sound's rate, length and loop mode.
             let request = layer.renderRequest(recipe: recipe, loop: sound.loop, settings: settings, seed: recipe.seed)
-            do throws(ParameterError) { try request.validate() } catch {
+            do throws(ShadesError) { try request.validate() } catch {
                 fail(layerPath + "." + jsonKey(forParameter: error.parameter), "\(layerOwner): \(error)")
             }
         }
     }
 
     /// The JSON key nearest to a library parameter name, for the error's position.
-    private static func jsonKey(forParameter parameter: String) -> String {
+    private static func jsonKey(forParameter parameter: String?) -> String {
         switch parameter {
-        case "frequency", "width", "beta": return parameter
+        case "frequency", "width", "beta": return parameter!
         case "am", "am-depth", "am-phase": return "am"
         case "notch": return "notch"
         case "fade": return "fades"
@@ -185,10 +185,10 @@ public enum PresetParser {
 
     // MARK: Files
 
-    private static func jsonFiles(in folder: String) throws(PresetError) -> [String] {
+    private static func jsonFiles(in folder: String) throws(ShadesError) -> [String] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
-            throw PresetError(file: folder, message: "cannot read the folder (\(fileSystemReason(error)))")
+            throw ShadesError(path: folder, message: "cannot read the folder (\(fileSystemReason(error)))")
         }
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         return names.filter { $0.hasSuffix(".json") }.sorted().map { "\(base)/\($0)" }
@@ -197,31 +197,31 @@ public enum PresetParser {
     /// The bytes of `file`: a regular file of at most ``maximumFileBytes``, or a link to one inside `folder`
     /// (a link leading elsewhere is refused, so a preset folder cannot make the builder read other files).
     /// Opened without waiting (a FIFO named `*.json` is refused, not read forever).
-    private static func readFile(_ file: String, folder: String) throws(PresetError) -> Data {
-        func unreadable(_ error: FileSystemError) -> PresetError {
-            PresetError(file: file, message: "cannot read the file (\(error.reason))")
+    private static func readFile(_ file: String, folder: String) throws(ShadesError) -> Data {
+        func unreadable(_ error: ShadesError) -> ShadesError {
+            ShadesError(path: file, message: "cannot read the file (\(error.reason))")
         }
-        func tooLarge(_ bytes: Int) -> PresetError {
-            PresetError(file: file, message: "is \(formatNumber(Double(bytes) / 1e6, roundedTo: 1)) MB (allowed: up to 1 MB per preset file)")
+        func tooLarge(_ bytes: Int) -> ShadesError {
+            ShadesError(path: file, message: "is \(formatNumber(Double(bytes) / 1e6, roundedTo: 1)) MB (allowed: up to 1 MB per preset file)")
         }
         var outside: String?  // where a link leads, if that is outside the folder
-        do throws(FileSystemError) {
+        do throws(ShadesError) {
             if (try FileSystem.linkStatus(file).st_mode & S_IFMT) == S_IFLNK {
                 let target = try FileSystem.realPath(file), inside = try FileSystem.realPath(folder)
                 if !target.hasPrefix(inside == "/" ? "/" : inside + "/") { outside = target }
             }
         } catch { throw unreadable(error) }
         if let outside {
-            throw PresetError(file: file, message: "is a link to \(outside), outside the preset folder (allowed: files inside \(folder))")
+            throw ShadesError(path: file, message: "is a link to \(outside), outside the preset folder (allowed: files inside \(folder))")
         }
         let descriptor: Int32, info: stat
-        do throws(FileSystemError) { descriptor = try FileSystem.open(file, O_RDONLY | O_NONBLOCK) } catch { throw unreadable(error) }
+        do throws(ShadesError) { descriptor = try FileSystem.open(file, O_RDONLY | O_NONBLOCK) } catch { throw unreadable(error) }
         defer { FileSystem.close(descriptor) }
-        do throws(FileSystemError) { info = try FileSystem.status(descriptor) } catch { throw unreadable(error) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw PresetError(file: file, message: "is not a regular file (allowed: JSON files)") }
+        do throws(ShadesError) { info = try FileSystem.status(descriptor) } catch { throw unreadable(error) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw ShadesError(path: file, message: "is not a regular file (allowed: JSON files)") }
         guard Int(info.st_size) <= maximumFileBytes else { throw tooLarge(Int(info.st_size)) }
         let bytes: [UInt8]
-        do throws(FileSystemError) { bytes = try FileSystem.read(descriptor, upTo: maximumFileBytes + 1) } catch { throw unreadable(error) }
+        do throws(ShadesError) { bytes = try FileSystem.read(descriptor, upTo: maximumFileBytes + 1) } catch { throw unreadable(error) }
         guard bytes.count <= maximumFileBytes else { throw tooLarge(bytes.count) }  // it grew while read
         return Data(bytes)
     }
@@ -249,7 +249,7 @@ private final class DocumentReader {
 
     init(file: String) { self.file = file }
 
-    func document(_ value: JSONValue) throws(PresetError) -> CatalogueDocument {
+    func document(_ value: JSONValue) throws(ShadesError) -> CatalogueDocument {
         let object = try self.object(value, path: "", what: "the catalogue", keys: ["defaults", "categories"])
         var defaults = CatalogueDefaults()
         if let value = object["defaults"] {
@@ -268,7 +268,7 @@ private final class DocumentReader {
         return CatalogueDocument(defaults: defaults, categories: categories)
     }
 
-    private func category(_ value: JSONValue, path: String) throws(PresetError) -> PresetCategory {
+    private func category(_ value: JSONValue, path: String) throws(ShadesError) -> PresetCategory {
         let c = try object(value, path: path, what: "a category", keys: ["id", "titles", "sounds"])
         let id = try c.string("id", required: true)!
         let titles = try titles(c)
@@ -279,7 +279,7 @@ private final class DocumentReader {
         return PresetCategory(id: id, titles: titles, sounds: sounds)
     }
 
-    private func sound(_ value: JSONValue, path: String) throws(PresetError) -> PresetSound {
+    private func sound(_ value: JSONValue, path: String) throws(ShadesError) -> PresetSound {
         let s = try object(value, path: path, what: "a sound",
                            keys: ["id", "titles", "recipe", "lengthSeconds", "loop", "loudnessLUFS", "rate", "format", "sampleFormat"])
         let id = try s.string("id", required: true)!
@@ -292,7 +292,7 @@ private final class DocumentReader {
                            sampleFormat: try s.choice("sampleFormat", CatalogueDefaults.sampleFormats))
     }
 
-    private func titles(_ owner: ObjectReader) throws(PresetError) -> [String: String] {
+    private func titles(_ owner: ObjectReader) throws(ShadesError) -> [String: String] {
         guard let value = owner["titles"] else { throw owner.missing("titles") }
         guard case .object(let members) = value.kind else {
             throw error(value.location, "'titles' must be an object of language code → title, not \(value.kind.name)")
@@ -307,7 +307,7 @@ private final class DocumentReader {
         return titles
     }
 
-    private func recipe(_ value: JSONValue, path: String) throws(PresetError) -> Recipe {
+    private func recipe(_ value: JSONValue, path: String) throws(ShadesError) -> Recipe {
         let r = try object(value, path: path, what: "a recipe", keys: ["layers", "channels", "seed", "fades"])
         var layers: [Layer] = []
         for (index, item) in try r.array("layers", required: true).enumerated() {
@@ -323,7 +323,7 @@ private final class DocumentReader {
         return Recipe(layers: layers, channels: channels, seed: try r.unsigned("seed") ?? 1, fades: fades)
     }
 
-    private func layer(_ value: JSONValue, path: String) throws(PresetError) -> Layer {
+    private func layer(_ value: JSONValue, path: String) throws(ShadesError) -> Layer {
         let l = try object(value, path: path, what: "a layer",
                            keys: ["source", "beta", "frequency", "width", "gainDB", "am", "notch", "swell"])
         let name = try l.string("source", required: true)!
@@ -334,7 +334,7 @@ private final class DocumentReader {
             guard let beta = try l.number("beta") else {
                 throw l.missing("beta", because: "source 'noise' needs a spectral exponent beta, -2 … 2")
             }
-            do throws(ParameterError) { source = .colour(try NoiseColour(beta: beta)) } catch {
+            do throws(ShadesError) { source = .colour(try NoiseColour(beta: beta)) } catch {
                 throw self.error(l.location(of: "beta"), "\(error)")
             }
             extras = ["beta"]
@@ -400,12 +400,12 @@ private final class DocumentReader {
 
     // MARK: Helpers
 
-    func error(_ location: SourceLocation?, _ message: String) -> PresetError {
-        PresetError(file: file, at: location, message)
+    func error(_ location: SourceLocation?, _ message: String) -> ShadesError {
+        ShadesError(path: file, at: location, message)
     }
 
     /// `value` as an object whose keys must all be in `keys`; records the path's and each key's location.
-    private func object(_ value: JSONValue, path: String, what: String, keys: [String]) throws(PresetError) -> ObjectReader {
+    private func object(_ value: JSONValue, path: String, what: String, keys: [String]) throws(ShadesError) -> ObjectReader {
         guard case .object(let members) = value.kind else {
             throw error(value.location, "\(what) must be an object, not \(value.kind.name)")
         }
@@ -437,22 +437,22 @@ private struct ObjectReader {
 
     func location(of key: String) -> SourceLocation? { members[key]?.keyLocation }
 
-    func missing(_ key: String, because reason: String? = nil) -> PresetError {
+    func missing(_ key: String, because reason: String? = nil) -> ShadesError {
         reader.error(location, "missing key '\(key)' in \(what)" + (reason.map { " (\($0))" } ?? ""))
     }
 
-    private func wrongType(_ key: String, _ value: JSONValue, expected: String) -> PresetError {
+    private func wrongType(_ key: String, _ value: JSONValue, expected: String) -> ShadesError {
         reader.error(value.location, "'\(key)' must be \(expected), not \(value.kind.name)")
     }
 
-    func string(_ key: String, required: Bool = false) throws(PresetError) -> String? {
+    func string(_ key: String, required: Bool = false) throws(ShadesError) -> String? {
         guard let value = self[key] else { if required { throw missing(key) } else { return nil } }
         guard case .string(let text) = value.kind else { throw wrongType(key, value, expected: "a string") }
         return text
     }
 
     /// A string that must be one of `allowed`.
-    func choice(_ key: String, _ allowed: [String]) throws(PresetError) -> String? {
+    func choice(_ key: String, _ allowed: [String]) throws(ShadesError) -> String? {
         guard let text = try string(key) else { return nil }
         guard allowed.contains(text) else {
             throw reader.error(self[key]!.location, "unknown \(key) '\(text)'" + suggestion(for: text, among: allowed, noun: "values"))
@@ -460,19 +460,19 @@ private struct ObjectReader {
         return text
     }
 
-    func bool(_ key: String) throws(PresetError) -> Bool? {
+    func bool(_ key: String) throws(ShadesError) -> Bool? {
         guard let value = self[key] else { return nil }
         guard case .bool(let flag) = value.kind else { throw wrongType(key, value, expected: "true or false") }
         return flag
     }
 
     /// A number; with `.hertz` also a string such as "6kHz" or "440Hz".
-    func number(_ key: String, form: NumberForm = .plain) throws(PresetError) -> Double? {
+    func number(_ key: String, form: NumberForm = .plain) throws(ShadesError) -> Double? {
         guard let value = self[key] else { return nil }
         switch value.kind {
         case .number(let number, _): return number
         case .string(let text) where form == .hertz:
-            do throws(ParameterError) { return try ValueParsing.hertz(text, parameter: key) } catch {
+            do throws(ShadesError) { return try ValueParsing.hertz(text, parameter: key) } catch {
                 throw reader.error(value.location, "\(error)")
             }
         default:
@@ -481,7 +481,7 @@ private struct ObjectReader {
     }
 
     /// A whole number 0 … 2^64 − 1 (seed).
-    func unsigned(_ key: String) throws(PresetError) -> UInt64? {
+    func unsigned(_ key: String) throws(ShadesError) -> UInt64? {
         guard let value = self[key] else { return nil }
         guard case .number(_, let text) = value.kind, let whole = UInt64(text) else {
             throw wrongType(key, value, expected: "a whole number 0 … 18446744073709551615")
@@ -489,7 +489,7 @@ private struct ObjectReader {
         return whole
     }
 
-    func array(_ key: String, required: Bool) throws(PresetError) -> [JSONValue] {
+    func array(_ key: String, required: Bool) throws(ShadesError) -> [JSONValue] {
         guard let value = self[key] else { if required { throw missing(key) } else { return [] } }
         guard case .array(let items) = value.kind else { throw wrongType(key, value, expected: "an array") }
         return items
@@ -555,11 +555,6 @@ struct Member {
     var value: JSONValue
 }
 
-struct JSONSyntaxError: Error {
-    var location: SourceLocation
-    var message: String
-}
-
 /// A strict RFC 8259 reader that tracks line and column (Foundation's errors on Linux give at most a
 /// character offset), so a syntax error names the exact spot and every key keeps its position.
 struct JSONScanner {
@@ -575,7 +570,7 @@ struct JSONScanner {
         self.bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
     }
 
-    mutating func document() throws(JSONSyntaxError) -> JSONValue {
+    mutating func document() throws(ShadesError) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw fail("the file is empty (expected a JSON object)") }
         let value = try parseValue()
@@ -586,7 +581,7 @@ struct JSONScanner {
 
     private var here: SourceLocation { SourceLocation(line: line, column: column) }
 
-    private func fail(_ message: String) -> JSONSyntaxError { JSONSyntaxError(location: here, message: message) }
+    private func fail(_ message: String) -> ShadesError { ShadesError(location: here, message: message) }
 
     private func describe(_ byte: UInt8) -> String {
         byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
@@ -611,7 +606,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseValue() throws(ShadesError) -> JSONValue {
         let start = here
         guard let byte = current else { throw fail("unexpected end of file (expected a value)") }
         switch byte {
@@ -626,20 +621,20 @@ struct JSONScanner {
         }
     }
 
-    private mutating func literal(_ word: String) throws(JSONSyntaxError) {
+    private mutating func literal(_ word: String) throws(ShadesError) {
         let start = here
         for expected in word.utf8 {
-            guard current == expected else { throw JSONSyntaxError(location: start, message: "invalid literal (expected '\(word)')") }
+            guard current == expected else { throw ShadesError(location: start, message: "invalid literal (expected '\(word)')") }
             advance()
         }
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    private mutating func enter() throws(ShadesError) {
         depth += 1
         if depth > Self.maximumDepth { throw fail("nested more than \(Self.maximumDepth) levels deep (allowed: up to \(Self.maximumDepth) levels)") }
     }
 
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue.Kind {
+    private mutating func parseObject() throws(ShadesError) -> JSONValue.Kind {
         try enter()
         defer { depth -= 1 }
         advance()  // {
@@ -673,7 +668,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue.Kind {
+    private mutating func parseArray() throws(ShadesError) -> JSONValue.Kind {
         try enter()
         defer { depth -= 1 }
         advance()  // [
@@ -694,7 +689,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    private mutating func parseString() throws(ShadesError) -> String {
         advance()  // opening quote
         var scalars = String.UnicodeScalarView()
         var raw: [UInt8] = []
@@ -747,7 +742,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+    private mutating func hex4() throws(ShadesError) -> UInt32 {
         var code: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = current, let digit = UInt32(String(Unicode.Scalar(byte)), radix: 16) else {
@@ -759,7 +754,7 @@ struct JSONScanner {
         return code
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue.Kind {
+    private mutating func parseNumber() throws(ShadesError) -> JSONValue.Kind {
         let start = index, startLocation = here
         func digits(_ scanner: inout JSONScanner) -> Int {
             var count = 0
@@ -778,7 +773,7 @@ struct JSONScanner {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard valid, let value = Double(text), value.isFinite else {
-            throw JSONSyntaxError(location: startLocation, message: "invalid number '\(text)'")
+            throw ShadesError(location: startLocation, message: "invalid number '\(text)'")
         }
         return .number(value, text)
     }

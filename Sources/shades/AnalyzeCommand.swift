@@ -49,49 +49,38 @@ struct AnalyzeCommand: ParsableCommand {
 
     func run() throws {
         var options = AnalysisOptions()
-        do {
-            if let colour {
-                if let named = NoiseColour.named.first(where: { $0.name == colour.lowercased() }) {
-                    options.expectedColour = named.colour
-                } else if let beta = Double(colour) {
-                    options.expectedColour = try NoiseColour(beta: beta)
-                } else {
-                    throw ParameterError(parameter: "colour", value: "'\(colour)'", problem: "is unknown",
-                                         allowed: "white, pink, brown, blue, violet or a β in [-2, 2]")
-                }
+        if let colour {
+            if let named = NoiseColour.named.first(where: { $0.name == colour.lowercased() }) {
+                options.expectedColour = named.colour
+            } else if let beta = Double(colour) {
+                options.expectedColour = try NoiseColour(beta: beta)
+            } else {
+                throw ShadesError(parameter: "colour", value: "'\(colour)'", problem: "is unknown",
+                                  allowed: "white, pink, brown, blue, violet or a β in [-2, 2]")
             }
-            if notch != nil && reference == nil {
-                throw ParameterError(parameter: "notch", value: notch!, problem: "needs a reference",
-                                     allowed: "--notch together with --reference INPUT")
-            }
-            options.referencePath = reference
-            if let notch {
-                let centreHz = try ValueParsing.hertz(notch, parameter: "notch")
-                do throws(ParameterError) { options.notch = try OctaveBand(centreHz: centreHz, widthOctaves: width) } catch {
-                    throw error.naming(["centre": "notch"])
-                }
-            }
-            if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
-            if let listen {
-                guard options.calibration != nil else {
-                    throw ParameterError(parameter: "listen", value: listen, problem: "needs a calibration",
-                                         allowed: "--listen together with --calibration 94dB@-20dBFS")
-                }
-                options.listeningSeconds = try ValueParsing.seconds(listen, parameter: "listen")
-            }
-            if let plot { try AtomicFile.checkWritable(plot) }
-        } catch let error as ParameterError {
-            throw CommandFailure.usage(error.description)
-        } catch let error as AudioFileError {
-            throw CommandFailure.runtime(error.description)
         }
+        if notch != nil && reference == nil {
+            throw ShadesError(parameter: "notch", value: notch!, problem: "needs a reference",
+                              allowed: "--notch together with --reference INPUT")
+        }
+        options.referencePath = reference
+        if let notch {
+            let centreHz = try ValueParsing.hertz(notch, parameter: "notch")
+            do throws(ShadesError) { options.notch = try OctaveBand(centreHz: centreHz, widthOctaves: width) } catch {
+                throw error.naming(["centre": "notch"])
+            }
+        }
+        if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
+        if let listen {
+            guard options.calibration != nil else {
+                throw ShadesError(parameter: "listen", value: listen, problem: "needs a calibration",
+                                  allowed: "--listen together with --calibration 94dB@-20dBFS")
+            }
+            options.listeningSeconds = try ValueParsing.seconds(listen, parameter: "listen")
+        }
+        if let plot { try AtomicFile.checkWritable(plot) }
 
-        let analysis: FileAnalysis
-        do {
-            analysis = try FileAnalysis.analyze(path: file, options: options)
-        } catch {
-            throw CommandFailure.runtime(error.description)
-        }
+        let analysis = try FileAnalysis.analyze(path: file, options: options)
         if let warning = analysis.report.lengthWarning { printWarning(warning) }
         if let plot { try writePlot(analysis, to: plot) }
         if json {
@@ -117,8 +106,8 @@ struct AnalyzeCommand: ParsableCommand {
             svg = SpectrumPlot.spectrum(spectrum, title: "Spectrum of \(name)", sampleRate: report.sampleRate,
                                         idealSlopeDBPerOctave: ideal).svg()
         } else {
-            throw CommandFailure.runtime("\(report.file) is silent: there is no spectrum to plot")
+            throw ShadesError.runtime("\(report.file) is silent: there is no spectrum to plot")
         }
-        do { try AtomicFile.write(Array(svg.utf8), to: path) } catch { throw CommandFailure.runtime(error.description) }
+        try AtomicFile.write(Array(svg.utf8), to: path)
     }
 }

@@ -51,34 +51,28 @@ struct CatalogueCommand: ParsableCommand {
 
         func run() throws {
             var overrides = CatalogueOverrides()
-            var frequency: Double?
-            do {
-                overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
-                overrides.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
-                frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
-            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
+            overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+            overrides.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
+            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
             if let format {
-                guard ["wav", "flac"].contains(format) else { throw CommandFailure.usage("format \(format) is unknown (allowed: wav, flac)") }
+                guard ["wav", "flac"].contains(format) else { throw ShadesError.usage("format \(format) is unknown (allowed: wav, flac)") }
                 overrides.format = format
             }
             let documents: [(file: String, document: CatalogueDocument)]
+            // Every problem in every file, one line each: the catalogue's files are the caller's input.
             do { documents = try PresetParser.loadCatalogue(folder: presets) } catch {
-                throw CommandFailure.usage(error.description)
+                throw ShadesError.usage(error.description)
             }
-            var assets: [CatalogueAsset], categories: [CatalogueCategory]
-            do {
-                (assets, categories) = try PresetAssets.resolve(documents, overrides: overrides)
-                if music != nil && frequency == nil {
-                    throw CommandFailure.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
-                }
-                if let frequency, let defaults = documents.first?.document.defaults {
-                    let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
-                                                             musicFolder: music)
-                    assets += personal.assets
-                    categories.append(personal.category)
-                }
-            } catch let failure as CommandFailure { throw failure
-            } catch { throw CommandFailure.usage("\(error)") }
+            var (assets, categories) = try PresetAssets.resolve(documents, overrides: overrides)
+            if music != nil && frequency == nil {
+                throw ShadesError.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
+            }
+            if let frequency, let defaults = documents.first?.document.defaults {
+                let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
+                                                         musicFolder: music)
+                assets += personal.assets
+                categories.append(personal.category)
+            }
 
             let terminal = isatty(STDOUT_FILENO) == 1
             var parameters = ["presets": presets]
@@ -101,10 +95,7 @@ struct CatalogueCommand: ParsableCommand {
                 }
             } catch {
                 if terminal { print("") }
-                switch error {
-                case .input(let m): throw CommandFailure.usage(m)
-                default: throw CommandFailure.runtime(error.description)
-                }
+                throw error
             }
             if terminal { print("") }
             print("catalogue: \(manifest.sounds.count) sounds in \(manifest.categories.count) categories in \(output) (manifest.json, index.html)")
@@ -118,11 +109,10 @@ struct CatalogueCommand: ParsableCommand {
         var folder: String = "catalogue"
 
         func run() throws {
-            let problems: [String]
-            do { problems = try CatalogueBuilder.check(folder: folder) } catch { throw CommandFailure.runtime(error.description) }
+            let problems = try CatalogueBuilder.check(folder: folder)
             guard problems.isEmpty else {
                 for problem in problems.dropLast() { printError(problem) }
-                throw CommandFailure.runtime(problems.last!)
+                throw ShadesError.runtime(problems.last!)
             }
             print("catalogue \(folder): every sound present, hashes, loudness, true peak and seams as built")
         }

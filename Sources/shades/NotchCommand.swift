@@ -76,10 +76,10 @@ struct NotchCommand: ParsableCommand {
 
     func run() throws {
         let jobs = try makeJobs()
-        let results = jobs.count == 1 ? [Result { () throws(RenderError) in try NotchedMusic.process(jobs[0]) }]
+        let results = jobs.count == 1 ? [Result { () throws(ShadesError) in try NotchedMusic.process(jobs[0]) }]
                                       : NotchedMusic.processBatch(jobs)
         var reports: [NotchReport] = []
-        var failures: [(String, RenderError)] = []
+        var failures: [(String, ShadesError)] = []
         for (job, result) in zip(jobs, results) {
             switch result {
             case .success(let report):
@@ -96,70 +96,61 @@ struct NotchCommand: ParsableCommand {
         } else {
             for report in reports { print(Self.summary(report)) }
         }
-        if jobs.count == 1, let (_, error) = failures.first {
-            switch error {
-            case .usage(let m): throw CommandFailure.usage(m)
-            case .runtime(let m): throw CommandFailure.runtime(m)
-            }
-        }
+        if jobs.count == 1, let (_, error) = failures.first { throw error }
         if !failures.isEmpty {
             // One line per failed file; the last one ends the command.
             for (input, error) in failures.dropLast() {
                 printError("\(input): \(error.description)")
             }
             let (input, error) = failures.last!
-            let usage = failures.allSatisfy { if case .usage = $0.1 { return true } else { return false } }
-            let message = "\(input): \(error.description) (\(failures.count) of \(jobs.count) files failed)"
-            throw usage ? CommandFailure.usage(message) : CommandFailure.runtime(message)
+            let usage = failures.allSatisfy { $0.1.kind == .parameter }
+            throw ShadesError(usage ? .parameter : .runtime,
+                              "\(input): \(error.description) (\(failures.count) of \(jobs.count) files failed)")
         }
     }
 
     func makeJobs() throws -> [NotchJob] {
-        do {
-            guard !inputs.isEmpty else { throw CommandFailure.usage("no input file given") }
-            let boost = try ValueParsing.decibels(edgeBoost, parameter: "edge-boost")
-            func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] {
-                try texts.flatMap { text in
-                    try text.split(separator: ",").map { entry in
-                        NotchSpec(centreHz: try ValueParsing.hertz(String(entry), parameter: parameter), widthOctaves: width,
-                                  edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)
-                    }
+        guard !inputs.isEmpty else { throw ShadesError.usage("no input file given") }
+        let boost = try ValueParsing.decibels(edgeBoost, parameter: "edge-boost")
+        func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] {
+            try texts.flatMap { text in
+                try text.split(separator: ",").map { entry in
+                    NotchSpec(centreHz: try ValueParsing.hertz(String(entry), parameter: parameter), widthOctaves: width,
+                              edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)
                 }
             }
-            let notches: NotchLayout
-            if !left.isEmpty || !right.isEmpty {
-                guard frequency.isEmpty else {
-                    throw CommandFailure.usage("--frequency cannot be combined with --left/--right (allowed: one or the other)")
-                }
-                notches = .perEar(left: try specs(left, parameter: "left"), right: try specs(right, parameter: "right"))
-            } else {
-                guard !frequency.isEmpty else {
-                    throw CommandFailure.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
-                }
-                notches = .everyChannel(try specs(frequency, parameter: "frequency"))
+        }
+        let notches: NotchLayout
+        if !left.isEmpty || !right.isEmpty {
+            guard frequency.isEmpty else {
+                throw ShadesError.usage("--frequency cannot be combined with --left/--right (allowed: one or the other)")
             }
-            let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
-            var info = stat()
-            let toFolder = inputs.count > 1 || output.hasSuffix("/")
-                || (stat(output, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
-            if inputs.count > 1 && !toFolder {
-                throw CommandFailure.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
+            notches = .perEar(left: try specs(left, parameter: "left"), right: try specs(right, parameter: "right"))
+        } else {
+            guard !frequency.isEmpty else {
+                throw ShadesError.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
             }
-            let ext = container.lowercased()
-            guard ext == "wav" || ext == "flac" else {
-                throw CommandFailure.usage("container '\(container)' is unknown (allowed: wav, flac)")
+            notches = .everyChannel(try specs(frequency, parameter: "frequency"))
+        }
+        let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+        var info = stat()
+        let toFolder = inputs.count > 1 || output.hasSuffix("/")
+            || (stat(output, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
+        if inputs.count > 1 && !toFolder {
+            throw ShadesError.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
+        }
+        let ext = container.lowercased()
+        guard ext == "wav" || ext == "flac" else {
+            throw ShadesError.usage("container '\(container)' is unknown (allowed: wav, flac)")
+        }
+        return inputs.map { input in
+            var path = output
+            if toFolder {
+                let name = input.lastPathComponent.deletingPathExtension
+                path = (output.hasSuffix("/") ? output : output + "/") + "\(name)-notched.\(ext)"
             }
-            return inputs.map { input in
-                var path = output
-                if toFolder {
-                    let name = input.lastPathComponent.deletingPathExtension
-                    path = (output.hasSuffix("/") ? output : output + "/") + "\(name)-notched.\(ext)"
-                }
-                return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
-                                resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)
-            }
-        } catch let error as ParameterError {
-            throw CommandFailure.usage(error.description)
+            return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
+                            resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)
         }
     }
 

@@ -117,98 +117,84 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let request = try makeRequest()
-        do {
-            try AtomicFile.checkWritable(output)
-        } catch { throw CommandFailure.runtime(error.description) }
-        let report: FileRenderReport
-        do {
-            report = try Renderer.renderFile(request, to: output, sampleFormat: format)
-        } catch let error {
-            switch error {
-            case .usage(let m): throw CommandFailure.usage(m)
-            case .runtime(let m): throw CommandFailure.runtime(m)
-            }
-        }
+        try AtomicFile.checkWritable(output)
+        let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }
         let seconds = Double(request.frameCount) / request.sampleRate
         print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.layout.rawValue), \(format.rawValue), RMS \(String(format: report.rmsDBFS)) dBFS, peak \(String(format: report.peakDBFS)) dBFS")
     }
 
     func makeRequest() throws -> RenderRequest {
-        do {
-            let sound: SoundDescription
-            switch source.lowercased() {
-            case "tone":
-                guard let frequency else { throw CommandFailure.usage("tone needs --frequency (above 0 and below Nyquist)") }
-                sound = .tone(frequencyHz: try ValueParsing.hertz(frequency))
-            case "nbn":
-                guard let frequency else { throw CommandFailure.usage("nbn needs --frequency (the band centre) and --width in octaves") }
-                sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
-            case "grey", "gray":
-                sound = .grey
-            case "noise":
-                guard let beta else { throw CommandFailure.usage("noise needs --beta (allowed: -2 … 2)") }
-                sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
-            default:
-                guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
-                    throw CommandFailure.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn)")
-                }
-                if beta != nil { throw CommandFailure.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
-                sound = .noise(colour: colour, distribution: distribution)
+        let sound: SoundDescription
+        switch source.lowercased() {
+        case "tone":
+            guard let frequency else { throw ShadesError.usage("tone needs --frequency (above 0 and below Nyquist)") }
+            sound = .tone(frequencyHz: try ValueParsing.hertz(frequency))
+        case "nbn":
+            guard let frequency else { throw ShadesError.usage("nbn needs --frequency (the band centre) and --width in octaves") }
+            sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
+        case "grey", "gray":
+            sound = .grey
+        case "noise":
+            guard let beta else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
+            sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
+        default:
+            guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
+                throw ShadesError.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn)")
             }
-            switch sound {
-            case .noise, .grey:
-                if frequency != nil { throw CommandFailure.usage("--frequency applies to 'tone' and 'nbn' only") }
-            default: break
-            }
-
-            let modulation = try am.map { text throws in
-                Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
-            }
-            var pulses: Pulses?
-            if let pulse {
-                let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
-                guard parts.count == 2 else {
-                    throw ParameterError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
-                }
-                pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
-                                offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                                rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-            } else if pulseCount != nil {
-                pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-            }
-            var fades: Fades?
-            if fade != nil || fadeIn != nil || fadeOut != nil {
-                let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
-                fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
-                              outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
-            }
-            var notches: [NotchSpec]?
-            if let notch {
-                let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-                notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
-                                     edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
-            } else if edgeBoost != nil {
-                throw CommandFailure.usage("--edge-boost applies to a --notch")
-            }
-            let seconds: Double
-            if let duration {
-                seconds = try ValueParsing.seconds(duration)
-            } else if let counted = pulses?.countedDurationSeconds, counted > 0 {
-                seconds = counted
-            } else {
-                throw CommandFailure.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
-            }
-            let request = RenderRequest(
-                sound: sound, durationSeconds: seconds,
-                sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
-                levelDBFS: try ValueParsing.decibels(level), seed: seed, loop: loop,
-                modulation: modulation, pulses: pulses, fades: fades, notches: notches)
-            try request.validate()
-            return request
-        } catch let error as ParameterError {
-            throw CommandFailure.usage(error.description)
+            if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
+            sound = .noise(colour: colour, distribution: distribution)
         }
+        switch sound {
+        case .noise, .grey:
+            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone' and 'nbn' only") }
+        default: break
+        }
+
+        let modulation = try am.map { text throws in
+            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
+        }
+        var pulses: Pulses?
+        if let pulse {
+            let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2 else {
+                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+            }
+            pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
+                            offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
+                            rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+        } else if pulseCount != nil {
+            pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+        }
+        var fades: Fades?
+        if fade != nil || fadeIn != nil || fadeOut != nil {
+            let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
+            fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
+                          outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
+        }
+        var notches: [NotchSpec]?
+        if let notch {
+            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
+            notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
+                                 edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
+        } else if edgeBoost != nil {
+            throw ShadesError.usage("--edge-boost applies to a --notch")
+        }
+        let seconds: Double
+        if let duration {
+            seconds = try ValueParsing.seconds(duration)
+        } else if let counted = pulses?.countedDurationSeconds, counted > 0 {
+            seconds = counted
+        } else {
+            throw ShadesError.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
+        }
+        let request = RenderRequest(
+            sound: sound, durationSeconds: seconds,
+            sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
+            levelDBFS: try ValueParsing.decibels(level), seed: seed, loop: loop,
+            modulation: modulation, pulses: pulses, fades: fades, notches: notches)
+        try request.validate()
+        return request
     }
 }
 

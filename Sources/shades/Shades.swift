@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Keeps `main` thin: parse, run, and turn every error into one line and an exit code
-/// (2 for bad input, 1 for failures while running).
+/// (2 for bad input, 1 for failures while running: ``ShadesError/Kind/exitCode``).
 @main
 struct Shades: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,8 +30,8 @@ struct Shades: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as CommandFailure {
-            fail(error.message, code: error.exitCode)
+        } catch let error as ShadesError {
+            fail(error.description, code: error.kind.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }  // --help, --version
@@ -50,11 +50,7 @@ struct Shades: ParsableCommand {
     }
 }
 
-/// An error that ends the command with a one-line message.
-struct CommandFailure: Error {
-    let message: String
-    let exitCode: Int32
-
-    static func usage(_ message: String) -> CommandFailure { CommandFailure(message: message, exitCode: 2) }
-    static func runtime(_ message: String) -> CommandFailure { CommandFailure(message: message, exitCode: 1) }
+extension ShadesError.Kind {
+    /// The command's exit code: 2 for the caller's input (a parameter, a preset), 1 for failures while running.
+    var exitCode: Int32 { self == .parameter ? 2 : 1 }
 }

@@ -29,15 +29,9 @@ struct StimuliCommand: ParsableCommand {
         var container: String = "wav"
 
         func parsed() throws -> (level: Double, rate: Double, container: Container) {
-            do {
-                let container = try Container(path: "x.\(container)")
-                _ = try AudioFileFormat(container: container, sampleFormat: format)
-                return (try ValueParsing.decibels(level), try ValueParsing.hertz(rate, parameter: "rate"), container)
-            } catch let error as ParameterError {
-                throw CommandFailure.usage(error.description)
-            } catch let error as AudioFileError {
-                throw CommandFailure.usage(error.description)
-            }
+            let container = try Container(path: "x.\(container)")
+            _ = try AudioFileFormat(container: container, sampleFormat: format)
+            return (try ValueParsing.decibels(level), try ValueParsing.hertz(rate, parameter: "rate"), container)
         }
     }
 
@@ -72,31 +66,28 @@ struct StimuliCommand: ParsableCommand {
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
-            let items: [StimulusSets.Item]
-            do {
-                let ears: [ChannelLayout]
-                switch ear {
-                case "left": ears = [.left]
-                case "right": ears = [.right]
-                case "both": ears = [.left, .right]
-                default: throw ParameterError(parameter: "ear", value: "'\(ear)'", allowed: "left, right or both")
-                }
-                var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
-                if extended { list += StimulusSets.extendedHighFrequencies }
-                let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
-                guard parts.count == 2 else {
-                    throw ParameterError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
-                }
-                let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
-                                    offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                                    rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-                guard pulseCount >= 1 else {
-                    throw ParameterError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more")
-                }
-                items = try StimulusSets.audiometry(frequencies: list, ears: ears, pulses: pulses,
+            let ears: [ChannelLayout]
+            switch ear {
+            case "left": ears = [.left]
+            case "right": ears = [.right]
+            case "both": ears = [.left, .right]
+            default: throw ShadesError(parameter: "ear", value: "'\(ear)'", allowed: "left, right or both")
+            }
+            var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
+            if extended { list += StimulusSets.extendedHighFrequencies }
+            let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2 else {
+                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+            }
+            let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
+                                offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
+                                rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+            guard pulseCount >= 1 else {
+                throw ShadesError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more")
+            }
+            let items = try StimulusSets.audiometry(frequencies: list, ears: ears, pulses: pulses,
                                                     durationSeconds: pulses.countedDurationSeconds ?? 1,
                                                     levelDBFS: level, sampleRate: rate)
-            } catch let error as ParameterError { throw CommandFailure.usage(error.description) }
             try writeSet(items, name: "audiometry", options: set, container: container)
         }
     }
@@ -134,16 +125,13 @@ struct StimuliCommand: ParsableCommand {
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
-            var items: [StimulusSets.Item]
-            do {
-                items = try StimulusSets.pitchMatch(fromHz: try ValueParsing.hertz(from, parameter: "from"),
+            var items = try StimulusSets.pitchMatch(fromHz: try ValueParsing.hertz(from, parameter: "from"),
                                                     toHz: try ValueParsing.hertz(to, parameter: "to"), stepOctaves: step,
                                                     layout: channels, levelDBFS: level, sampleRate: rate, seed: seed)
-                if let octaveCheck {
-                    items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: "octave-check"),
-                                                          layout: channels, levelDBFS: level, sampleRate: rate)
-                }
-            } catch { throw CommandFailure.usage(error.description) }
+            if let octaveCheck {
+                items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: "octave-check"),
+                                                      layout: channels, levelDBFS: level, sampleRate: rate)
+            }
             try writeSet(items, name: "pitch-match", options: set, container: container)
         }
     }
@@ -153,25 +141,18 @@ struct StimuliCommand: ParsableCommand {
 func parseFrequencyList(_ text: String) throws -> [Double] {
     let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
     guard !entries.allSatisfy(\.isEmpty) else {
-        throw ParameterError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
-                             allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")
+        throw ShadesError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
+                          allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")
     }
     return try entries.map { entry in
         do { return try ValueParsing.hertz(entry, parameter: "frequencies") } catch {
-            throw ParameterError(parameter: "frequencies", value: "entry '\(entry)'", problem: "does not parse",
-                                 allowed: "frequencies such as 125, 1kHz or 440Hz, separated by commas")
+            throw ShadesError(parameter: "frequencies", value: "entry '\(entry)'", problem: "does not parse",
+                              allowed: "frequencies such as 125, 1kHz or 440Hz, separated by commas")
         }
     }
 }
 
 func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container) throws {
-    do {
-        let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: options.format, container: container)
-        print("wrote \(index.files.count) files and index.json to \(options.output)")
-    } catch {
-        switch error {
-        case .usage(let m): throw CommandFailure.usage(m)
-        case .runtime(let m): throw CommandFailure.runtime(m)
-        }
-    }
+    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: options.format, container: container)
+    print("wrote \(index.files.count) files and index.json to \(options.output)")
 }

@@ -106,9 +106,9 @@ import ShadesDSP
     }
 
     @Test func badInputIsATypedErrorNamingTheProblem() throws {
-        #expect(throws: LoudnessError.self) { try LoudnessMeter(channelCount: 0, sampleRate: 48_000) }
-        #expect(throws: LoudnessError.self) { try LoudnessMeter(channelCount: 2, sampleRate: 1_000) }
-        #expect(throws: LoudnessError.self) { try LoudnessMeter(channelCount: 2, sampleRate: 44_100.5) }
+        #expect(throws: ShadesError.self) { try LoudnessMeter(channelCount: 0, sampleRate: 48_000) }
+        #expect(throws: ShadesError.self) { try LoudnessMeter(channelCount: 2, sampleRate: 1_000) }
+        #expect(throws: ShadesError.self) { try LoudnessMeter(channelCount: 2, sampleRate: 44_100.5) }
         do {
             _ = try LoudnessMeter(channelCount: 65, sampleRate: 48_000)
             Issue.record("65 channels accepted")
@@ -118,8 +118,8 @@ import ShadesDSP
         }
         let meter = try LoudnessMeter(channelCount: 2, sampleRate: 48_000)
         let three = AudioBuffer(channelCount: 3, frameCapacity: 10)
-        #expect(throws: LoudnessError.self) { try three.withBlock { try meter.add($0) } }
-        #expect(throws: LoudnessError.self) {
+        #expect(throws: ShadesError.self) { try three.withBlock { try meter.add($0) } }
+        #expect(throws: ShadesError.self) {
             try [Float](repeating: 0, count: 5).withUnsafeBufferPointer { try meter.add(interleaved: $0, frames: 3) }
         }
         #expect(meter.frameCount == 0)

@@ -193,7 +193,7 @@ import ShadesTestSupport
         #expect {
             try CatalogueBuilder.build(assets: failing, categories: categories, into: folder)
         } throws: { error in
-            let text = (error as? CatalogueError)?.description ?? ""
+            let text = (error as? ShadesError)?.description ?? ""
             return text.hasPrefix("sound loud-tone: loudness -3.0 LUFS would put the true peak at +")
                 && text.contains("the highest loudness that fits is -") && !text.contains("\n")
         }
@@ -203,7 +203,7 @@ import ShadesTestSupport
         // Bad input is refused before anything is rendered.
         var duplicate = assets
         duplicate[1].id = "pink"
-        #expect(throws: CatalogueError.input("sound id pink is used twice (allowed: unique ids)")) {
+        #expect(throws: ShadesError.usage("sound id pink is used twice (allowed: unique ids)")) {
             try CatalogueBuilder.build(assets: duplicate, categories: Self.categories, into: folder)
         }
         #expect(Self.files(in: folder) == before)
@@ -211,7 +211,7 @@ import ShadesTestSupport
         let other = root + "/other"
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
-        #expect(throws: CatalogueError.self) {
+        #expect(throws: ShadesError.self) {
             try CatalogueBuilder.build(assets: assets, categories: Self.categories, into: other)
         }
         #expect(try String(contentsOfFile: other + "/notes.txt", encoding: .utf8) == "keep")

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import Synchronization
+import ShadesDSP
 import ShadesCatalogue
 import ShadesTestSupport
 
@@ -91,10 +92,10 @@ import ShadesTestSupport
     @Test func twoBuildsInOneProcessCannotMix() throws {
         let assets = CatalogueBuildTests.assets(seconds: 2)
         let out = "\(folder)/same"
-        let inner = Mutex<CatalogueError?>(nil)
+        let inner = Mutex<ShadesError?>(nil)
         try CatalogueBuilder.build(assets: assets, categories: CatalogueBuildTests.categories, into: out) { progress in
             guard progress.done == 1 else { return }
-            do throws(CatalogueError) {
+            do throws(ShadesError) {
                 try CatalogueBuilder.build(assets: assets, categories: CatalogueBuildTests.categories, into: out)
             } catch { inner.withLock { $0 = error } }
         }

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ShadesDSP
 import ShadesCatalogue
 import ShadesTestSupport
 
@@ -12,21 +13,21 @@ import ShadesTestSupport
         #expect(corpus.count >= 5)
         for (name, bytes) in corpus {
             let file = "Fuzz/Corpus/\(name)"
-            let problems: [PresetError]
+            let problems: [ShadesError]
             do {
                 let document = try PresetParser.parse(data: bytes, file: file)
                 try PresetParser.validate([(file, document)])
                 let (assets, _) = try PresetAssets.resolve([(file, document)])
                 #expect(assets.count == document.sounds.count, "\(name)")
                 continue
-            } catch let error as PresetError {
+            } catch let error as ShadesError {
                 problems = [error]
             } catch let errors as PresetErrors {
                 problems = errors.errors
             }
             #expect(!problems.isEmpty, "\(name)")
             for problem in problems {
-                #expect(problem.file == file && !problem.message.isEmpty, "\(name): \(problem)")
+                #expect(problem.path == file && !problem.message.isEmpty, "\(name): \(problem)")
                 #expect((problem.line ?? 1) >= 1 && (problem.column ?? 1) >= 1, "\(name): \(problem)")
             }
         }
@@ -38,7 +39,7 @@ import ShadesTestSupport
     @Test func theFindingsAreRefusedWithTheirKey() throws {
         let corpus = Dictionary(uniqueKeysWithValues: fuzzCorpus("FuzzPresetParser").map { ($0.name, $0.bytes) })
         let fade = try PresetParser.parse(data: try #require(corpus["leak-fade-longer-than-sound.json"]), file: "f.json")
-        var problems: [PresetError] = []
+        var problems: [ShadesError] = []
         do throws(PresetErrors) { try PresetParser.validate([("f.json", fade)]) } catch { problems = error.errors }
         #expect(problems.count == 1 && problems.first?.message.contains("fade-in") == true, "\(problems)")
         #expect {

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ShadesDSP
 import ShadesCatalogue
 import ShadesTestSupport
 
@@ -68,7 +69,7 @@ import ShadesTestSupport
         try expectRefused(["presets/bad.json: is 2 MB (allowed: up to 1 MB per preset file)"])
         // At the limit it reads, and fails on the schema instead.
         let text = #"{"categories":"# + String(repeating: "[", count: 255) + String(repeating: "]", count: 255) + "}"
-        #expect(throws: PresetError.self) { try PresetParser.parse(data: Data(text.utf8), file: "t.json") }
+        #expect(throws: ShadesError.self) { try PresetParser.parse(data: Data(text.utf8), file: "t.json") }
     }
 
     @Test func aFileOverOneMegabyteIsRefusedBeforeItIsRead() throws {

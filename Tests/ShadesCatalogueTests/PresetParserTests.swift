@@ -24,17 +24,17 @@ import ShadesTestSupport
         """
     }
 
-    func parse(_ text: String, file: String = "Presets/t.json") throws(PresetError) -> CatalogueDocument {
+    func parse(_ text: String, file: String = "Presets/t.json") throws(ShadesError) -> CatalogueDocument {
         try PresetParser.parse(data: Data(text.utf8), file: file)
     }
 
     /// The reading error for `text`, or nil.
-    func readingError(_ text: String) -> PresetError? {
+    func readingError(_ text: String) -> ShadesError? {
         do { _ = try parse(text); return nil } catch { return error }
     }
 
     /// The validation errors for documents, or [] when valid (a reading error fails the test).
-    func validationErrors(_ texts: [(file: String, text: String)]) -> [PresetError] {
+    func validationErrors(_ texts: [(file: String, text: String)]) -> [ShadesError] {
         do {
             let documents = try texts.map { (file: $0.file, document: try parse($0.text, file: $0.file)) }
             try PresetParser.validate(documents)
@@ -47,7 +47,7 @@ import ShadesTestSupport
         }
     }
 
-    func validationErrors(_ text: String) -> [PresetError] { validationErrors([("Presets/t.json", text)]) }
+    func validationErrors(_ text: String) -> [ShadesError] { validationErrors([("Presets/t.json", text)]) }
 
     // MARK: The default catalogue
 
@@ -184,7 +184,7 @@ import ShadesTestSupport
         try catalogue(sound("rain")).write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
         try catalogue(sound("rain")).replacingOccurrences(of: #""id": "c""#, with: #""id": "d""#)
             .write(toFile: folder + "/b.json", atomically: true, encoding: .utf8)
-        #expect(throws: PresetErrors([PresetError(file: folder + "/b.json", line: 5, column: 11,
+        #expect(throws: PresetErrors([ShadesError(path: folder + "/b.json", line: 5, column: 11,
                                                   message: "duplicate sound id 'rain' (first used at \(folder)/a.json:5)")])) {
             try PresetParser.loadCatalogue(folder: folder)
         }

@@ -47,7 +47,7 @@ import Glibc
 
     /// Parameter named by the error `body` throws, or nil.
     static func rejectedParameter(_ body: () throws -> Void) -> String? {
-        do { try body() } catch { return (error as? ParameterError)?.parameter ?? "\(error)" }
+        do { try body() } catch { return (error as? ShadesError)?.parameter ?? "\(error)" }
         return nil
     }
 

@@ -15,8 +15,8 @@ import ShadesDSP
                 _ = try? PulsedSource(source: SilenceSource(), onSeconds: 0.1, offSeconds: 0.1, rampSeconds: 0.2)
             }
         }
-        #expect(throws: ParameterError.self) { try FadedSource(source: SilenceSource(), fadeInSeconds: 2, fadeOutSeconds: 0, totalFrames: 48_000) }
-        #expect(throws: ParameterError.self) { try PulsedSource(source: SilenceSource(), onSeconds: 0.1, offSeconds: 0.1, rampSeconds: 0.2) }
+        #expect(throws: ShadesError.self) { try FadedSource(source: SilenceSource(), fadeInSeconds: 2, fadeOutSeconds: 0, totalFrames: 48_000) }
+        #expect(throws: ShadesError.self) { try PulsedSource(source: SilenceSource(), onSeconds: 0.1, offSeconds: 0.1, rampSeconds: 0.2) }
         failChecks(100)
         var growth: [Int] = []
         for _ in 0..<5 {

@@ -226,7 +226,7 @@ private func feedInRandomBlocks(_ buffer: AudioBuffer, maxBlock: Int, seed: UInt
 
     @Test(arguments: ["94dB", "94dB@", "@-20dBFS", "loud@-20dBFS", "94dB@-20dBFS@1", "94dB@-20dB SPL", "300dB@-20dBFS", "94dB@-300dBFS", ""])
     func badCalibrationsAreRejected(text: String) {
-        #expect(throws: ParameterError.self) { try SPLCalibration(parsing: text) }
+        #expect(throws: ShadesError.self) { try SPLCalibration(parsing: text) }
         do { _ = try SPLCalibration(parsing: text) } catch { #expect(error.parameter == "calibration") }
     }
 
@@ -245,7 +245,7 @@ private func feedInRandomBlocks(_ buffer: AudioBuffer, maxBlock: Int, seed: UInt
     }
 
     @Test func badSettingsAreRejected() {
-        #expect(throws: ParameterError.self) { try AmbientLevel(sampleRate: 4_000, channelCount: 1) }
-        #expect(throws: ParameterError.self) { try AmbientLevel(sampleRate: 48_000, channelCount: 0) }
+        #expect(throws: ShadesError.self) { try AmbientLevel(sampleRate: 4_000, channelCount: 1) }
+        #expect(throws: ShadesError.self) { try AmbientLevel(sampleRate: 48_000, channelCount: 0) }
     }
 }

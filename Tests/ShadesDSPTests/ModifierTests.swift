@@ -21,7 +21,7 @@ private final class ConstantSource: AudioSource {
 
 /// The parameter named by the error `body` throws, or nil if it does not throw.
 private func rejectedParameter(_ body: () throws -> Void) -> String? {
-    do { try body() } catch { return (error as? ParameterError)?.parameter ?? "\(error)" }
+    do { try body() } catch { return (error as? ShadesError)?.parameter ?? "\(error)" }
     return nil
 }
 

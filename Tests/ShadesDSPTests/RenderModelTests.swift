@@ -77,12 +77,12 @@ import ShadesDSP
     }
 
     @Test func badParametersAreRejectedWithTheirRange() {
-        #expect(throws: ParameterError.self) { try NoiseColour(beta: 2.5) }
-        #expect(throws: ParameterError.self) { try NoiseColour(beta: .nan) }
-        #expect(throws: ParameterError.self) { try NoiseSource(colour: .pink, sampleRate: 7_999) }
-        #expect(throws: ParameterError.self) { try NoiseSource(colour: .pink, sampleRate: 48_000, distribution: .uniform) }
-        #expect(throws: ParameterError.self) { try ToneSource(frequencyHz: 24_000, sampleRate: 48_000) }
-        #expect(throws: ParameterError.self) { try ToneSource(frequencyHz: 0, sampleRate: 48_000) }
+        #expect(throws: ShadesError.self) { try NoiseColour(beta: 2.5) }
+        #expect(throws: ShadesError.self) { try NoiseColour(beta: .nan) }
+        #expect(throws: ShadesError.self) { try NoiseSource(colour: .pink, sampleRate: 7_999) }
+        #expect(throws: ShadesError.self) { try NoiseSource(colour: .pink, sampleRate: 48_000, distribution: .uniform) }
+        #expect(throws: ShadesError.self) { try ToneSource(frequencyHz: 24_000, sampleRate: 48_000) }
+        #expect(throws: ShadesError.self) { try ToneSource(frequencyHz: 0, sampleRate: 48_000) }
         do { _ = try NoiseColour(beta: 3) } catch {
             #expect(error.description == "beta 3.0 is out of range (allowed: -2 … 2)")
         }

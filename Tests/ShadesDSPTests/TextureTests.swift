@@ -13,8 +13,8 @@ import ShadesDSP
             let expected = zip(x.samples(channel: c), y.samples(channel: c)).map { $0 * 0.5 + $1 * 0.25 }
             #expect(mix.samples(channel: c) == expected)
         }
-        #expect(throws: ParameterError.self) { try MixSource(layers: [MixSource.Layer]()) }
-        #expect(throws: ParameterError.self) {
+        #expect(throws: ShadesError.self) { try MixSource(layers: [MixSource.Layer]()) }
+        #expect(throws: ShadesError.self) {
             try MixSource(layers: [(try NoiseSource(colour: .pink, sampleRate: 48_000, layout: .mono), 1),
                                    (try NoiseSource(colour: .pink, sampleRate: 44_100, layout: .mono), 1)])
         }
@@ -33,8 +33,8 @@ import ShadesDSP
         #expect(gains.allSatisfy { $0 >= 0.2 - 1e-9 && $0 <= 1.8 + 1e-9 })
         // Smooth: the gain moves by less than 1e-3 per sample at 8 kHz with a 4 s period.
         #expect(zip(gains, gains.dropFirst()).allSatisfy { abs($0 - $1) < 1e-3 })
-        #expect(throws: ParameterError.self) { try SwellSource(source: SilenceSource(), periodSeconds: 0.5, depth: 0.5) }
-        #expect(throws: ParameterError.self) { try SwellSource(source: SilenceSource(), periodSeconds: 5, depth: 2) }
+        #expect(throws: ShadesError.self) { try SwellSource(source: SilenceSource(), periodSeconds: 0.5, depth: 0.5) }
+        #expect(throws: ShadesError.self) { try SwellSource(source: SilenceSource(), periodSeconds: 5, depth: 2) }
     }
 
     @Test func loopPeriodsHaveWholeCycles() {

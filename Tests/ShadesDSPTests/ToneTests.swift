@@ -67,6 +67,6 @@ import Glibc
         let x = try ToneSource(frequencyHz: 1_000, sampleRate: 48_000, layout: .mono, levelDBFS: -20)
             .renderBuffer(frameCount: 48_000)
         #expect(abs(x.withSamples(channel: 0) { SignalLevel.rmsDBFS($0) } + 20) < 0.001)
-        #expect(throws: ParameterError.self) { try ToneSource(frequencyHz: 1000, sampleRate: 48_000, levelDBFS: -2) }
+        #expect(throws: ShadesError.self) { try ToneSource(frequencyHz: 1000, sampleRate: 48_000, levelDBFS: -2) }
     }
 }

@@ -22,7 +22,7 @@ import ShadesTestSupport
     func anUnnamedFileIsInvisibleUntilItIsComplete() throws {
         let path = "\(folder)/a.bin"
         var during: [String] = []
-        try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
+        try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(ShadesError) in
             try file.write(Array("new".utf8))
             during = (try? listing()) ?? ["?"]
         }
@@ -37,7 +37,7 @@ import ShadesTestSupport
         let path = "\(folder)/b.bin"
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         var during: [String] = []
-        try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
+        try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(ShadesError) in
             try file.write(Array("new".utf8))
             during = (try? listing()) ?? []
         }
@@ -45,10 +45,10 @@ import ShadesTestSupport
         #expect(try listing() == ["b.bin"])
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
 
-        #expect(throws: AudioFileError.self) {
-            try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(AudioFileError) in
+        #expect(throws: ShadesError.self) {
+            try AtomicFile.write(to: path) { (file: AtomicFile.Temporary) throws(ShadesError) in
                 try file.write(Array("partial".utf8))
-                throw AudioFileError.runtime("simulated failure")
+                throw ShadesError.runtime("simulated failure")
             }
         }
         #expect(try listing() == ["b.bin"])
@@ -87,7 +87,7 @@ import ShadesTestSupport
             }
             #expect(try KillRun.listing(disk.path).isEmpty)
         }
-        #expect(throws: AudioFileError.runtime("cannot write \(disk.path)/big.bin: no space left on device (needed about 3 MB)")) {
+        #expect(throws: ShadesError.runtime("cannot write \(disk.path)/big.bin: no space left on device (needed about 3 MB)")) {
             try AtomicFile.write([UInt8](repeating: 1, count: 3_000_000), to: "\(disk.path)/big.bin")
         }
         #expect(try KillRun.listing(disk.path).isEmpty)

@@ -18,11 +18,11 @@ import ShadesTestSupport
         for (name, bytes) in corpus {
             let path = "\(folder)/\(name)"
             try bytes.write(to: URL(fileURLWithPath: path))
-            do throws(AudioFileError) {
+            do throws(ShadesError) {
                 let input = try AudioFileInput(path: path)
                 let buffer = AudioBuffer(channelCount: input.channelCount, frameCapacity: 333, zeroed: false)
                 var total = 0
-                while case let got = try buffer.withBlock({ (block: AudioBlock) throws(AudioFileError) in try input.read(into: block) }), got > 0 {
+                while case let got = try buffer.withBlock({ (block: AudioBlock) throws(ShadesError) in try input.read(into: block) }), got > 0 {
                     total += got
                 }
                 #expect(total == input.frameCount, "\(name): read \(total) of \(input.frameCount) frames")

@@ -62,9 +62,9 @@ import ShadesIO
         try Data("good".utf8).write(to: URL(fileURLWithPath: path))
         var failed = false
         do {
-            try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) in
+            try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(ShadesError) in
                 try temporary.write(Array("partial".utf8))
-                throw AudioFileError.runtime("simulated failure")
+                throw ShadesError.runtime("simulated failure")
             }
         } catch { failed = true }
         #expect(failed)
@@ -73,17 +73,17 @@ import ShadesIO
     }
 
     @Test func unwritableFoldersAndBadExtensionsAreRefused() throws {
-        #expect(throws: AudioFileError.self) { try AtomicFile.checkWritable("/nonexistent-folder/x.wav") }
-        #expect(throws: AudioFileError.self) { try Container(path: "x.mp3") }
-        #expect(throws: AudioFileError.self) { try AudioFileFormat(container: .flac, sampleFormat: .f32) }
+        #expect(throws: ShadesError.self) { try AtomicFile.checkWritable("/nonexistent-folder/x.wav") }
+        #expect(throws: ShadesError.self) { try Container(path: "x.mp3") }
+        #expect(throws: ShadesError.self) { try AudioFileFormat(container: .flac, sampleFormat: .f32) }
         #expect(try Container(path: "dir.v2/Out.FLAC") == .flac)
     }
 
     @Test func unreadableFilesAreReported() throws {
         let path = "\(folder)/garbage.wav"
         try Data("not a sound file".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: AudioFileError.self) { try DecodedAudio(contentsOf: path) }
-        #expect(throws: AudioFileError.self) { try DecodedAudio(contentsOf: "\(folder)/missing.wav") }
+        #expect(throws: ShadesError.self) { try DecodedAudio(contentsOf: path) }
+        #expect(throws: ShadesError.self) { try DecodedAudio(contentsOf: "\(folder)/missing.wav") }
     }
 
     @Test func resamplingKeepsAToneItsFrequency() throws {

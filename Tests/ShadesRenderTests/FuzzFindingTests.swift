@@ -11,7 +11,7 @@ import ShadesTestSupport
     @Test(arguments: ["1e308kHz", "1e308k", "1e306h", "1e307min", "-1e308khz"])
     func aValueThatOverflowsWithItsUnitIsRefused(text: String) {
         for (parameter, parse) in Self.parsers {
-            do throws(ParameterError) {
+            do throws(ShadesError) {
                 let value = try parse(text)
                 #expect(value.isFinite, "\(parameter) '\(text)' parsed to \(value)")
             } catch {
@@ -28,7 +28,7 @@ import ShadesTestSupport
         for (name, bytes) in corpus {
             let text = String(decoding: bytes, as: UTF8.self)
             for (parameter, parse) in Self.parsers {
-                do throws(ParameterError) {
+                do throws(ShadesError) {
                     let value = try parse(text)
                     #expect(value.isFinite, "\(name): \(parameter) '\(text)' parsed to \(value)")
                 } catch {
@@ -38,10 +38,10 @@ import ShadesTestSupport
         }
     }
 
-    static let parsers: [(String, @Sendable (String) throws(ParameterError) -> Double)] = [
-        ("duration", { text throws(ParameterError) in try ValueParsing.seconds(text) }),
-        ("frequency", { text throws(ParameterError) in try ValueParsing.hertz(text) }),
-        ("level", { text throws(ParameterError) in try ValueParsing.decibels(text) }),
-        ("loudness", { text throws(ParameterError) in try ValueParsing.loudness(text) }),
+    static let parsers: [(String, @Sendable (String) throws(ShadesError) -> Double)] = [
+        ("duration", { text throws(ShadesError) in try ValueParsing.seconds(text) }),
+        ("frequency", { text throws(ShadesError) in try ValueParsing.hertz(text) }),
+        ("level", { text throws(ShadesError) in try ValueParsing.decibels(text) }),
+        ("loudness", { text throws(ShadesError) in try ValueParsing.loudness(text) }),
     ]
 }

@@ -82,7 +82,7 @@ import ShadesTestSupport
     }
 
     /// Notches `input` at 3 kHz (½ octave, +20 dB edges: the command) into `output` as f32.
-    func notch(_ input: String, _ output: String, rate: Double? = nil) throws(RenderError) -> NotchReport {
+    func notch(_ input: String, _ output: String, rate: Double? = nil) throws(ShadesError) -> NotchReport {
         try NotchedMusic.process(NotchJob(inputPath: input, outputPath: output,
                                           notches: .everyChannel([NotchSpec(centreHz: 3_000, widthOctaves: 0.5, edgeBoostDB: 20)]),
                                           outputRateHz: rate, sampleFormat: .f32))
@@ -125,7 +125,7 @@ import ShadesTestSupport
         if fixture.variableBitRate && !fixture.header {
             #expect(reference.frames == input.frameCount && reference.frames < (fixture.stereo ? 88_200 : 44_100) * 8 / 10,
                     "\(reference.frames) frames decoded")
-            #expect(throws: AudioFileError.self) { try DecodedAudio(contentsOf: path) }
+            #expect(throws: ShadesError.self) { try DecodedAudio(contentsOf: path) }
         } else {
             #expect(try DecodedAudio(contentsOf: path).buffer.frameCapacity == reference.frames)
         }
@@ -142,7 +142,7 @@ import ShadesTestSupport
         #expect(reference.frames < 88_200 * 6 / 10)
         let warning = try #require(report.lengthWarning)
         #expect(warning.contains("half.mp3 is shorter than its header announces (\(reference.frames) of about 88200 frames decoded"), "\(warning)")
-        #expect(throws: AudioFileError.self) { try DecodedAudio(contentsOf: half) }
+        #expect(throws: ShadesError.self) { try DecodedAudio(contentsOf: half) }
 
         let result = try Shell.run(["notch", "half.mp3", "--frequency", "3kHz", "--width", "0.5", "--edge-boost", "20dB", "-o", "cli.wav"],
                                    in: folder)

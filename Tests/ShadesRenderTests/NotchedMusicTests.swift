@@ -30,7 +30,7 @@ import ShadesTestSupport
         var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(buffer.channelCount), format: format,
                            sections: 0, seekable: 0)
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioFileError.runtime("libsndfile cannot write \(path): \(String(cString: sf_strerror(nil)))")
+            throw ShadesError.runtime("libsndfile cannot write \(path): \(String(cString: sf_strerror(nil)))")
         }
         let channels = buffer.channelCount, frames = buffer.frameCapacity
         var interleaved = [Float](repeating: 0, count: frames * channels)
@@ -262,8 +262,8 @@ import ShadesTestSupport
             #expect(report.output == job.outputPath)
             #expect(try decoded(job.outputPath).buffer.frameCapacity == report.frames)
         }
-        guard case .failure(.runtime(let message)) = results[3] else { Issue.record("missing input ran: \(results[3])"); return }
-        #expect(message.contains("missing.wav"))
+        guard case .failure(let error) = results[3], error.kind == .input else { Issue.record("missing input ran: \(results[3])"); return }
+        #expect(error.message.contains("missing.wav"))
         let listing = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         #expect(listing == ["a.wav-notched.wav", "b.flac-notched.wav", "c.wav-notched.wav"])
     }
@@ -275,8 +275,8 @@ import ShadesTestSupport
         let notches = NotchLayout.everyChannel([NotchSpec(centreHz: 5_000)])
         let results = NotchedMusic.processBatch([NotchJob(inputPath: a, outputPath: "\(folder)/./y.wav", notches: notches),
                                                  NotchJob(inputPath: b, outputPath: "\(folder)/z.wav", notches: notches)])
-        guard case .failure(.usage(let message)) = results[0] else { Issue.record("\(results[0])"); return }
-        #expect(message.contains("input of another job"))
+        guard case .failure(let error) = results[0], error.kind == .parameter else { Issue.record("\(results[0])"); return }
+        #expect(error.message.contains("input of another job"))
         #expect(bytes(b) == before)
         #expect((try? results[1].get()) != nil)
     }
@@ -376,9 +376,9 @@ import ShadesTestSupport
             Issue.record("\(bad) was processed: \(report)")
         } catch {
             let message = error.description
-            switch error {
-            case .usage: #expect(bad.isUsage, "\(bad) is a usage error: \(message)")
-            case .runtime: #expect(!bad.isUsage, "\(bad) is a runtime error: \(message)")
+            switch error.kind {
+            case .parameter: #expect(bad.isUsage, "\(bad) is a usage error: \(message)")
+            case .input, .runtime: #expect(!bad.isUsage, "\(bad) is a runtime error: \(message)")
             }
             #expect(!message.isEmpty && !message.contains("\n"), "\(message)")
             print("\(bad): \(message)")
@@ -408,7 +408,7 @@ import ShadesTestSupport
             var k = 0
             while start < n || (endByEmptyBlock && !resampler.isFinished) {
                 let size = min(blocks[k % blocks.count], n - start)
-                try input.withBlock(frames: start..<start + size) { (b: AudioBlock) throws(AudioFileError) in
+                try input.withBlock(frames: start..<start + size) { (b: AudioBlock) throws(ShadesError) in
                     try resampler.process(b, endOfInput: endByEmptyBlock ? size == 0 : start + size == n) { o in
                         for c in 0..<2 { out[c] += o.channel(c) }
                     }

@@ -141,7 +141,7 @@ import ShadesTestSupport
         #expect(try ValueParsing.hertz("6000") == 6000)
         #expect(try ValueParsing.decibels("-20dBFS") == -20)
         for bad in ["nan", "inf", "-inf", "", "abc", "10x", "1e999"] {
-            #expect(throws: ParameterError.self, "\(bad)") { try ValueParsing.seconds(bad) }
+            #expect(throws: ShadesError.self, "\(bad)") { try ValueParsing.seconds(bad) }
         }
     }
 }

@@ -121,7 +121,7 @@ private func analyse(_ signal: Signal, rate: Double, blocks: inout BlockSizes, s
                 spectra[c].add(block[c])
             }
             notch.add(reference: block[0], output: block[count - 1])
-            do throws(LoudnessError) { try loudness.add(block) } catch { require(false, "loudness refused a block: \(error)") }
+            do throws(ShadesError) { try loudness.add(block) } catch { require(false, "loudness refused a block: \(error)") }
             filterInput.append(contentsOf: block[0])
             while filterInput.count >= filter.blockFrames {
                 filterInput.withUnsafeBufferPointer { x in

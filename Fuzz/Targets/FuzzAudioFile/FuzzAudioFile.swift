@@ -16,7 +16,7 @@ public func fuzzAudioFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = FuzzInput(data, size)
     let path = ScratchFile.shared.write(input.bytes)
     let file: AudioFileInput
-    do throws(AudioFileError) {
+    do throws(ShadesError) {
         file = try AudioFileInput(path: path)
     } catch {
         require(error.description.contains(path), "error does not name the file: \(error)")
@@ -29,11 +29,11 @@ public func fuzzAudioFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let sizes = [1, 7, 4_096, 333]
     let buffer = AudioBuffer(channelCount: file.channelCount, frameCapacity: sizes.max()!, zeroed: false)
     var call = 0, total = 0
-    do throws(AudioFileError) {
+    do throws(ShadesError) {
         while true {
             let frames = sizes[call % sizes.count]
             call += 1
-            let got = try buffer.withBlock(frames: 0..<frames) { (block: AudioBlock) throws(AudioFileError) in try file.read(into: block) }
+            let got = try buffer.withBlock(frames: 0..<frames) { (block: AudioBlock) throws(ShadesError) in try file.read(into: block) }
             require(got >= 0 && got <= frames, "read \(got) frames into a block of \(frames)")
             if got == 0 { break }
             total += got

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import FuzzSupport
+import ShadesDSP
 import ShadesCatalogue
 
 /// A catalogue file (`Presets/*.json`) as the builder reads it: parse, validate, resolve into assets.
@@ -9,7 +10,7 @@ public func fuzzPresetParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     let input = FuzzInput(data, size)
     let file = "fuzz.json"
     let document: CatalogueDocument
-    do throws(PresetError) {
+    do throws(ShadesError) {
         document = try PresetParser.parse(data: Data(input.bytes), file: file)
     } catch {
         check(error, file: file)
@@ -22,7 +23,7 @@ public func fuzzPresetParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
         for problem in error.errors { check(problem, file: file) }
         return 0
     }
-    do throws(CatalogueError) {
+    do throws(ShadesError) {
         let (assets, categories) = try PresetAssets.resolve([(file, document)])
         require(assets.count == document.sounds.count, "\(document.sounds.count) sounds became \(assets.count) assets")
         require(categories.count == document.categories.count, "categories lost")
@@ -33,8 +34,8 @@ public func fuzzPresetParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     return 0
 }
 
-private func check(_ error: PresetError, file: String) {
-    require(error.file == file, "problem names file '\(error.file)'")
+private func check(_ error: ShadesError, file: String) {
+    require(error.path == file, "problem names file '\(error.path ?? "none")'")
     require(!error.message.isEmpty, "empty message")
     require((error.line ?? 1) >= 1 && (error.column ?? 1) >= 1, "position \(String(describing: error.line)):\(String(describing: error.column))")
 }

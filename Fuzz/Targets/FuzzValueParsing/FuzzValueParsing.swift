@@ -8,22 +8,22 @@ import ShadesRender
 public func fuzzValueParsing(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = FuzzInput(data, size)
     let text = String(decoding: input.bytes, as: UTF8.self)
-    let parsers: [(String, (String) throws(ParameterError) -> Double)] = [
-        ("duration", { text throws(ParameterError) in try ValueParsing.seconds(text) }),
-        ("frequency", { text throws(ParameterError) in try ValueParsing.hertz(text) }),
-        ("level", { text throws(ParameterError) in try ValueParsing.decibels(text) }),
-        ("loudness", { text throws(ParameterError) in try ValueParsing.loudness(text) }),
+    let parsers: [(String, (String) throws(ShadesError) -> Double)] = [
+        ("duration", { text throws(ShadesError) in try ValueParsing.seconds(text) }),
+        ("frequency", { text throws(ShadesError) in try ValueParsing.hertz(text) }),
+        ("level", { text throws(ShadesError) in try ValueParsing.decibels(text) }),
+        ("loudness", { text throws(ShadesError) in try ValueParsing.loudness(text) }),
     ]
     for (parameter, parse) in parsers {
-        do throws(ParameterError) {
+        do throws(ShadesError) {
             let value = try parse(text)
             require(value.isFinite, "\(parameter) '\(text)' parsed to \(value)")
         } catch {
-            require(error.parameter == parameter, "\(parameter) '\(text)': error names '\(error.parameter)'")
+            require(error.parameter == parameter, "\(parameter) '\(text)': error names '\(error.parameter ?? "none")'")
             require(!error.description.isEmpty, "\(parameter) '\(text)': empty message")
         }
     }
-    do throws(ParameterError) {
+    do throws(ShadesError) {
         let calibration = try SPLCalibration(parsing: text)
         require(calibration.offsetDB.isFinite, "calibration '\(text)' gave offset \(calibration.offsetDB)")
     } catch {

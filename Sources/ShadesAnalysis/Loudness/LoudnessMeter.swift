@@ -52,14 +52,14 @@ public final class LoudnessMeter {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - dualMono: for one channel, count it twice (EBU dual mono); ignored for two or more channels.
     ///   - truePeak: measure true peak (dBTP); costs about three times the rest of the meter.
-    public init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true) throws(LoudnessError) {
+    public init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true) throws(ShadesError) {
         guard (1...Self.maximumChannelCount).contains(channelCount) else {
-            throw .invalidParameter(ParameterError(parameter: "channels", value: "\(channelCount)",
-                                                   allowed: "1 … \(Self.maximumChannelCount)"))
+            throw .invalidParameter(ShadesError(parameter: "channels", value: "\(channelCount)",
+                                                allowed: "1 … \(Self.maximumChannelCount)"))
         }
         guard supportedSampleRates.contains(sampleRate), sampleRate == sampleRate.rounded() else {
-            throw .invalidParameter(ParameterError(parameter: "sample rate", value: "\(sampleRate) Hz",
-                                                   allowed: "a whole number of Hz in 8,000 … 192,000"))
+            throw .invalidParameter(ShadesError(parameter: "sample rate", value: "\(sampleRate) Hz",
+                                                allowed: "a whole number of Hz in 8,000 … 192,000"))
         }
         self.channelCount = channelCount
         self.sampleRate = sampleRate
@@ -87,7 +87,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds `frames` interleaved frames (`channelCount` samples each, full scale ±1.0).
-    public func add(interleaved samples: UnsafeBufferPointer<Float>, frames: Int) throws(LoudnessError) {
+    public func add(interleaved samples: UnsafeBufferPointer<Float>, frames: Int) throws(ShadesError) {
         guard frames >= 0, frames * channelCount <= samples.count else {
             throw .mismatchedInput("\(frames) frames of \(channelCount) channels need \(frames * channelCount) samples, got \(samples.count)")
         }
@@ -97,7 +97,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds planar channels (one buffer per channel, all of the same length).
-    public func add(_ channels: [UnsafeBufferPointer<Float>]) throws(LoudnessError) {
+    public func add(_ channels: [UnsafeBufferPointer<Float>]) throws(ShadesError) {
         guard channels.count == channelCount else {
             throw .mismatchedInput("got \(channels.count) channels, the meter has \(channelCount)")
         }
@@ -109,7 +109,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds the frames of `block` (whose channel count must match).
-    public func add(_ block: AudioBlock) throws(LoudnessError) {
+    public func add(_ block: AudioBlock) throws(ShadesError) {
         guard block.channelCount == channelCount else {
             throw .mismatchedInput("got \(block.channelCount) channels, the meter has \(channelCount)")
         }
@@ -117,7 +117,7 @@ public final class LoudnessMeter {
     }
 
     /// Interleaves up to 8,192 frames at a time into the scratch buffer and adds them.
-    private func addPlanar(frames: Int, channel: (Int) -> UnsafeBufferPointer<Float>) throws(LoudnessError) {
+    private func addPlanar(frames: Int, channel: (Int) -> UnsafeBufferPointer<Float>) throws(ShadesError) {
         let step = 8192
         if scratch.count < min(frames, step) * channelCount {
             scratch.deallocate()
@@ -140,7 +140,7 @@ public final class LoudnessMeter {
     }
 
     /// The measurements over everything added so far (the meter keeps running).
-    public func result() throws(LoudnessError) -> LoudnessReport {
+    public func result() throws(ShadesError) -> LoudnessReport {
         var integrated = 0.0
         try check(ebur128_loudness_global(state, &integrated), "ebur128_loudness_global")
         var range = 0.0
@@ -181,7 +181,7 @@ public final class LoudnessMeter {
         values.compactMap { $0 }.max()
     }
 
-    private func check(_ code: Int32, _ function: String) throws(LoudnessError) {
+    private func check(_ code: Int32, _ function: String) throws(ShadesError) {
         switch code {
         case Int32(EBUR128_SUCCESS.rawValue): return
         case Int32(EBUR128_ERROR_NOMEM.rawValue): throw .outOfMemory
@@ -214,23 +214,18 @@ public struct LoudnessReport: Codable, Sendable, Equatable {
     public let samplePeakDBFSPerChannel: [Double?]
 }
 
-/// A loudness measurement that could not be made; the description is one line naming the problem.
-public enum LoudnessError: Error, Sendable, Equatable, CustomStringConvertible {
+/// A loudness measurement that could not be made: one line beginning "loudness: ".
+extension ShadesError {
     /// A channel count or sample rate the meter does not accept.
-    case invalidParameter(ParameterError)
+    static func invalidParameter(_ error: ShadesError) -> ShadesError {
+        ShadesError(.parameter, "loudness: \(error)", parameter: error.parameter)
+    }
     /// Input that does not fit the meter (channel count, lengths).
-    case mismatchedInput(String)
+    static func mismatchedInput(_ message: String) -> ShadesError { .usage("loudness: \(message)") }
     /// libebur128 could not allocate memory.
-    case outOfMemory
+    static var outOfMemory: ShadesError { .runtime("loudness: libebur128 is out of memory") }
     /// A libebur128 function returned an error code (`enum error` in ebur128.h).
-    case library(function: String, code: Int32)
-
-    public var description: String {
-        switch self {
-        case .invalidParameter(let error): return "loudness: \(error)"
-        case .mismatchedInput(let message): return "loudness: \(message)"
-        case .outOfMemory: return "loudness: libebur128 is out of memory"
-        case .library(let function, let code): return "loudness: \(function) failed with libebur128 error \(code)"
-        }
+    static func library(function: String, code: Int32) -> ShadesError {
+        .runtime("loudness: \(function) failed with libebur128 error \(code)")
     }
 }

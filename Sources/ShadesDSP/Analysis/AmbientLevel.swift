@@ -144,19 +144,19 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
     /// - Parameters:
     ///   - splDB: dB SPL, 0 … 200.
     ///   - dbfs: dBFS, −200 … 0 … +20 (a calibration tone may be given above full scale of the recording).
-    public init(splDB: Double, dbfs: Double) throws(ParameterError) {
+    public init(splDB: Double, dbfs: Double) throws(ShadesError) {
         guard splDB.isFinite, (0...200).contains(splDB), dbfs.isFinite, (-200...20).contains(dbfs) else {
-            throw ParameterError(parameter: "calibration", value: "\(splDB) dB SPL at \(dbfs) dBFS",
-                                 allowed: "0 … 200 dB SPL at −200 … 20 dBFS")
+            throw ShadesError(parameter: "calibration", value: "\(splDB) dB SPL at \(dbfs) dBFS",
+                              allowed: "0 … 200 dB SPL at −200 … 20 dBFS")
         }
         (self.splDB, self.dbfs) = (splDB, dbfs)
     }
 
     /// Parses "94dB@-20dBFS" (spaces, "dB SPL"/"dBSPL" and case are free; the "dB" units may be left out):
     /// `<dB SPL>[dB[SPL]]@<dBFS>[dBFS]`.
-    public init(parsing text: String) throws(ParameterError) {
-        let bad = ParameterError(parameter: "calibration", value: "\"\(text)\"", problem: "is not a calibration",
-                                 allowed: "<dB SPL>dB@<level>dBFS, e.g. 94dB@-20dBFS")
+    public init(parsing text: String) throws(ShadesError) {
+        let bad = ShadesError(parameter: "calibration", value: "\"\(text)\"", problem: "is not a calibration",
+                              allowed: "<dB SPL>dB@<level>dBFS, e.g. 94dB@-20dBFS")
         let compact = text.lowercased().filter { !$0.isWhitespace }
         let parts = compact.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw bad }
@@ -223,12 +223,12 @@ public struct AmbientLevel: Sendable {
     /// - Parameters:
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - channelCount: channels per frame (≥ 1).
-    public init(sampleRate: Double, channelCount: Int) throws(ParameterError) {
+    public init(sampleRate: Double, channelCount: Int) throws(ShadesError) {
         guard supportedSampleRates.contains(sampleRate) else {
-            throw ParameterError(parameter: "sample rate", value: "\(sampleRate) Hz", allowed: "8,000 … 192,000 Hz")
+            throw ShadesError(parameter: "sample rate", value: "\(sampleRate) Hz", allowed: "8,000 … 192,000 Hz")
         }
         guard channelCount >= 1 else {
-            throw ParameterError(parameter: "channels", value: "\(channelCount)", allowed: "≥ 1")
+            throw ShadesError(parameter: "channels", value: "\(channelCount)", allowed: "≥ 1")
         }
         self.sampleRate = sampleRate
         self.channelCount = channelCount

@@ -66,25 +66,25 @@ public enum ModulationAnalysis {
     ///     it should start well above the modulation rate.
     public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
                                 rateRangeHz: ClosedRange<Double> = defaultRateRangeHz,
-                                carrierBandHz: ClosedRange<Double>? = nil) throws(ParameterError) -> ModulationEstimate {
+                                carrierBandHz: ClosedRange<Double>? = nil) throws(ShadesError) -> ModulationEstimate {
         try validateSampleRate(sampleRate)
         guard rateRangeHz.lowerBound.isFinite, rateRangeHz.upperBound.isFinite, rateRangeHz.lowerBound > 0,
               rateRangeHz.upperBound > rateRangeHz.lowerBound, rateRangeHz.upperBound <= sampleRate / 32 else {
-            throw ParameterError(parameter: "rate-range", value: "\(rateRangeHz.lowerBound) … \(rateRangeHz.upperBound) Hz",
-                                 allowed: "0 < lower < upper ≤ \(sampleRate / 32) Hz (rate / 32)")
+            throw ShadesError(parameter: "rate-range", value: "\(rateRangeHz.lowerBound) … \(rateRangeHz.upperBound) Hz",
+                              allowed: "0 < lower < upper ≤ \(sampleRate / 32) Hz (rate / 32)")
         }
         let band = carrierBandHz ?? defaultCarrierBandHz(sampleRate: sampleRate)
         guard band.lowerBound.isFinite, band.upperBound.isFinite, band.lowerBound >= 1,
               band.upperBound > band.lowerBound, band.lowerBound < sampleRate / 2 else {
-            throw ParameterError(parameter: "carrier-band", value: "\(band.lowerBound) … \(band.upperBound) Hz",
-                                 allowed: "1 Hz ≤ lower < upper, lower below Nyquist (\(sampleRate / 2) Hz)")
+            throw ShadesError(parameter: "carrier-band", value: "\(band.lowerBound) … \(band.upperBound) Hz",
+                              allowed: "1 Hz ≤ lower < upper, lower below Nyquist (\(sampleRate / 2) Hz)")
         }
         let blockFrames = max(1, Int(sampleRate / (8 * rateRangeHz.upperBound)))
         let plan = EnvelopePlan(band: band, sampleRate: sampleRate)
         let neededFrames = 2 * plan.guardFrames + Int((2 * sampleRate / rateRangeHz.lowerBound).rounded(.up)) + 16 * blockFrames
         guard samples.count >= neededFrames else {
-            throw ParameterError(parameter: "duration", value: "\(Double(samples.count) / sampleRate) s",
-                                 allowed: "at least \(Double(neededFrames) / sampleRate) s (2 cycles of \(rateRangeHz.lowerBound) Hz plus edges)")
+            throw ShadesError(parameter: "duration", value: "\(Double(samples.count) / sampleRate) s",
+                              allowed: "at least \(Double(neededFrames) / sampleRate) s (2 cycles of \(rateRangeHz.lowerBound) Hz plus edges)")
         }
 
         let (envelope, spectrum) = plan.analyse(samples, blockFrames: blockFrames)

@@ -101,11 +101,11 @@ public struct NotchCheckAccumulator: Sendable {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - band: the notch to check; nil to find it (see ``NotchCheckReport/bandWasDetected``).
     ///   - segmentLength: as for ``SpectrumAccumulator``; nil picks the default for the rate.
-    public init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ParameterError) {
+    public init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ShadesError) {
         let probe = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
         if let band, band.lowerEdgeHz >= sampleRate / 2 {
-            throw ParameterError(parameter: "notch", value: "\(band.centreHz) Hz",
-                                 allowed: "a band starting below Nyquist (\(sampleRate / 2) Hz)")
+            throw ShadesError(parameter: "notch", value: "\(band.centreHz) Hz",
+                              allowed: "a band starting below Nyquist (\(sampleRate / 2) Hz)")
         }
         let length = probe.segmentLength
         self.sampleRate = sampleRate
@@ -177,7 +177,7 @@ public struct NotchCheckAccumulator: Sendable {
     ///
     /// Throws for fewer than ``minimumFrameCount`` aligned frames, a silent reference or a silent output,
     /// or a band that cannot be found (no point of the curve 3 dB below the passband).
-    public func result() throws(ParameterError) -> NotchCheckReport {
+    public func result() throws(ShadesError) -> NotchCheckReport {
         try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: "file")
         var state = self
         if state.lag == nil { state.startAligning() }
@@ -191,12 +191,12 @@ public struct NotchCheckAccumulator: Sendable {
             (spectra, size) = state.shortSpectra(frames: aligned)
         }
         guard spectra.xx.contains(where: { $0 > 0 }) else {
-            throw ParameterError(parameter: "reference", value: "\(frameCount) frames", problem: "is silent",
-                                 allowed: "a signal with power in the checked band")
+            throw ShadesError(parameter: "reference", value: "\(frameCount) frames", problem: "is silent",
+                              allowed: "a signal with power in the checked band")
         }
         guard spectra.yy.contains(where: { $0 > 0 }) else {
-            throw ParameterError(parameter: "output", value: "\(frameCount) frames", problem: "is silent",
-                                 allowed: "a signal with power outside the notch")
+            throw ShadesError(parameter: "output", value: "\(frameCount) frames", problem: "is silent",
+                              allowed: "a signal with power outside the notch")
         }
         let grid = TransferGrid(spectra: spectra, binWidthHz: sampleRate / Double(size))
         let nyquist = sampleRate / 2
@@ -397,14 +397,14 @@ private struct TransferGrid {
 
     /// The deepest 1/48-octave point between `low` and `high` Hz, with its −3 dB edges (relative to the
     /// median level of the range).
-    func detectBand(from low: Double, to high: Double) throws(ParameterError) -> OctaveBand {
+    func detectBand(from low: Double, to high: Double) throws(ShadesError) -> OctaveBand {
         var frequencies: [Double] = [], levels: [Double] = []
         var f = low
         while f <= high { frequencies.append(f); levels.append(levelDB(centredOn: f)); f *= pow(2, 1.0 / 48) }
         let reference = levels.sorted()[levels.count / 2]
         guard let deepest = levels.indices.min(by: { levels[$0] < levels[$1] }), levels[deepest] < reference - 3 else {
-            throw ParameterError(parameter: "notch", value: "none found", problem: "is missing",
-                                 allowed: "an output at least 3 dB below the reference somewhere from \(Int(low)) to \(Int(high)) Hz, or a given band")
+            throw ShadesError(parameter: "notch", value: "none found", problem: "is missing",
+                              allowed: "an output at least 3 dB below the reference somewhere from \(Int(low)) to \(Int(high)) Hz, or a given band")
         }
         var lower = deepest, upper = deepest
         while lower > 0, levels[lower - 1] < reference - 3 { lower -= 1 }

@@ -20,7 +20,7 @@ public struct PowerSpectrum: Sendable {
     /// Welch's method over a buffer in memory: Hann-windowed segments of `segmentLength` samples (a power
     /// of two) overlapping by half — ``SpectrumAccumulator`` fed the whole buffer at once.
     public static func welch(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
-                             segmentLength: Int = 65_536) throws(ParameterError) -> PowerSpectrum {
+                             segmentLength: Int = 65_536) throws(ShadesError) -> PowerSpectrum {
         var accumulator = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
         accumulator.add(samples)
         return try accumulator.result()

@@ -133,7 +133,7 @@ public struct SeamAccumulator: Sendable {
     /// The seam's differences and their percentiles in the file's distributions.
     ///
     /// Throws for fewer than ``minimumFrameCount`` frames (an empty file is "empty").
-    public func result() throws(ParameterError) -> SeamReport {
+    public func result() throws(ShadesError) -> SeamReport {
         try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: "file")
         let (x0, x1) = head, (xm2, xm1) = tail
         let seamStep = x0 - xm1

@@ -43,12 +43,12 @@ public struct SpectrumAccumulator: Sendable {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - segmentLength: frames per segment, a power of two from 256 to 2²²; nil (the default) picks
     ///     ``segmentLength(sampleRate:)``.
-    public init(sampleRate: Double, segmentLength: Int? = nil) throws(ParameterError) {
+    public init(sampleRate: Double, segmentLength: Int? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let length = segmentLength ?? Self.segmentLength(sampleRate: sampleRate)
         guard length >= 256, length <= 1 << 22, length & (length - 1) == 0 else {
-            throw ParameterError(parameter: "segment-length", value: "\(length) frames",
-                                 allowed: "a power of two from 256 to 4194304")
+            throw ShadesError(parameter: "segment-length", value: "\(length) frames",
+                              allowed: "a power of two from 256 to 4194304")
         }
         self.sampleRate = sampleRate
         queue = HalfOverlapQueue(length: length)
@@ -96,7 +96,7 @@ public struct SpectrumAccumulator: Sendable {
     /// The one-sided power spectral density (full scale² per Hz) of everything added so far.
     ///
     /// Throws for an empty channel or one under ``minimumFrameCount`` frames.
-    public func result() throws(ParameterError) -> PowerSpectrum {
+    public func result() throws(ShadesError) -> PowerSpectrum {
         if segmentCount > 0 {
             return WelchWindow.density(sum: powerSum, segments: segmentCount, windowPower: windowPower,
                                        size: queue.length, sampleRate: sampleRate)
@@ -188,7 +188,7 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
     ///   - sampleRate: Hz, 8,000 … 192,000 (the rate of the analysed signal).
     ///   - expected: the colour to check the band levels against, if any.
     /// - Throws: if the spectrum has no power in the fitted range ("is silent").
-    public init(spectrum: PowerSpectrum, sampleRate: Double, expected: NoiseColour? = nil) throws(ParameterError) {
+    public init(spectrum: PowerSpectrum, sampleRate: Double, expected: NoiseColour? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let nyquist = sampleRate / 2
         // Nominal centres 20 Hz … 20 kHz (exact centres 19.95 Hz … 19.95 kHz).
@@ -197,8 +197,8 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
         let fitted = all.filter { $0.centreHz <= fitTop * 1.0001 }
         let powers = all.map { spectrum.bandPower(from: $0.lowerEdgeHz, to: $0.upperEdgeHz) }
         guard fitted.count >= 2, powers.prefix(fitted.count).contains(where: { $0 > 0 }) else {
-            throw ParameterError(parameter: "file", value: "spectrum", problem: "is silent",
-                                 allowed: "a signal with power between 20 Hz and \(Int(fitTop)) Hz")
+            throw ShadesError(parameter: "file", value: "spectrum", problem: "is silent",
+                              allowed: "a signal with power between 20 Hz and \(Int(fitTop)) Hz")
         }
         let levels = powers.map { max(Self.levelFloorDB, Decibels.fromPower($0)) }
 
@@ -304,14 +304,14 @@ enum WelchWindow {
     }
 
     /// Throws unless `frameCount` ≥ `minimum`.
-    static func checkShort(frameCount: Int, minimum: Int, parameter: String) throws(ParameterError) {
+    static func checkShort(frameCount: Int, minimum: Int, parameter: String) throws(ShadesError) {
         if frameCount == 0 {
-            throw ParameterError(parameter: parameter, value: "0 frames", problem: "is empty",
-                                 allowed: "at least \(minimum) frames")
+            throw ShadesError(parameter: parameter, value: "0 frames", problem: "is empty",
+                              allowed: "at least \(minimum) frames")
         }
         if frameCount < minimum {
-            throw ParameterError(parameter: parameter, value: "\(frameCount) frames", problem: "is too short",
-                                 allowed: "at least \(minimum) frames")
+            throw ShadesError(parameter: parameter, value: "\(frameCount) frames", problem: "is too short",
+                              allowed: "at least \(minimum) frames")
         }
     }
 

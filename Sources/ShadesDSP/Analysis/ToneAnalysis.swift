@@ -53,7 +53,7 @@ public enum ToneAnalysis {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     /// - Throws: for a bad rate, a too-short input, or a silent (or constant) one ("file … is silent").
     ///   Any other input gets a fit: for noise, its strongest component, with THD+N far above 0 dB.
-    public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) throws(ParameterError) -> ToneEstimate {
+    public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) throws(ShadesError) -> ToneEstimate {
         try validateSampleRate(sampleRate)
         let n = min(samples.count, Int(maximumSeconds * sampleRate))
         try WelchWindow.checkShort(frameCount: n, minimum: minimumFrameCount, parameter: "file")
@@ -64,8 +64,8 @@ public enum ToneAnalysis {
         var acEnergy = 0.0
         for x in span { acEnergy += (Double(x) - mean) * (Double(x) - mean) }
         guard acEnergy > 0 else {
-            throw ParameterError(parameter: "file", value: "first \(n) frames", problem: "is silent",
-                                 allowed: "a signal containing a tone")
+            throw ShadesError(parameter: "file", value: "first \(n) frames", problem: "is silent",
+                              allowed: "a signal containing a tone")
         }
 
         var omega = coarseFrequency(span, mean: mean)   // radians per sample

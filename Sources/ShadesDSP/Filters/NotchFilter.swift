@@ -91,22 +91,22 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     /// Throws `notch` for a centre that is not finite and above 0 or outside
     /// ``allowedCentresHz(sampleRate:)``; `width` outside (0, 3] octaves; `edge-boost` outside 0 … 30 dB;
     /// `edge-width` outside (0, 3] octaves (checked with or without a boost).
-    public func validate(sampleRate: Double) throws(ParameterError) {
+    public func validate(sampleRate: Double) throws(ShadesError) {
         let maximum = Self.maximumWidthOctaves
         guard centreHz.isFinite, centreHz > 0 else {
-            throw ParameterError(parameter: "notch", value: "\(centreHz) Hz", allowed: "a finite centre above 0 Hz")
+            throw ShadesError(parameter: "notch", value: "\(centreHz) Hz", allowed: "a finite centre above 0 Hz")
         }
         guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= maximum else {
-            throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
-                                 allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
+            throw ShadesError(parameter: "width", value: "\(widthOctaves) octaves",
+                              allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
         }
         guard edgeBoostDB.isFinite, Self.edgeBoostRangeDB.contains(edgeBoostDB) else {
-            throw ParameterError(parameter: "edge-boost", value: "\(edgeBoostDB) dB",
-                                 allowed: "\(formatNumber(Self.edgeBoostRangeDB.lowerBound, roundedTo: 1)) … \(formatNumber(Self.edgeBoostRangeDB.upperBound, roundedTo: 1)) dB")
+            throw ShadesError(parameter: "edge-boost", value: "\(edgeBoostDB) dB",
+                              allowed: "\(formatNumber(Self.edgeBoostRangeDB.lowerBound, roundedTo: 1)) … \(formatNumber(Self.edgeBoostRangeDB.upperBound, roundedTo: 1)) dB")
         }
         guard edgeWidthOctaves.isFinite, edgeWidthOctaves > 0, edgeWidthOctaves <= maximum else {
-            throw ParameterError(parameter: "edge-width", value: "\(edgeWidthOctaves) octaves",
-                                 allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
+            throw ShadesError(parameter: "edge-width", value: "\(edgeWidthOctaves) octaves",
+                              allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
         }
         let allowed = allowedCentresHz(sampleRate: sampleRate)
         guard !allowed.contains(centreHz) else { return }
@@ -115,7 +115,7 @@ public struct NotchSpec: Sendable, Equatable, Codable {
         let range = allowed.isEmpty
             ? "no centre fits this width at \(formatNumber(sampleRate, roundedTo: 1)) Hz"
             : "a centre from \(formatNumber(allowed.lowerBound, roundedTo: 1)) to below \(formatNumber(allowed.upperBound, roundedTo: 1)) Hz for this width at \(formatNumber(sampleRate, roundedTo: 1)) Hz"
-        throw ParameterError(
+        throw ShadesError(
             parameter: "notch",
             value: "\(formatNumber(centreHz, roundedTo: 1)) Hz (affecting \(formatNumber(affected.lowerBound, roundedTo: 1)) … \(formatNumber(affected.upperBound, roundedTo: 1)) Hz)",
             allowed: "\(range): \(what) must lie within \(formatNumber(NotchDesign.lowestAffectedHz, roundedTo: 1)) Hz … Nyquist (\(formatNumber(sampleRate / 2, roundedTo: 1)) Hz)")
@@ -203,7 +203,7 @@ public struct NotchDesign: Sendable {
     ///
     /// Throws `rate` for a rate outside 8,000 … 192,000 Hz, or what ``NotchSpec/validate(sampleRate:)``
     /// throws for a notch.
-    public init(notches: [NotchSpec], sampleRate: Double) throws(ParameterError) {
+    public init(notches: [NotchSpec], sampleRate: Double) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         for notch in notches { try notch.validate(sampleRate: sampleRate) }
         self.sampleRate = sampleRate

@@ -49,10 +49,10 @@ public final class NarrowBandNoiseSource: AudioSource {
     ///   - firstSignal: index of the first independent signal's random stream. A stereo source's right
     ///     ear equals a mono source with `firstSignal: 1`, so ears can be rendered on separate threads.
     public init(centreHz: Double, widthOctaves: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
-                levelDBFS: Double = -20, seed: UInt64 = 1, firstSignal: Int = 0) throws(ParameterError) {
+                levelDBFS: Double = -20, seed: UInt64 = 1, firstSignal: Int = 0) throws(ShadesError) {
         let design = try NarrowBandDesign(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
         guard levelDBFS.isFinite, levelDBFS <= 0 else {
-            throw ParameterError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
+            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
         }
         self.sampleRate = sampleRate
         self.centreHz = centreHz
@@ -81,21 +81,21 @@ public final class NarrowBandNoiseSource: AudioSource {
     /// Throws for a rate outside 8,000 … 192,000 Hz; a centre (`frequency`) that is not finite and above
     /// 0; a `width` outside (0, 4] octaves; or a band whose upper edge is at or above Nyquist.
     public static func validate(centreHz: Double, widthOctaves: Double,
-                                sampleRate: Double) throws(ParameterError) -> (lowerHz: Double, upperHz: Double) {
+                                sampleRate: Double) throws(ShadesError) -> (lowerHz: Double, upperHz: Double) {
         try validateSampleRate(sampleRate)
         let nyquist = sampleRate / 2
         guard centreHz.isFinite, centreHz > 0 else {
-            throw ParameterError(parameter: "frequency", value: "\(centreHz) Hz",
-                                 allowed: "a finite centre above 0 Hz, band edges below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz)")
+            throw ShadesError(parameter: "frequency", value: "\(centreHz) Hz",
+                              allowed: "a finite centre above 0 Hz, band edges below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz)")
         }
         guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= maximumWidthOctaves else {
-            throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
-                                 allowed: "above 0 and at most \(formatNumber(maximumWidthOctaves, roundedTo: 1)) octaves")
+            throw ShadesError(parameter: "width", value: "\(widthOctaves) octaves",
+                              allowed: "above 0 and at most \(formatNumber(maximumWidthOctaves, roundedTo: 1)) octaves")
         }
         let band = OctaveBand(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves)
         let lower = band.lowerEdgeHz, upper = band.upperEdgeHz
         guard upper < nyquist, lower > 0 else {
-            throw ParameterError(
+            throw ShadesError(
                 parameter: "frequency",
                 value: "\(formatNumber(centreHz, roundedTo: 1)) Hz (band \(formatNumber(lower, roundedTo: 1)) … \(formatNumber(upper, roundedTo: 1)) Hz for \(widthOctaves) octaves)",
                 allowed: "band edges must lie below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz): "
@@ -182,7 +182,7 @@ public struct NarrowBandDesign: Sendable {
 
     /// Designs the band-pass for a band of `widthOctaves` centred at `centreHz`; throws as
     /// ``NarrowBandNoiseSource/validate(centreHz:widthOctaves:sampleRate:)``.
-    public init(centreHz: Double, widthOctaves: Double, sampleRate: Double) throws(ParameterError) {
+    public init(centreHz: Double, widthOctaves: Double, sampleRate: Double) throws(ShadesError) {
         let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                                 sampleRate: sampleRate)
         self.sampleRate = sampleRate
@@ -238,15 +238,15 @@ public enum LoopNarrowBandNoise {
     /// The band's FFT bins in a loop of `frameCount` frames. Throws for a bad band, or `length` when the
     /// loop is too short for any bin to fall inside the band.
     public static func validate(centreHz: Double, widthOctaves: Double, sampleRate: Double,
-                                frameCount n: Int) throws(ParameterError) -> (firstBin: Int, lastBin: Int) {
+                                frameCount n: Int) throws(ShadesError) -> (firstBin: Int, lastBin: Int) {
         let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                                 sampleRate: sampleRate)
         let firstBin = Int((lower * Double(n) / sampleRate).rounded(.up))
         let lastBin = Int((upper * Double(n) / sampleRate).rounded(.down))
         guard n >= 2, firstBin <= lastBin else {
             let needed = Int((sampleRate / (upper - lower)).rounded(.up))
-            throw ParameterError(parameter: "length", value: "\(n) frames",
-                                 allowed: "at least \(needed) frames for this band (its bins are rate/length apart)")
+            throw ShadesError(parameter: "length", value: "\(n) frames",
+                              allowed: "at least \(needed) frames for this band (its bins are rate/length apart)")
         }
         return (firstBin, lastBin)
     }
@@ -256,10 +256,10 @@ public enum LoopNarrowBandNoise {
     /// - Parameters:
     ///   - centreHz, widthOctaves, sampleRate: as ``NarrowBandNoiseSource``, checked the same way.
     ///   - key: the signal's random stream (see ``SeedStream``).
-    /// - Throws: ``ParameterError`` for a bad band, or `length` when the loop is too short for any bin
+    /// - Throws: ``ShadesError`` for a bad band, or `length` when the loop is too short for any bin
     ///   to fall inside the band.
     public static func render(centreHz: Double, widthOctaves: Double, sampleRate: Double, key: UInt64,
-                              into output: UnsafeMutableBufferPointer<Float>) throws(ParameterError) {
+                              into output: UnsafeMutableBufferPointer<Float>) throws(ShadesError) {
         let n = output.count
         let (firstBin, lastBin) = try validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate,
                                                frameCount: n)

@@ -4,9 +4,9 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Codable, CustomStringC
     public let beta: Double
 
     /// β must lie in ``allowedBeta``.
-    public init(beta: Double) throws(ParameterError) {
+    public init(beta: Double) throws(ShadesError) {
         guard beta.isFinite, Self.allowedBeta.contains(beta) else {
-            throw ParameterError(parameter: "beta", value: "\(beta)", allowed: "-2 … 2")
+            throw ShadesError(parameter: "beta", value: "\(beta)", allowed: "-2 … 2")
         }
         self.beta = beta
     }

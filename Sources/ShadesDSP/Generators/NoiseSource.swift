@@ -27,14 +27,14 @@ public final class NoiseSource: AudioSource {
     ///     ear equals a mono source with `firstSignal: 1`, so ears can be rendered on separate threads.
     public init(colour: NoiseColour, sampleRate: Double, layout: ChannelLayout = .stereo,
                 levelDBFS: Double = -20, seed: UInt64 = 1, distribution: WhiteDistribution = .gaussian,
-                firstSignal: Int = 0) throws(ParameterError) {
+                firstSignal: Int = 0) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         guard levelDBFS.isFinite, levelDBFS <= 0 else {
-            throw ParameterError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
+            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
         }
         guard distribution == .gaussian || colour.beta == 0 else {
-            throw ParameterError(parameter: "distribution", value: distribution.rawValue,
-                                 allowed: "gaussian for coloured noise; uniform only for white noise")
+            throw ShadesError(parameter: "distribution", value: distribution.rawValue,
+                              allowed: "gaussian for coloured noise; uniform only for white noise")
         }
         self.sampleRate = sampleRate
         self.colour = colour
@@ -103,8 +103,8 @@ struct ColouredNoiseKernel: ChunkKernel {
 }
 
 /// Throws unless `sampleRate` is in ``supportedSampleRates``.
-public func validateSampleRate(_ sampleRate: Double) throws(ParameterError) {
+public func validateSampleRate(_ sampleRate: Double) throws(ShadesError) {
     guard sampleRate.isFinite, supportedSampleRates.contains(sampleRate) else {
-        throw ParameterError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "8000 … 192000 Hz")
+        throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "8000 … 192000 Hz")
     }
 }

@@ -26,14 +26,14 @@ public final class ToneSource: AudioSource {
     ///   - levelDBFS: RMS level in dBFS, at most −3.01 dBFS (a full-scale sine).
     ///   - startPhase: radians.
     public init(frequencyHz: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
-                levelDBFS: Double = -20, startPhase: Double = 0) throws(ParameterError) {
+                levelDBFS: Double = -20, startPhase: Double = 0) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         try validateFrequency(frequencyHz, sampleRate: sampleRate)
         // Full scale allowed to rounding: −3.0103 dBFS is a unit-peak sine.
         let peak = min(1, Decibels.amplitude(levelDBFS) * 2.0.squareRoot())
         guard levelDBFS.isFinite, Decibels.amplitude(levelDBFS) * 2.0.squareRoot() <= 1 + 1e-9 else {
-            throw ParameterError(parameter: "level", value: "\(levelDBFS) dBFS",
-                                 allowed: "≤ -3.01 dBFS for a tone (its peak is 3.01 dB above its RMS)")
+            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS",
+                              allowed: "≤ -3.01 dBFS for a tone (its peak is 3.01 dB above its RMS)")
         }
         self.sampleRate = sampleRate
         self.frequencyHz = frequencyHz
@@ -59,10 +59,10 @@ public final class ToneSource: AudioSource {
 }
 
 /// Throws unless 0 < `frequencyHz` < Nyquist.
-public func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ParameterError) {
+public func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ShadesError) {
     guard frequencyHz.isFinite, frequencyHz > 0, frequencyHz < sampleRate / 2 else {
-        throw ParameterError(parameter: parameter, value: "\(frequencyHz) Hz",
-                             allowed: "above 0 and below Nyquist (\(sampleRate / 2) Hz)")
+        throw ShadesError(parameter: parameter, value: "\(frequencyHz) Hz",
+                          allowed: "above 0 and below Nyquist (\(sampleRate / 2) Hz)")
     }
 }
 

@@ -58,15 +58,15 @@ public final class AmplitudeModulatedSource: AudioSource {
     ///   - startPhase: phase φ of the modulating sine at frame 0, in radians (default 0).
     ///   - keep: keep the carrier's RMS (default) or its peak.
     public init(carrier: any AudioSource, rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0,
-                keep: AmplitudeModulationLevel = .rms) throws(ParameterError) {
+                keep: AmplitudeModulationLevel = .rms) throws(ShadesError) {
         guard rateHz.isFinite, Self.allowedRateHz.contains(rateHz) else {
-            throw ParameterError(parameter: "am", value: "\(rateHz) Hz", allowed: "0.5 … 100 Hz")
+            throw ShadesError(parameter: "am", value: "\(rateHz) Hz", allowed: "0.5 … 100 Hz")
         }
         guard depth.isFinite, (0...1).contains(depth) else {
-            throw ParameterError(parameter: "am-depth", value: "\(depth)", allowed: "0 … 1")
+            throw ShadesError(parameter: "am-depth", value: "\(depth)", allowed: "0 … 1")
         }
         guard startPhase.isFinite else {
-            throw ParameterError(parameter: "am-phase", value: "\(startPhase) rad", allowed: "a finite angle in radians")
+            throw ShadesError(parameter: "am-phase", value: "\(startPhase) rad", allowed: "a finite angle in radians")
         }
         self.carrier = carrier
         self.rateHz = rateHz

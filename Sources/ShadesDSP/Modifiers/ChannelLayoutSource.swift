@@ -16,13 +16,13 @@ public final class ChannelLayoutSource: AudioSource {
 
     /// - Throws: `layout` when the count of signals is not the layout's, a signal is not mono, or the
     ///   signals differ in rate or the gains in count.
-    public init(signals: [any AudioSource], layout: ChannelLayout, gains: [Float]? = nil) throws(ParameterError) {
+    public init(signals: [any AudioSource], layout: ChannelLayout, gains: [Float]? = nil) throws(ShadesError) {
         guard signals.count == layout.signalCount, signals.allSatisfy({ $0.channelCount == 1 }),
               gains.map({ $0.count == signals.count }) ?? true,
               signals.allSatisfy({ $0.sampleRate == signals[0].sampleRate }) else {
-            throw ParameterError(parameter: "layout", value: "\(layout.rawValue) with \(signals.count) signals",
-                                 problem: "does not match its signals",
-                                 allowed: "\(layout.signalCount) mono signal(s) of one rate, one gain each")
+            throw ShadesError(parameter: "layout", value: "\(layout.rawValue) with \(signals.count) signals",
+                              problem: "does not match its signals",
+                              allowed: "\(layout.signalCount) mono signal(s) of one rate, one gain each")
         }
         self.layout = layout
         self.signals = signals

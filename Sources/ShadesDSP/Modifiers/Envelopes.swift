@@ -121,32 +121,32 @@ public final class FadedSource: AudioSource {
     ///   - fadeOutSeconds: raised-cosine fade-out ending at `totalFrames`, in seconds (≥ 0; 0 for none).
     ///   - totalFrames: frames until silence; both fades together must fit in it.
     public convenience init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double,
-                            totalFrames: Int) throws(ParameterError) {
+                            totalFrames: Int) throws(ShadesError) {
         try self.init(source: source, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
                       totalFrames: totalFrames, names: ("fade-in", "fade-out"))
     }
 
     /// The same raised-cosine fade of `fadeSeconds` (≥ 0, e.g. 0.05) at both ends.
-    public convenience init(source: any AudioSource, fadeSeconds: Double, totalFrames: Int) throws(ParameterError) {
+    public convenience init(source: any AudioSource, fadeSeconds: Double, totalFrames: Int) throws(ShadesError) {
         try self.init(source: source, fadeInSeconds: fadeSeconds, fadeOutSeconds: fadeSeconds,
                       totalFrames: totalFrames, names: ("fade", "fade"))
     }
 
     private init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double, totalFrames: Int,
-                 names: (fadeIn: String, fadeOut: String)) throws(ParameterError) {
+                 names: (fadeIn: String, fadeOut: String)) throws(ShadesError) {
         let rate = source.sampleRate
         guard totalFrames >= 0 else {
-            throw ParameterError(parameter: "duration", value: "\(totalFrames) frames", allowed: "0 frames or more")
+            throw ShadesError(parameter: "duration", value: "\(totalFrames) frames", allowed: "0 frames or more")
         }
         let totalSeconds = Double(totalFrames) / rate
         for (name, seconds) in [(names.fadeIn, fadeInSeconds), (names.fadeOut, fadeOutSeconds)] {
             guard seconds.isFinite, seconds >= 0, seconds <= totalSeconds else {
-                throw ParameterError(parameter: name, value: "\(millisecondsText(seconds)) ms",
-                                     allowed: "0 … \(millisecondsText(totalSeconds)) ms (the duration)")
+                throw ShadesError(parameter: name, value: "\(millisecondsText(seconds)) ms",
+                                  allowed: "0 … \(millisecondsText(totalSeconds)) ms (the duration)")
             }
         }
         guard fadeInSeconds + fadeOutSeconds <= totalSeconds * (1 + 1e-12) else {
-            throw ParameterError(
+            throw ShadesError(
                 parameter: "fade", value: "\(millisecondsText(fadeInSeconds)) ms in + \(millisecondsText(fadeOutSeconds)) ms out",
                 allowed: "fades together at most the duration, \(millisecondsText(totalSeconds)) ms")
         }
@@ -210,24 +210,24 @@ public final class PulsedSource: AudioSource {
     ///   - rampSeconds: raised-cosine rise and fall time, in seconds, 0 … onSeconds/2.
     ///   - pulseCount: number of pulses (≥ 1), or nil for endless pulses.
     public init(source: any AudioSource, onSeconds: Double = 0.2, offSeconds: Double = 0.2,
-                rampSeconds: Double = 0.025, pulseCount: Int? = nil) throws(ParameterError) {
+                rampSeconds: Double = 0.025, pulseCount: Int? = nil) throws(ShadesError) {
         let rate = source.sampleRate
         guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
-            throw ParameterError(parameter: "pulse", value: "on \(millisecondsText(onSeconds)) ms",
-                                 allowed: "an on time of at least one frame (\(millisecondsText(1 / rate)) ms)")
+            throw ShadesError(parameter: "pulse", value: "on \(millisecondsText(onSeconds)) ms",
+                              allowed: "an on time of at least one frame (\(millisecondsText(1 / rate)) ms)")
         }
         guard offSeconds.isFinite, offSeconds >= 0 else {
-            throw ParameterError(parameter: "pulse", value: "off \(millisecondsText(offSeconds)) ms",
-                                 allowed: "an off time ≥ 0 ms")
+            throw ShadesError(parameter: "pulse", value: "off \(millisecondsText(offSeconds)) ms",
+                              allowed: "an off time ≥ 0 ms")
         }
         guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
-            throw ParameterError(
+            throw ShadesError(
                 parameter: "ramp", value: "\(millisecondsText(rampSeconds)) ms",
                 problem: "is longer than half the \(millisecondsText(onSeconds)) ms pulse",
                 allowed: "0 … \(millisecondsText(onSeconds / 2)) ms, so rise and fall fit in the on time")
         }
         if let pulseCount, pulseCount < 1 {
-            throw ParameterError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more (or none for endless pulses)")
+            throw ShadesError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more (or none for endless pulses)")
         }
         self.source = source
         self.onSeconds = onSeconds

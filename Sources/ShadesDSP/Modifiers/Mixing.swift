@@ -43,17 +43,17 @@ public final class MixSource: AudioSource {
 
     /// Throws when the layers differ in rate or channels, a layer's gains do not match its channels, or
     /// there are none.
-    public init(layers: [Layer]) throws(ParameterError) {
+    public init(layers: [Layer]) throws(ShadesError) {
         guard let first = layers.first else {
-            throw ParameterError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more sources")
+            throw ShadesError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more sources")
         }
         guard layers.allSatisfy({ $0.source.sampleRate == first.source.sampleRate && $0.source.channelCount == first.source.channelCount }) else {
-            throw ParameterError(parameter: "layers", value: "\(layers.count) sources", problem: "differ in rate or channels",
-                                 allowed: "layers of one sample rate and channel layout")
+            throw ShadesError(parameter: "layers", value: "\(layers.count) sources", problem: "differ in rate or channels",
+                              allowed: "layers of one sample rate and channel layout")
         }
         guard layers.allSatisfy({ $0.channelGains.count == first.source.channelCount }) else {
-            throw ParameterError(parameter: "layers", value: "\(layers.count) sources", problem: "have gains that do not match their channels",
-                                 allowed: "one gain per channel")
+            throw ShadesError(parameter: "layers", value: "\(layers.count) sources", problem: "have gains that do not match their channels",
+                              allowed: "one gain per channel")
         }
         sampleRate = first.source.sampleRate
         channelCount = first.source.channelCount
@@ -63,7 +63,7 @@ public final class MixSource: AudioSource {
     }
 
     /// Layers with one linear gain each and no swell.
-    public convenience init(layers: [(source: any AudioSource, gain: Float)]) throws(ParameterError) {
+    public convenience init(layers: [(source: any AudioSource, gain: Float)]) throws(ShadesError) {
         try self.init(layers: layers.map { Layer(source: $0.source, gain: $0.gain) })
     }
 
@@ -120,12 +120,12 @@ public struct SwellEnvelope: Sendable, Equatable {
     ///   - depth: 0 … 1.
     ///   - seed: start phases.
     public init(sampleRate: Double, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
-                periodsSeconds: [Double]? = nil) throws(ParameterError) {
+                periodsSeconds: [Double]? = nil) throws(ShadesError) {
         guard periodSeconds.isFinite, Self.allowedPeriodSeconds.contains(periodSeconds) else {
-            throw ParameterError(parameter: "swell", value: "\(periodSeconds) s", allowed: "2 … 60 s")
+            throw ShadesError(parameter: "swell", value: "\(periodSeconds) s", allowed: "2 … 60 s")
         }
         guard depth.isFinite, (0...1).contains(depth) else {
-            throw ParameterError(parameter: "swell-depth", value: "\(depth)", allowed: "0 … 1")
+            throw ShadesError(parameter: "swell-depth", value: "\(depth)", allowed: "0 … 1")
         }
         self.sampleRate = sampleRate
         let golden = (1 + 5.0.squareRoot()) / 2
@@ -170,7 +170,7 @@ public final class SwellSource: AudioSource {
 
     /// See ``SwellEnvelope/init(sampleRate:periodSeconds:depth:seed:periodsSeconds:)``.
     public init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
-                periodsSeconds: [Double]? = nil) throws(ParameterError) {
+                periodsSeconds: [Double]? = nil) throws(ShadesError) {
         self.source = source
         envelope = try SwellEnvelope(sampleRate: source.sampleRate, periodSeconds: periodSeconds, depth: depth, seed: seed,
                                      periodsSeconds: periodsSeconds)

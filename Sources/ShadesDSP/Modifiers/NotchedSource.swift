@@ -65,17 +65,17 @@ public final class NotchedSource: AudioSource {
     /// The same notches on every channel of `source`.
     ///
     /// Throws `rate` when the design's rate is not the source's.
-    public convenience init(source: any AudioSource, design: NotchDesign, alignment: Alignment) throws(ParameterError) {
+    public convenience init(source: any AudioSource, design: NotchDesign, alignment: Alignment) throws(ShadesError) {
         try self.init(source: source, designs: Array(repeating: design, count: source.channelCount), alignment: alignment)
     }
 
     /// The same notches on every channel; `primedBySource` picks ``Alignment/primedBySource``.
-    public convenience init(source: any AudioSource, design: NotchDesign, primedBySource: Bool = false) throws(ParameterError) {
+    public convenience init(source: any AudioSource, design: NotchDesign, primedBySource: Bool = false) throws(ShadesError) {
         try self.init(source: source, design: design, alignment: primedBySource ? .primedBySource : .silentPast)
     }
 
     /// One design per channel; `primedBySource` picks ``Alignment/primedBySource``.
-    public convenience init(source: any AudioSource, designs: [NotchDesign], primedBySource: Bool = false) throws(ParameterError) {
+    public convenience init(source: any AudioSource, designs: [NotchDesign], primedBySource: Bool = false) throws(ShadesError) {
         try self.init(source: source, designs: designs, alignment: primedBySource ? .primedBySource : .silentPast)
     }
 
@@ -88,14 +88,14 @@ public final class NotchedSource: AudioSource {
     /// - Throws: `channels` when the count of designs is not the source's channel count, `rate` when a
     ///   design's rate is not the source's.
     public init(source: any AudioSource, designs: [NotchDesign], alignment: Alignment,
-                measuringInputSpectrum: Bool = false) throws(ParameterError) {
+                measuringInputSpectrum: Bool = false) throws(ShadesError) {
         guard designs.count == source.channelCount else {
-            throw ParameterError(parameter: "channels", value: "\(designs.count) notch designs",
-                                 allowed: "one design per source channel (\(source.channelCount))")
+            throw ShadesError(parameter: "channels", value: "\(designs.count) notch designs",
+                              allowed: "one design per source channel (\(source.channelCount))")
         }
         for design in designs where design.sampleRate != source.sampleRate {
-            throw ParameterError(parameter: "rate", value: "\(design.sampleRate) Hz (notch design)",
-                                 allowed: "the source's rate, \(source.sampleRate) Hz")
+            throw ShadesError(parameter: "rate", value: "\(design.sampleRate) Hz (notch design)",
+                              allowed: "the source's rate, \(source.sampleRate) Hz")
         }
         self.source = source
         self.designs = designs

@@ -18,13 +18,13 @@ public struct OctaveBand: Sendable, Codable, Equatable {
 
     /// Throws `centre` for a centre that is not finite and above 0 Hz, `width` for a width outside
     /// (0, 10] octaves.
-    public init(centreHz: Double, widthOctaves: Double) throws(ParameterError) {
+    public init(centreHz: Double, widthOctaves: Double) throws(ShadesError) {
         guard centreHz.isFinite, centreHz > 0 else {
-            throw ParameterError(parameter: "centre", value: "\(centreHz) Hz", allowed: "above 0 Hz")
+            throw ShadesError(parameter: "centre", value: "\(centreHz) Hz", allowed: "above 0 Hz")
         }
         guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= Self.maximumWidthOctaves else {
-            throw ParameterError(parameter: "width", value: "\(widthOctaves) octaves",
-                                 allowed: "above 0, at most \(formatNumber(Self.maximumWidthOctaves)) octaves")
+            throw ShadesError(parameter: "width", value: "\(widthOctaves) octaves",
+                              allowed: "above 0, at most \(formatNumber(Self.maximumWidthOctaves)) octaves")
         }
         self.init(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves)
     }

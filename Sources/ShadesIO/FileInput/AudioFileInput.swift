@@ -37,7 +37,7 @@ public final class AudioFileInput {
     private var interleaved16: UnsafeMutableBufferPointer<Int16>
 
     /// Opens `path`; a missing, empty, unreadable or unsupported file is an error naming the file.
-    public init(path: String) throws(AudioFileError) {
+    public init(path: String) throws(ShadesError) {
         file = try SoundFile.open(path: path)
         self.path = path
         sampleRate = file.sampleRate
@@ -46,8 +46,8 @@ public final class AudioFileInput {
         lengthIsExact = file.lengthIsExact
         containerName = file.containerName
         comment = file.comment
-        guard channelCount > 0, sampleRate > 0 else { throw .runtime("cannot read \(path): no audio channels") }
-        guard frameCount > 0 else { throw .runtime("cannot read \(path): the file holds no audio") }
+        guard channelCount > 0, sampleRate > 0 else { throw .input("cannot read \(path): no audio channels") }
+        guard frameCount > 0 else { throw .input("cannot read \(path): the file holds no audio") }
         containerTruncation = ContainerCheck.truncation(path: path)
         interleaved = .allocate(capacity: 0)
         interleaved16 = .allocate(capacity: 0)
@@ -96,13 +96,13 @@ public final class AudioFileInput {
     /// 0 at the end. A file of exact length that ends early is an error (truncated or corrupt); one of
     /// estimated length is read until the decoder (or libsndfile, at its estimate) ends: see
     /// ``lengthWarning``.
-    public func read(into block: AudioBlock) throws(AudioFileError) -> Int {
+    public func read(into block: AudioBlock) throws(ShadesError) -> Int {
         precondition(block.channelCount == channelCount, "block has the wrong channel count")
         guard !isAtEnd, block.frameCount > 0 else { return 0 }
         let wanted = lengthIsExact ? min(block.frameCount, frameCount - framesRead) : block.frameCount
         let got = wanted <= 0 ? 0 : file.isPlainPCM16 ? readPCM16(wanted, into: block) : readFloat(wanted, into: block)
         if lengthIsExact && got != wanted {
-            throw .runtime("cannot read \(path): the file is truncated or corrupt (\(framesRead + max(0, got)) of \(frameCount) frames)")
+            throw .input("cannot read \(path): the file is truncated or corrupt (\(framesRead + max(0, got)) of \(frameCount) frames)")
         }
         guard got > 0 else {
             isAtEnd = true

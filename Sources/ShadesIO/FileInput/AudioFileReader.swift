@@ -15,14 +15,14 @@ public struct DecodedAudio {
     /// exact length that ends early, a WAV or AIFF whose data chunk is cut, one of estimated length more
     /// than ``AudioFileInput/estimatedLengthTolerance`` short, announcing no length, or cut by libsndfile
     /// at its estimate.
-    public init(contentsOf path: String) throws(AudioFileError) {
+    public init(contentsOf path: String) throws(ShadesError) {
         let input = try AudioFileInput(path: path)
         sampleRate = input.sampleRate
         comment = input.comment
         formatCode = input.formatCode
         let announced = input.frameCount
-        func truncated(_ problem: String) -> AudioFileError {
-            .runtime("cannot read \(path): the file is truncated or corrupt (\(problem))")
+        func truncated(_ problem: String) -> ShadesError {
+            .input("cannot read \(path): the file is truncated or corrupt (\(problem))")
         }
         if let problem = input.truncation { throw truncated(problem) }
         guard announced != Int.max else { throw truncated("no length announced") }
@@ -32,10 +32,10 @@ public struct DecodedAudio {
         let chunk = AudioBuffer(channelCount: input.channelCount, frameCapacity: 1 << 16, zeroed: false)
         var done = 0
         while true {
-            let got = try chunk.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
+            let got = try chunk.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
             if got == 0 { break }
             guard got <= announced - done else {
-                throw .runtime("cannot read \(path): the decoder gave more than the \(announced) frames announced")
+                throw .input("cannot read \(path): the decoder gave more than the \(announced) frames announced")
             }
             for c in 0..<input.channelCount {
                 chunk.withChannel(c) { from in
@@ -47,7 +47,7 @@ public struct DecodedAudio {
             done += got
         }
         if let problem = input.truncation { throw truncated(problem) }
-        if let problem = input.cutAtEstimate { throw .runtime("cannot read \(path): \(problem)") }
+        if let problem = input.cutAtEstimate { throw .input("cannot read \(path): \(problem)") }
         guard done < announced else {
             buffer = whole
             return

@@ -31,7 +31,7 @@ public final class AudioFileSource: AudioSource {
     /// ``AudioFileInput/lengthWarning``.
     public private(set) var lengthWarning: String?
     /// Why the source ended early (a read error), or nil.
-    public private(set) var failure: AudioFileError?
+    public private(set) var failure: ShadesError?
     /// Whether a render call waits for the reader when its next block is not decoded yet (offline: the
     /// default). A real-time player sets it false: the call then renders silence for the rest of the
     /// block and counts an underrun, and the music goes on where it was on a later call.
@@ -59,14 +59,12 @@ public final class AudioFileSource: AudioSource {
     ///   whose data chunk is cut), of unknown length or of a rate out of range; `.usage` for a bad
     ///   `sampleRate`.
     public init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
-                blockFrames: Int = 131_072) throws(AudioFileError) {
+                blockFrames: Int = 131_072) throws(ShadesError) {
         if let sampleRate {
-            do throws(ParameterError) {
-                try validateSampleRate(sampleRate)
-                guard sampleRate == sampleRate.rounded() else {
-                    throw ParameterError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
-                }
-            } catch { throw .usage(error.description) }
+            try validateSampleRate(sampleRate)
+            guard sampleRate == sampleRate.rounded() else {
+                throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+            }
         }
         let input = try Self.openInput(path: path)
         let inputRate = Double(input.sampleRate)
@@ -85,19 +83,19 @@ public final class AudioFileSource: AudioSource {
         // The reader thread owns the input and the resampler until it has finished. The input ends when a
         // read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
         let channels = channelCount
-        readAhead = ReadAhead(channelCount: channels, blockFrames: blockFrames) { fill throws(AudioFileError) in
+        readAhead = ReadAhead(channelCount: channels, blockFrames: blockFrames) { fill throws(ShadesError) in
             guard let resampler else {
                 var n = 0
-                while try fill({ (slot: AudioBlock) throws(AudioFileError) -> Int in n = try input.read(into: slot); return n }),
+                while try fill({ (slot: AudioBlock) throws(ShadesError) -> Int in n = try input.read(into: slot); return n }),
                       n > 0 {}
                 return
             }
             let buffer = AudioBuffer(channelCount: channels, frameCapacity: blockFrames, zeroed: false)
             var going = true
             while going && !resampler.isFinished {
-                let n = try buffer.withBlock { (b: AudioBlock) throws(AudioFileError) in try input.read(into: b) }
-                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(AudioFileError) in
-                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(AudioFileError) in
+                let n = try buffer.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
+                try buffer.withBlock(frames: 0..<n) { (b: AudioBlock) throws(ShadesError) in
+                    try resampler.process(b, endOfInput: n == 0) { (o: AudioBlock) throws(ShadesError) in
                         guard going else { return }
                         going = try fill { (slot: AudioBlock) -> Int in
                             for c in 0..<channels { _ = slot.channel(c).update(fromContentsOf: o.channel(c)) }
@@ -113,15 +111,15 @@ public final class AudioFileSource: AudioSource {
 
     /// Opens `path` for reading and checks its header: not truncated (a WAV or AIFF whose data chunk is
     /// cut), of known length, of a rate in 8,000 … 192,000 Hz.
-    public static func openInput(path: String) throws(AudioFileError) -> AudioFileInput {
+    public static func openInput(path: String) throws(ShadesError) -> AudioFileInput {
         let input = try AudioFileInput(path: path)
         if let problem = input.truncation {
-            throw .runtime("cannot read \(path): the file is truncated or corrupt (\(problem))")
+            throw .input("cannot read \(path): the file is truncated or corrupt (\(problem))")
         }
         guard input.frameCount <= longestFrames else {
-            throw .runtime("cannot read \(path): the file is truncated or corrupt (its length is unknown)")
+            throw .input("cannot read \(path): the file is truncated or corrupt (its length is unknown)")
         }
-        do throws(ParameterError) { try validateSampleRate(Double(input.sampleRate)) } catch {
+        do throws(ShadesError) { try validateSampleRate(Double(input.sampleRate)) } catch {
             throw .runtime("cannot process \(path): its rate \(formatNumber(Double(input.sampleRate))) Hz is out of range "
                            + "(allowed: 8000 … 192000 Hz)")
         }
@@ -161,7 +159,7 @@ public final class AudioFileSource: AudioSource {
     /// Copies the reader's next block into `current`, or marks the end; false when not waiting and the
     /// reader has no block ready.
     private func takeNextBlock() -> Bool {
-        do throws(AudioFileError) {
+        do throws(ShadesError) {
             let next = try readAhead.next(waiting: waitsForReader) { (b: AudioBlock) -> Int in
                 for c in 0..<channelCount { current.withChannel(c) { _ = $0.update(fromContentsOf: b.channel(c)) } }
                 return b.frameCount
@@ -180,7 +178,7 @@ public final class AudioFileSource: AudioSource {
         lengthWarning = input.lengthWarning
         let expected = outputFrames(forInput: input.framesRead)
         if failure == nil && delivered != expected {
-            failure = .runtime("cannot read \(path): \(delivered) of \(expected) frames came out")
+            failure = .input("cannot read \(path): \(delivered) of \(expected) frames came out")
         }
         frameCount = delivered
         return true

@@ -30,7 +30,7 @@ package final class ReadAhead: @unchecked Sendable {
     /// Blocks handed over in all, published by the reader (−1 until it finishes) before its last signal.
     private let finalCount = Atomic<Int>(-1)
     /// The reader's error, written before `finalCount`.
-    private var failure: AudioFileError?
+    private var failure: ShadesError?
     private var readSlot = 0, takeSlot = 0
     private var taken = 0
     /// True once ``next(_:)`` has returned the end.
@@ -40,15 +40,15 @@ package final class ReadAhead: @unchecked Sendable {
     /// consumer has stopped); `fill` lends a slot to its closure, which writes up to `blockFrames` frames
     /// and returns how many (0: nothing to hand over).
     package init(channelCount: Int, blockFrames: Int,
-         read: @escaping (_ fill: ((AudioBlock) throws(AudioFileError) -> Int) throws(AudioFileError) -> Bool) throws(AudioFileError) -> Void) {
+         read: @escaping (_ fill: ((AudioBlock) throws(ShadesError) -> Int) throws(ShadesError) -> Bool) throws(ShadesError) -> Void) {
         slots = (0..<Self.slotCount).map { _ in AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false) }
         frames = .allocate(capacity: Self.slotCount)
         frames.initialize(repeating: 0, count: Self.slotCount)
         // `read` owns the input and the resampler; only the reader thread touches them.
         let task = ReaderTask { [self] in
             var handed = 0
-            do throws(AudioFileError) {
-                try read { (body: (AudioBlock) throws(AudioFileError) -> Int) throws(AudioFileError) -> Bool in
+            do throws(ShadesError) {
+                try read { (body: (AudioBlock) throws(ShadesError) -> Int) throws(ShadesError) -> Bool in
                     free.wait()
                     if stopped.load(ordering: .acquiring) { return false }
                     let slot = readSlot
@@ -91,13 +91,13 @@ package final class ReadAhead: @unchecked Sendable {
 
     /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
     /// reader's error after the blocks read before it.
-    package func next<R>(_ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
+    package func next<R>(_ body: (AudioBlock) throws(ShadesError) -> R) throws(ShadesError) -> R? {
         try next(waiting: true, body)
     }
 
     /// Like ``next(_:)``; without `waiting`, returns nil at once when no block is ready yet (see
     /// ``isFinished`` to tell that from the end).
-    package func next<R>(waiting: Bool, _ body: (AudioBlock) throws(AudioFileError) -> R) throws(AudioFileError) -> R? {
+    package func next<R>(waiting: Bool, _ body: (AudioBlock) throws(ShadesError) -> R) throws(ShadesError) -> R? {
         if waiting {
             filled.wait()
         } else if filled.wait(timeout: .now()) == .timedOut {

@@ -24,8 +24,8 @@ public enum AtomicFile {
         let descriptor: Int32
 
         /// Writes `bytes` as the whole file (replacing anything written before).
-        public func write(_ bytes: [UInt8]) throws(AudioFileError) {
-            do throws(FileSystemError) {
+        public func write(_ bytes: [UInt8]) throws(ShadesError) {
+            do throws(ShadesError) {
                 try FileSystem.truncate(descriptor, to: 0)
                 try FileSystem.seek(descriptor, to: 0)
                 try FileSystem.write(descriptor, bytes)
@@ -47,12 +47,12 @@ public enum AtomicFile {
     /// Calls `body` with a new empty file, then puts it in place as `path` (see the type's description).
     /// On any error nothing is left and `path` is untouched (unless it was replaced and only the final
     /// folder sync failed).
-    public static func write<R>(to path: String, _ body: (Temporary) throws(AudioFileError) -> R) throws(AudioFileError) -> R {
+    public static func write<R>(to path: String, _ body: (Temporary) throws(ShadesError) -> R) throws(ShadesError) -> R {
         let folder = directory(of: path), name = fileName(of: path)
         removeStaleTemporaries(of: path)
         var named: String?        // the temporary's name, once it has one
         let descriptor: Int32
-        do throws(FileSystemError) {
+        do throws(ShadesError) {
             if usesUnnamedFiles, let unnamed = try FileSystem.openUnnamed(inFolder: folder) {
                 descriptor = unnamed
             } else {
@@ -60,9 +60,9 @@ public enum AtomicFile {
             }
         } catch { throw .runtime("cannot write \(path): \(error.reason)") }
         let result: R
-        do throws(AudioFileError) {
+        do throws(ShadesError) {
             result = try body(Temporary(path: path, descriptor: descriptor))
-            do throws(FileSystemError) {
+            do throws(ShadesError) {
                 try FileSystem.sync(descriptor)
                 if named == nil { named = try linkUnnamed(descriptor, as: name, in: folder) }
                 try FileSystem.rename(named!, to: path)
@@ -80,15 +80,15 @@ public enum AtomicFile {
         }
         forget(named!)
         FileSystem.close(descriptor)
-        do throws(FileSystemError) { try FileSystem.syncFolder(folder) } catch {
+        do throws(ShadesError) { try FileSystem.syncFolder(folder) } catch {
             throw .runtime("cannot write \(path): its folder could not be synced (\(error.reason))")
         }
         return result
     }
 
     /// Writes `bytes` as the file `path` (see ``write(to:_:)``).
-    public static func write(_ bytes: [UInt8], to path: String) throws(AudioFileError) {
-        try write(to: path) { (file: Temporary) throws(AudioFileError) in try file.write(bytes) }
+    public static func write(_ bytes: [UInt8], to path: String) throws(ShadesError) {
+        try write(to: path) { (file: Temporary) throws(ShadesError) in try file.write(bytes) }
     }
 
     /// Removes every named temporary file still being written (call from a signal handler's exit path;
@@ -98,13 +98,13 @@ public enum AtomicFile {
     }
 
     /// The disk-full error: "cannot write X: no space left on device (needed about N MB)", N rounded up.
-    package static func noSpace(writing path: String, neededBytes: Int, upTo: Bool = false) -> AudioFileError {
+    package static func noSpace(writing path: String, neededBytes: Int, upTo: Bool = false) -> ShadesError {
         let megabytes = max(1, (neededBytes + 999_999) / 1_000_000)
         return .runtime("cannot write \(path): no space left on device (needed \(upTo ? "up to " : "")about \(megabytes) MB)")
     }
 
     /// Checks that `path`'s folder exists and is writable, before any work is spent on the output.
-    public static func checkWritable(_ path: String) throws(AudioFileError) {
+    public static func checkWritable(_ path: String) throws(ShadesError) {
         let folder = directory(of: path)
         var info = stat()
         guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -162,7 +162,7 @@ public enum AtomicFile {
     }
 
     /// Creates a named temporary for `name` (O_EXCL, so never someone else's file).
-    private static func createNamed(_ name: String, in folder: String) throws(FileSystemError) -> (Int32, String) {
+    private static func createNamed(_ name: String, in folder: String) throws(ShadesError) -> (Int32, String) {
         while true {
             let temporary = temporaryName(name, in: folder)
             remember(temporary)
@@ -176,7 +176,7 @@ public enum AtomicFile {
     }
 
     /// Gives an unnamed file a temporary name in `folder` (linkat cannot replace the target itself).
-    private static func linkUnnamed(_ descriptor: Int32, as name: String, in folder: String) throws(FileSystemError) -> String {
+    private static func linkUnnamed(_ descriptor: Int32, as name: String, in folder: String) throws(ShadesError) -> String {
         while true {
             let temporary = temporaryName(name, in: folder)
             remember(temporary)

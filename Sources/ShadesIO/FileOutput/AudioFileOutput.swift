@@ -10,7 +10,7 @@ public final class AudioFileOutput {
     /// Starts a sound file of `frameCount` frames in `file` (the count picks RF64 for WAV files over 4 GiB and
     /// sizes the disk reservation); a second output on the same `file` replaces the first.
     public init(file: AtomicFile.Temporary, sampleRate: Int, channelCount: Int, format: AudioFileFormat, frameCount: Int,
-                comment: String?) throws(AudioFileError) {
+                comment: String?) throws(ShadesError) {
         self.file = try SoundFile.create(file: file, sampleRate: sampleRate, channelCount: channelCount,
                                     format: format, frameCount: frameCount)
         self.file.setStrings(comment: comment, software: AudioFileWriter.software)
@@ -19,13 +19,13 @@ public final class AudioFileOutput {
     }
 
     /// Appends interleaved 16-bit frames.
-    public func write(_ interleaved: UnsafeBufferPointer<Int16>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
+    public func write(_ interleaved: UnsafeBufferPointer<Int16>) throws(ShadesError) { try file.write(interleaved: interleaved) }
 
     /// Appends interleaved Float frames (stored as s24 or f32; libsndfile converts).
-    public func write(_ interleaved: UnsafeBufferPointer<Float>) throws(AudioFileError) { try file.write(interleaved: interleaved) }
+    public func write(_ interleaved: UnsafeBufferPointer<Float>) throws(ShadesError) { try file.write(interleaved: interleaved) }
 
     /// Finishes the header (the file itself stays open for ``AtomicFile``).
-    public func close() throws(AudioFileError) { try file.close() }
+    public func close() throws(ShadesError) { try file.close() }
 }
 
 /// What every file Shades writes says of its maker.

@@ -72,7 +72,7 @@ public struct FileSink: Sendable {
 
     /// A sink writing `path` (WAV or FLAC by extension) in `sampleFormat`.
     public init(path: String, sampleFormat: SampleFormat, sampleRate: Int, channelMap: [Int?], ditherKeys: [UInt64],
-                comment: String?, chunkFrames: Int = FileSink.defaultChunkFrames) throws(AudioFileError) {
+                comment: String?, chunkFrames: Int = FileSink.defaultChunkFrames) throws(ShadesError) {
         format = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
         self.path = path
         self.sampleRate = sampleRate
@@ -85,15 +85,15 @@ public struct FileSink: Sendable {
     /// Writes the file atomically: `body` writes it once or more through the ``Writer`` (a later write
     /// replaces an earlier one); the file appears under its name when `body` returns, and nothing is left
     /// when it throws.
-    public func create<R>(_ body: (Writer) throws(AudioFileError) -> R) throws(AudioFileError) -> R {
-        try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(AudioFileError) -> R in
+    public func create<R>(_ body: (Writer) throws(ShadesError) -> R) throws(ShadesError) -> R {
+        try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(ShadesError) -> R in
             try body(Writer(sink: self, temporary: temporary))
         }
     }
 
     /// Writes the file once, atomically, at `gains` (one per signal).
-    public func write(_ groups: SourceGroups, frames: Int, gains: [Float]) throws(AudioFileError) {
-        try create { (writer: Writer) throws(AudioFileError) in
+    public func write(_ groups: SourceGroups, frames: Int, gains: [Float]) throws(ShadesError) {
+        try create { (writer: Writer) throws(ShadesError) in
             _ = try writer.write(groups, frames: frames, gains: gains, meters: [SignalMeasurement]?.none)
         }
     }
@@ -106,7 +106,7 @@ public struct FileSink: Sendable {
         /// Renders `frames` frames of `groups` at `gains` (linear, one per signal) and writes them; with
         /// `meters` (one per signal), measures each signal before its gain and returns the meters.
         public func write<M: SampleMeter>(_ groups: SourceGroups, frames: Int, gains: [Float],
-                                          meters: [M]?) throws(AudioFileError) -> [M]? {
+                                          meters: [M]?) throws(ShadesError) -> [M]? {
             precondition(gains.count == groups.signalCount && sink.ditherKeys.count == groups.signalCount,
                          "one gain and one dither key per signal")
             let output = try AudioFileOutput(file: temporary, sampleRate: sink.sampleRate, channelCount: sink.channelMap.count,
@@ -163,7 +163,7 @@ public struct FileSink: Sendable {
     }
 
     /// Throws if samples reaching `peak` (linear, after the gain) would clip, naming the highest level that fits.
-    public static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(AudioFileError) {
+    public static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(ShadesError) {
         let limit = sampleFormat.clipLimit
         guard peak > limit else { return }
         let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)
@@ -217,7 +217,7 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
 
     private func planeOffset(slot: Int, signal: Int) -> Int { (slot * groups.signalCount + signal) * sink.chunkFrames }
 
-    func run(into output: AudioFileOutput) throws(AudioFileError) {
+    func run(into output: AudioFileOutput) throws(ShadesError) {
         let group = DispatchGroup()
         for g in 0..<groups.count {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { self.work(group: g) }
@@ -230,7 +230,7 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
             interleaved16.deallocate()
             interleavedFloat.deallocate()
         }
-        do throws(AudioFileError) {
+        do throws(ShadesError) {
             for k in 0..<chunkCount {
                 let slot = k % Self.slots
                 let n = min(chunk, frames - k * chunk)
@@ -297,7 +297,7 @@ extension FileSink {
     /// Writes `buffer`'s channels, each times its gain (linear), to `path` in `sampleFormat`, atomically;
     /// channel c is dithered with the stream `ditherKey &+ c`.
     public static func write(_ buffer: AudioBuffer, sampleRate: Int, gains: [Float], to path: String,
-                             sampleFormat: SampleFormat, ditherKey: UInt64, comment: String?) throws(AudioFileError) {
+                             sampleFormat: SampleFormat, ditherKey: UInt64, comment: String?) throws(ShadesError) {
         let channels = buffer.channelCount
         let sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: sampleRate, channelMap: Array(0..<channels),
                                 ditherKeys: (0..<channels).map { ditherKey &+ UInt64($0) }, comment: comment)
@@ -311,7 +311,7 @@ extension FileSink {
     /// FLAC by extension) in `sampleFormat`, atomically; 16-bit output is dithered per channel from
     /// `seed`. The caller has checked that nothing clips.
     public static func write(_ source: any AudioSource, frames: Int, to path: String, sampleFormat: SampleFormat,
-                             gain: Float = 1, seed: UInt64 = 1, comment: String? = nil) throws(AudioFileError) {
+                             gain: Float = 1, seed: UInt64 = 1, comment: String? = nil) throws(ShadesError) {
         let channels = source.channelCount
         let sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(source.sampleRate.rounded()),
                                 channelMap: Array(0..<channels),

@@ -3,32 +3,34 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ShadesDSP
 
-/// A file-system call that failed: the C function's name and the errno it set.
-package struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The C function, e.g. "open" or "fsync".
-    package let call: String
-    /// The errno value.
-    package let code: Int32
+/// A file-system call that failed: "open: No such file or directory", with the errno kept for the callers'
+/// decisions (EEXIST, EINTR, ENOSPC …).
+extension ShadesError {
+    /// The C function `call` failed with errno `code`.
+    package init(call: String, code: Int32) {
+        self.init(.runtime, "\(call): \(String(cString: strerror(code)))")
+        errorNumber = code
+    }
 
-    package init(call: String, code: Int32) { (self.call, self.code) = (call, code) }
-
+    /// The errno value (0 for an error that is not a failed system call).
+    package var code: Int32 { errorNumber ?? 0 }
     /// The system's words for ``code``, e.g. "No such file or directory".
     package var reason: String { String(cString: strerror(code)) }
     /// The disk (or the user's quota) is full.
     package var isNoSpace: Bool { code == ENOSPC || code == EDQUOT }
-    package var description: String { "\(call): \(reason)" }
 }
 
 /// The POSIX file-system calls behind Shades' crash-safe writing, in one place with one errno policy (after
 /// swift-nio's `System.swift`): a call that returns −1 is retried on EINTR and otherwise throws a
-/// ``FileSystemError`` naming the C function; no errno is read anywhere else. Descriptors are opened with
+/// ``ShadesError`` naming the C function; no errno is read anywhere else. Descriptors are opened with
 /// O_CLOEXEC. Each function names the call it wraps.
 package enum FileSystem {
     // MARK: Descriptors
 
     /// `open(2)` with O_CLOEXEC added; `mode` applies when `flags` holds O_CREAT.
-    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o666) throws(FileSystemError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o666) throws(ShadesError) -> Int32 {
         try call("open") { systemOpen(path, flags | O_CLOEXEC, mode) }
     }
 
@@ -37,7 +39,7 @@ package enum FileSystem {
     /// (the kernel frees it with the last descriptor). Nil where there is no such file: not Linux, no
     /// `/proc/self/fd` to link through, or a file system without O_TMPFILE support (EOPNOTSUPP; EISDIR
     /// from kernels before 3.11, which read the flag as O_DIRECTORY).
-    package static func openUnnamed(inFolder folder: String) throws(FileSystemError) -> Int32? {
+    package static func openUnnamed(inFolder folder: String) throws(ShadesError) -> Int32? {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
         guard procSelfFDAvailable else { return nil }
         do {
@@ -68,13 +70,13 @@ package enum FileSystem {
     }
 
     /// `fsync(2)`: the file's data and size reach the disk before this returns.
-    package static func sync(_ descriptor: Int32) throws(FileSystemError) {
+    package static func sync(_ descriptor: Int32) throws(ShadesError) {
         _ = try call("fsync") { fsync(descriptor) }
     }
 
     /// `fsync(2)` on `folder` (opened read-only): names created, renamed or removed in it reach the disk.
     /// EINVAL (file systems that cannot sync a folder) is not an error.
-    package static func syncFolder(_ folder: String) throws(FileSystemError) {
+    package static func syncFolder(_ folder: String) throws(ShadesError) {
         let descriptor = try open(folder, O_RDONLY | O_DIRECTORY)
         defer { close(descriptor) }
         do { try sync(descriptor) } catch where error.code == EINVAL {}
@@ -83,7 +85,7 @@ package enum FileSystem {
     /// Syncs every file below `folder`, then every folder, deepest first (`fsync(2)`; links are not
     /// followed). One pass at the end costs about one journal commit on ext4, where a sync after each
     /// file costs one each.
-    package static func syncTree(_ folder: String) throws(FileSystemError) {
+    package static func syncTree(_ folder: String) throws(ShadesError) {
         var folders: [String] = []
         for name in try entries(inFolder: folder) {
             let path = folder + "/" + name
@@ -101,21 +103,21 @@ package enum FileSystem {
     }
 
     /// `ftruncate(2)`: sets the file's size to `bytes`.
-    package static func truncate(_ descriptor: Int32, to bytes: Int) throws(FileSystemError) {
+    package static func truncate(_ descriptor: Int32, to bytes: Int) throws(ShadesError) {
         _ = try call("ftruncate") { ftruncate(descriptor, off_t(bytes)) }
     }
 
     /// `lseek(2)` with SEEK_SET: the next write or read starts at `offset` bytes.
-    package static func seek(_ descriptor: Int32, to offset: Int) throws(FileSystemError) {
+    package static func seek(_ descriptor: Int32, to offset: Int) throws(ShadesError) {
         _ = try call("lseek") { lseek(descriptor, off_t(offset), SEEK_SET) }
     }
 
     /// `write(2)` until every byte of `bytes` is written.
-    package static func write(_ descriptor: Int32, _ bytes: [UInt8]) throws(FileSystemError) {
-        let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileSystemError? in
+    package static func write(_ descriptor: Int32, _ bytes: [UInt8]) throws(ShadesError) {
+        let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> ShadesError? in
             var done = 0
             while done < raw.count {
-                do throws(FileSystemError) { done += try call("write") { systemWrite(descriptor, raw.baseAddress! + done, raw.count - done) } } catch {
+                do throws(ShadesError) { done += try call("write") { systemWrite(descriptor, raw.baseAddress! + done, raw.count - done) } } catch {
                     return error
                 }
             }
@@ -125,12 +127,12 @@ package enum FileSystem {
     }
 
     /// `read(2)` until the end of the file or `limit` bytes, whichever comes first.
-    package static func read(_ descriptor: Int32, upTo limit: Int) throws(FileSystemError) -> [UInt8] {
-        var failure: FileSystemError?
+    package static func read(_ descriptor: Int32, upTo limit: Int) throws(ShadesError) -> [UInt8] {
+        var failure: ShadesError?
         let bytes = [UInt8](unsafeUninitializedCapacity: limit) { buffer, count in
             count = 0
             while count < limit {
-                do throws(FileSystemError) {
+                do throws(ShadesError) {
                     let n = try call("read") { systemRead(descriptor, buffer.baseAddress! + count, limit - count) }
                     if n == 0 { return }
                     count += n
@@ -145,7 +147,7 @@ package enum FileSystem {
     }
 
     /// `fstat(2)`.
-    package static func status(_ descriptor: Int32) throws(FileSystemError) -> stat {
+    package static func status(_ descriptor: Int32) throws(ShadesError) -> stat {
         var info = stat()
         _ = try call("fstat") { fstat(descriptor, &info) }
         return info
@@ -155,7 +157,7 @@ package enum FileSystem {
     /// FALLOC_FL_KEEP_SIZE, looked up at run time (the Glibc module leaves this GNU call out). Throws only
     /// when the disk is full (ENOSPC, EDQUOT); where the call is missing or the file system cannot
     /// reserve, nothing happens.
-    package static func reserve(_ descriptor: Int32, bytes: Int) throws(FileSystemError) {
+    package static func reserve(_ descriptor: Int32, bytes: Int) throws(ShadesError) {
         #if os(Linux)
         typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return }
@@ -188,24 +190,24 @@ package enum FileSystem {
     /// Gives the unnamed file open as `descriptor` (from ``openUnnamed(inFolder:)``) the name `path`:
     /// `linkat(2)` of `/proc/self/fd/N` with AT_SYMLINK_FOLLOW (no privilege needed, unlike
     /// AT_EMPTY_PATH). Fails with EEXIST if `path` exists: linkat never replaces.
-    package static func link(descriptor: Int32, to path: String) throws(FileSystemError) {
+    package static func link(descriptor: Int32, to path: String) throws(ShadesError) {
         _ = try call("linkat") { linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) }
     }
 
     /// `link(2)`: a second name for the file `existing`.
-    package static func link(_ existing: String, to path: String) throws(FileSystemError) {
+    package static func link(_ existing: String, to path: String) throws(ShadesError) {
         _ = try call("link") { systemLink(existing, path) }
     }
 
     /// `rename(2)`: atomically replaces `to` (a file, or an empty folder when `from` is a folder).
-    package static func rename(_ from: String, to: String) throws(FileSystemError) {
+    package static func rename(_ from: String, to: String) throws(ShadesError) {
         _ = try call("rename") { systemRename(from, to) }
     }
 
     /// Swaps the names `a` and `b` in one atomic step: Linux `renameat2(2)` with RENAME_EXCHANGE (looked
     /// up at run time), Darwin `renamex_np(2)` with RENAME_SWAP. False where neither the system nor the
     /// file system can (the caller renames in two steps instead).
-    package static func exchange(_ a: String, _ b: String) throws(FileSystemError) -> Bool {
+    package static func exchange(_ a: String, _ b: String) throws(ShadesError) -> Bool {
         do {
             #if os(Linux)
             typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
@@ -225,23 +227,23 @@ package enum FileSystem {
     }
 
     /// `unlink(2)`; a name that is already gone is not an error.
-    package static func unlink(_ path: String) throws(FileSystemError) {
+    package static func unlink(_ path: String) throws(ShadesError) {
         do { _ = try call("unlink") { systemUnlink(path) } } catch where error.code == ENOENT {}
     }
 
     /// `mkdir(2)`.
-    package static func makeFolder(_ path: String, mode: mode_t = 0o755) throws(FileSystemError) {
+    package static func makeFolder(_ path: String, mode: mode_t = 0o755) throws(ShadesError) {
         _ = try call("mkdir") { mkdir(path, mode) }
     }
 
     /// `rmdir(2)`: removes an empty folder.
-    package static func removeFolder(_ path: String) throws(FileSystemError) {
+    package static func removeFolder(_ path: String) throws(ShadesError) {
         _ = try call("rmdir") { rmdir(path) }
     }
 
     /// Removes `path` and, if it is a folder, everything in it (`lstat`, `unlink`, `rmdir`; links are
     /// removed, never followed). Names already gone are skipped.
-    package static func removeTree(_ path: String) throws(FileSystemError) {
+    package static func removeTree(_ path: String) throws(ShadesError) {
         let info: stat
         do { info = try linkStatus(path) } catch where error.code == ENOENT { return }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return try unlink(path) }
@@ -250,30 +252,30 @@ package enum FileSystem {
     }
 
     /// `stat(2)` (follows links).
-    package static func status(_ path: String) throws(FileSystemError) -> stat {
+    package static func status(_ path: String) throws(ShadesError) -> stat {
         var info = stat()
         _ = try call("stat") { stat(path, &info) }
         return info
     }
 
     /// `lstat(2)`: a link's own status, not its target's.
-    package static func linkStatus(_ path: String) throws(FileSystemError) -> stat {
+    package static func linkStatus(_ path: String) throws(ShadesError) -> stat {
         var info = stat()
         _ = try call("lstat") { lstat(path, &info) }
         return info
     }
 
     /// `realpath(3)`: `path` with every link, `.` and `..` resolved.
-    package static func realPath(_ path: String) throws(FileSystemError) -> String {
-        guard let resolved = realpath(path, nil) else { throw FileSystemError(call: "realpath", code: errno) }
+    package static func realPath(_ path: String) throws(ShadesError) -> String {
+        guard let resolved = realpath(path, nil) else { throw ShadesError(call: "realpath", code: errno) }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
     /// The names in `folder` except `.` and `..`, in the order the file system gives them
     /// (`opendir(3)`, `readdir(3)`).
-    package static func entries(inFolder folder: String) throws(FileSystemError) -> [String] {
-        guard let directory = opendir(folder) else { throw FileSystemError(call: "opendir", code: errno) }
+    package static func entries(inFolder folder: String) throws(ShadesError) -> [String] {
+        guard let directory = opendir(folder) else { throw ShadesError(call: "opendir", code: errno) }
         defer { closedir(directory) }
         var names: [String] = []
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
@@ -302,7 +304,7 @@ package enum FileSystem {
     /// Takes an exclusive `flock(2)` on `folder` (opened read-only), waiting while another holder (any
     /// process, or another descriptor of this one) has it; returns the descriptor that holds it, for
     /// ``unlock(_:)``. The kernel drops the lock when its holder dies, so nothing is left on disk.
-    package static func lock(folder: String) throws(FileSystemError) -> Int32 {
+    package static func lock(folder: String) throws(ShadesError) -> Int32 {
         let descriptor = try open(folder, O_RDONLY | O_DIRECTORY)
         do { _ = try call("flock") { flock(descriptor, LOCK_EX) } } catch {
             close(descriptor)
@@ -318,12 +320,12 @@ package enum FileSystem {
 
     /// Runs `body` until it returns something other than −1 or fails with something other than EINTR.
     @inline(never)
-    private static func call<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(FileSystemError) -> T {
+    private static func call<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(ShadesError) -> T {
         while true {
             let result = body()
             guard result == -1 else { return result }
             let code = errno
-            if code != EINTR { throw FileSystemError(call: name, code: code) }
+            if code != EINTR { throw ShadesError(call: name, code: code) }
         }
     }
 }

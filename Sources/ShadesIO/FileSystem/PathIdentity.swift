@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ShadesDSP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -66,7 +67,7 @@ package struct PathIdentity: Hashable {
 package enum FolderCreation {
     /// The folders to create for `path`, outermost first; throws if one cannot be created (a file is in
     /// the way, or the nearest existing folder is not writable).
-    package static func missingFolders(for path: String) throws(AudioFileError) -> [String] {
+    package static func missingFolders(for path: String) throws(ShadesError) -> [String] {
         var missing: [String] = []
         var folder = AtomicFile.directory(of: path)
         var info = stat()
@@ -92,7 +93,7 @@ package enum FolderCreation {
     }
 
     /// Creates `folders` (outermost first); returns those it made.
-    package static func create(_ folders: [String]) throws(AudioFileError) -> [String] {
+    package static func create(_ folders: [String]) throws(ShadesError) -> [String] {
         var made: [String] = []
         for folder in folders {
             if mkdir(folder, 0o777) == 0 {

@@ -23,7 +23,7 @@ public enum Resampler {
 
     /// Converts every channel of `buffer` from `inputRate` to `outputRate` Hz (`src_simple`).
     public static func convert(_ buffer: AudioBuffer, from inputRate: Double, to outputRate: Double,
-                               quality: Quality = .best) throws(AudioFileError) -> AudioBuffer {
+                               quality: Quality = .best) throws(ShadesError) -> AudioBuffer {
         let ratio = outputRate / inputRate
         let outputFrames = Int((Double(buffer.frameCapacity) * ratio).rounded())
         let output = AudioBuffer(channelCount: buffer.channelCount, frameCapacity: outputFrames)

@@ -45,13 +45,11 @@ public final class StreamingResampler {
     ///   - quality: libsamplerate's sinc converter (best by default).
     ///   - outputBlockFrames: output frames per channel lent to `body` at most (1,024 or more).
     public init(channelCount: Int, inputRate: Double, outputRate: Double, quality: Resampler.Quality = .best,
-                outputBlockFrames: Int = 16_384) throws(AudioFileError) {
+                outputBlockFrames: Int = 16_384) throws(ShadesError) {
         precondition(channelCount > 0, "a resampler needs at least one channel")
         precondition(outputBlockFrames >= 1_024, "output blocks of at least 1024 frames")
-        do throws(ParameterError) {
-            try validateSampleRate(inputRate)
-            try validateSampleRate(outputRate)
-        } catch { throw .usage(error.description) }
+        try validateSampleRate(inputRate)
+        try validateSampleRate(outputRate)
         self.channelCount = channelCount
         self.inputRate = inputRate
         self.outputRate = outputRate
@@ -92,7 +90,7 @@ public final class StreamingResampler {
     ///
     /// The blocks lent to `body` must not escape it. Errors thrown by `body` end the call.
     public func process(_ input: AudioBlock, endOfInput: Bool,
-                        _ body: (AudioBlock) throws(AudioFileError) -> Void) throws(AudioFileError) {
+                        _ body: (AudioBlock) throws(ShadesError) -> Void) throws(ShadesError) {
         precondition(input.channelCount == channelCount, "block has the wrong channel count")
         precondition(!isFinished, "the stream has ended; reset() starts another")
         let total = input.frameCount
@@ -136,9 +134,9 @@ public final class StreamingResampler {
         isFinished = false
     }
 
-    private func lend(frames: Int, _ body: (AudioBlock) throws(AudioFileError) -> Void) throws(AudioFileError) {
+    private func lend(frames: Int, _ body: (AudioBlock) throws(ShadesError) -> Void) throws(ShadesError) {
         outputFrames += frames
-        try output.withBlock(frames: 0..<frames) { (block: AudioBlock) throws(AudioFileError) in try body(block) }
+        try output.withBlock(frames: 0..<frames) { (block: AudioBlock) throws(ShadesError) in try body(block) }
     }
 
     /// One `src_process` call per channel (in parallel for several channels) into the output block.

@@ -1,3 +1,5 @@
+import ShadesDSP
+
 /// Sample format of a written file.
 public enum SampleFormat: String, CaseIterable, Sendable, Codable {
     /// 16-bit PCM with TPDF dither.
@@ -23,7 +25,7 @@ public enum Container: String, CaseIterable, Sendable, Codable {
     case flac
 
     /// The container for `path`'s extension (`.wav`, `.flac`; case-insensitive).
-    public init(path: String) throws(AudioFileError) {
+    public init(path: String) throws(ShadesError) {
         let ext = path.split(separator: "/").last.flatMap { name in
             name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } : nil
         }
@@ -31,7 +33,7 @@ public enum Container: String, CaseIterable, Sendable, Codable {
         case "wav": self = .wav
         case "flac": self = .flac
         default:
-            throw AudioFileError.usage("output \(path) has an unsupported extension (allowed: .wav, .flac)")
+            throw ShadesError.usage("output \(path) has an unsupported extension (allowed: .wav, .flac)")
         }
     }
 
@@ -45,24 +47,11 @@ public struct AudioFileFormat: Sendable, Equatable, Codable {
     public let sampleFormat: SampleFormat
 
     /// Throws when the container cannot hold the sample format (FLAC holds s16 and s24 only).
-    public init(container: Container, sampleFormat: SampleFormat) throws(AudioFileError) {
+    public init(container: Container, sampleFormat: SampleFormat) throws(ShadesError) {
         guard container.supports(sampleFormat) else {
-            throw AudioFileError.usage("format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")
+            throw ShadesError.usage("format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")
         }
         self.container = container
         self.sampleFormat = sampleFormat
-    }
-}
-
-/// Errors from reading or writing sound files. `usage` errors are the caller's input; `runtime` errors
-/// come from the file system or the codec.
-public enum AudioFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    case usage(String)
-    case runtime(String)
-
-    public var description: String {
-        switch self {
-        case .usage(let message), .runtime(let message): return message
-        }
     }
 }

@@ -48,7 +48,7 @@ final class SoundFile {
     /// descriptor stays open: AtomicFile syncs and closes it). Starts from an empty file, so a second
     /// call on the same `file` replaces the first one's bytes.
     static func create(file: AtomicFile.Temporary, sampleRate: Int, channelCount: Int, format: AudioFileFormat,
-                       frameCount: Int) throws(AudioFileError) -> SoundFile {
+                       frameCount: Int) throws(ShadesError) -> SoundFile {
         let bytesPerSample = format.sampleFormat == .s16 ? 2 : (format.sampleFormat == .s24 ? 3 : 4)
         let sampleBytes = frameCount * channelCount * bytesPerSample
         let needsRF64 = format.container == .wav && sampleBytes > 0xFFFF_0000
@@ -67,7 +67,7 @@ final class SoundFile {
                            format: major | minor, sections: 0, seekable: 0)
         // A FLAC file needs less than its samples' bytes: its disk-full message says "up to".
         let needed = (bytes: sampleBytes + 4_096, upTo: format.container == .flac)
-        do throws(FileSystemError) {
+        do throws(ShadesError) {
             try FileSystem.truncate(file.descriptor, to: 0)
             try FileSystem.seek(file.descriptor, to: 0)
             // An uncompressed file's blocks are reserved first: the writes then only copy (10-minute stereo
@@ -91,10 +91,10 @@ final class SoundFile {
     }
 
     /// Opens `path` for reading (`sf_open`, SFM_READ).
-    static func open(path: String) throws(AudioFileError) -> SoundFile {
+    static func open(path: String) throws(ShadesError) -> SoundFile {
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .runtime("cannot read \(path): \(String(cString: sf_strerror(nil)))")
+            throw .input("cannot read \(path): \(String(cString: sf_strerror(nil)))")
         }
         return SoundFile(handle: handle, info: info, path: path)
     }
@@ -126,13 +126,13 @@ final class SoundFile {
         return info.format
     }
 
-    func write(interleaved samples: UnsafeBufferPointer<Int16>) throws(AudioFileError) {
+    func write(interleaved samples: UnsafeBufferPointer<Int16>) throws(ShadesError) {
         let frames = samples.count / channelCount
         guard sf_writef_short(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError(errno) }
         wrote(frames: frames)
     }
 
-    func write(interleaved samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+    func write(interleaved samples: UnsafeBufferPointer<Float>) throws(ShadesError) {
         let frames = samples.count / channelCount
         guard sf_writef_float(handle, samples.baseAddress, sf_count_t(frames)) == frames else { throw writeError(errno) }
         wrote(frames: frames)
@@ -188,7 +188,7 @@ final class SoundFile {
     }
 
     /// Finishes the header and closes (`sf_close`); reports a failure to finish the file.
-    func close() throws(AudioFileError) {
+    func close() throws(ShadesError) {
         guard isOpen else { return }
         let pending = sf_error(handle)
         let error = pending == 0 ? nil : writeError(0)
@@ -207,7 +207,7 @@ final class SoundFile {
     private var neededBytes = (bytes: 0, upTo: false)
 
     /// The error for a failed write; `code` is the errno read right after the libsndfile call.
-    private func writeError(_ code: Int32) -> AudioFileError {
+    private func writeError(_ code: Int32) -> ShadesError {
         let message = String(cString: sf_strerror(handle))
         return isNoSpace(code, libsndfileMessage: message) ? noSpaceError() : .runtime("cannot write \(path): \(message)")
     }
@@ -218,7 +218,7 @@ final class SoundFile {
         code == ENOSPC || code == EDQUOT || message.contains(String(cString: strerror(ENOSPC)))
     }
 
-    private func noSpaceError() -> AudioFileError {
+    private func noSpaceError() -> ShadesError {
         AtomicFile.noSpace(writing: path, neededBytes: neededBytes.bytes, upTo: neededBytes.upTo)
     }
 }

@@ -48,46 +48,46 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     public static let minimumLoopFrames = 64
 
     /// Checks every parameter; the error names the parameter and its allowed range.
-    public func validate() throws(ParameterError) {
+    public func validate() throws(ShadesError) {
         try validateSampleRate(sampleRate)
         guard sampleRate == sampleRate.rounded() else {
-            throw ParameterError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+            throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
         }
         guard durationSeconds.isFinite, durationSeconds > 0, frameCount >= 1 else {
-            throw ParameterError(parameter: "duration", value: "\(durationSeconds) s", allowed: "longer than 0 s (at least one sample)")
+            throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", allowed: "longer than 0 s (at least one sample)")
         }
         guard durationSeconds <= 24 * 3600 else {
-            throw ParameterError(parameter: "duration", value: "\(durationSeconds) s", allowed: "up to 24 h")
+            throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", allowed: "up to 24 h")
         }
         if loop && frameCount < Self.minimumLoopFrames {
-            throw ParameterError(parameter: "duration", value: "\(durationSeconds) s",
-                                 allowed: "at least \(Self.minimumLoopFrames) samples for a loop")
+            throw ShadesError(parameter: "duration", value: "\(durationSeconds) s",
+                              allowed: "at least \(Self.minimumLoopFrames) samples for a loop")
         }
         guard levelDBFS.isFinite, levelDBFS <= 0, levelDBFS >= -150 else {
-            throw ParameterError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "-150 … 0 dBFS")
+            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "-150 … 0 dBFS")
         }
         switch sound {
         case .noise(let colour, let distribution):
             _ = try NoiseColour(beta: colour.beta)
             if distribution == .uniform && colour.beta != 0 {
-                throw ParameterError(parameter: "distribution", value: "uniform", allowed: "uniform only for white noise (beta 0)")
+                throw ShadesError(parameter: "distribution", value: "uniform", allowed: "uniform only for white noise (beta 0)")
             }
         case .tone(let frequencyHz):
             try validateFrequency(frequencyHz, sampleRate: sampleRate)
         case .grey:
             if frameCount < Self.minimumLoopFrames {
-                throw ParameterError(parameter: "duration", value: "\(durationSeconds) s",
-                                     allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
+                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s",
+                                  allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
             }
         case .narrowBandNoise(let centreHz, let widthOctaves):
             _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
             if loop {
-                do throws(ParameterError) {
+                do throws(ShadesError) {
                     _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                          sampleRate: sampleRate, frameCount: frameCount)
                 } catch {
-                    throw ParameterError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
-                                         allowed: error.allowed)
+                    throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
+                                      allowed: error.allowed ?? "")
                 }
             }
         }
@@ -97,9 +97,9 @@ public struct RenderRequest: Sendable, Equatable, Codable {
                 switch sound {
                 case .noise, .grey: break
                 default:
-                    throw ParameterError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
-                                         problem: "cannot be combined with --loop for this source",
-                                         allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
+                    throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                                      problem: "cannot be combined with loop for this source",
+                                      allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
                 }
             }
         }
@@ -107,15 +107,15 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         if let pulses {
             try pulses.validate(sampleRate: sampleRate)
             if loop {
-                throw ParameterError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with --loop",
-                                     allowed: "pulses in a file of their own length")
+                throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with loop",
+                                  allowed: "pulses in a file of their own length")
             }
         }
         if let fades {
             try fades.validate(sampleRate: sampleRate, frames: frameCount)
             if loop {
-                throw ParameterError(parameter: "fade", value: fades.summary, problem: "cannot be combined with --loop",
-                                     allowed: "fades on a file that is not a loop (a loop has no ends)")
+                throw ShadesError(parameter: "fade", value: fades.summary, problem: "cannot be combined with loop",
+                                  allowed: "fades on a file that is not a loop (a loop has no ends)")
             }
         }
     }
@@ -136,7 +136,7 @@ public struct Modulation: Sendable, Equatable, Codable {
         (self.rateHz, self.depth, self.startPhase, self.keep) = (rateHz, depth, startPhase, keep)
     }
 
-    func validate(sampleRate: Double) throws(ParameterError) {
+    func validate(sampleRate: Double) throws(ShadesError) {
         _ = try AmplitudeModulatedSource(carrier: SilenceSource(sampleRate: sampleRate), rateHz: rateHz, depth: depth, startPhase: startPhase, keep: keep)
     }
 
@@ -162,7 +162,7 @@ public struct Pulses: Sendable, Equatable, Codable {
         (self.onSeconds, self.offSeconds, self.rampSeconds, self.count) = (onSeconds, offSeconds, rampSeconds, count)
     }
 
-    func validate(sampleRate: Double) throws(ParameterError) {
+    func validate(sampleRate: Double) throws(ShadesError) {
         _ = try PulsedSource(source: SilenceSource(sampleRate: sampleRate), onSeconds: onSeconds, offSeconds: offSeconds,
                              rampSeconds: rampSeconds, pulseCount: count)
     }
@@ -185,7 +185,7 @@ public struct Fades: Sendable, Equatable, Codable {
 
     public init(inSeconds: Double, outSeconds: Double) { (self.inSeconds, self.outSeconds) = (inSeconds, outSeconds) }
 
-    func validate(sampleRate: Double, frames: Int) throws(ParameterError) {
+    func validate(sampleRate: Double, frames: Int) throws(ShadesError) {
         _ = try FadedSource(source: SilenceSource(sampleRate: sampleRate), fadeInSeconds: inSeconds,
                             fadeOutSeconds: outSeconds, totalFrames: frames)
     }

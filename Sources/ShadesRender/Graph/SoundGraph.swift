@@ -52,7 +52,7 @@ public struct SoundGraph: Sendable {
 
     /// Validates `request` and builds its graph; loops (and grey noise) are synthesised here, over their
     /// whole length.
-    public init(_ request: RenderRequest) throws(ParameterError) {
+    public init(_ request: RenderRequest) throws(ShadesError) {
         try request.validate()
         let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.seed, request.frameCount)
         self.frames = frames
@@ -138,8 +138,8 @@ public struct SoundGraph: Sendable {
                     notes.append("loop: tone frequency adjusted from \(formatNumber(askedHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - askedHz)) Hz) for a whole number of cycles")
                 }
                 guard frequency < rate / 2 else {
-                    throw ParameterError(parameter: "frequency", value: "\(askedHz) Hz",
-                                         allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
+                    throw ShadesError(parameter: "frequency", value: "\(askedHz) Hz",
+                                      allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
                 }
             }
             toneFrequency = frequency
@@ -172,9 +172,9 @@ public struct SoundGraph: Sendable {
                 }
             }
             guard AmplitudeModulatedSource.allowedRateHz.contains(rateHz) else {
-                throw ParameterError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz",
-                                     problem: "becomes \(rateHz) Hz with whole cycles in this loop",
-                                     allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
+                throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz",
+                                  problem: "becomes \(rateHz) Hz with whole cycles in this loop",
+                                  allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
             }
             modulationRate = rateHz
             let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)

@@ -198,18 +198,17 @@ public enum NotchedMusic {
     /// or written. On any error no output is left behind and the input is untouched. An MP3 or Ogg file
     /// not read whole (shorter than its header estimates, or cut by libsndfile at its estimate) is notched
     /// as far as it is read, with ``NotchReport/lengthWarning``.
-    public static func process(_ job: NotchJob) throws(RenderError) -> NotchReport {
+    public static func process(_ job: NotchJob) throws(ShadesError) -> NotchReport {
         let plan = try NotchPlan(job: job)
         var created: [String] = []
-        do throws(RenderError) {
-            let measured: NotchPlan.Measurements
-            do throws(AudioFileError) { measured = try plan.measure() } catch { throw RenderError(error) }
+        do throws(ShadesError) {
+            let measured: NotchPlan.Measurements = try plan.measure()
             let gain = plan.gain(forPeak: measured.outputPeak)
-            do throws(AudioFileError) { created = try FolderCreation.create(plan.foldersToCreate) } catch { throw RenderError(error) }
+            created = try FolderCreation.create(plan.foldersToCreate)
             let comment = Self.comment(for: job, inputRate: plan.inputRate, outputRate: plan.outputRate,
                                        gainDB: Decibels.fromAmplitude(Double(gain)))
-            do throws(AudioFileError) { try plan.write(gain: gain, measured: measured, comment: comment) } catch {
-                throw RenderError(error)
+            do throws(ShadesError) { try plan.write(gain: gain, measured: measured, comment: comment) } catch {
+                throw error
             }
             let suitability = plan.suitability(measured.spectra)
             return NotchReport(
@@ -246,8 +245,8 @@ public enum NotchedMusic {
     /// written atomically, and has its own result, in the order of `jobs`. A job whose output is another
     /// job's input or an earlier job's output fails without running.
     public static func processBatch(_ jobs: [NotchJob],
-                                    concurrency: Int = defaultConcurrency) -> [Result<NotchReport, RenderError>] {
-        let slots = ResultSlots<Result<NotchReport, RenderError>>(count: jobs.count)
+                                    concurrency: Int = defaultConcurrency) -> [Result<NotchReport, ShadesError>] {
+        let slots = ResultSlots<Result<NotchReport, ShadesError>>(count: jobs.count)
         var runnable: [Int] = []
         let inputs = jobs.map { PathIdentity($0.inputPath) }
         var outputs: [PathIdentity] = []
@@ -273,7 +272,7 @@ public enum NotchedMusic {
                     let k = next.value.add(1, ordering: .relaxed).oldValue
                     guard k < work.count else { return }
                     let i = work[k]
-                    do throws(RenderError) { slots[i] = .success(try process(jobs[i])) } catch { slots[i] = .failure(error) }
+                    do throws(ShadesError) { slots[i] = .success(try process(jobs[i])) } catch { slots[i] = .failure(error) }
                 }
             }
         }
@@ -311,21 +310,17 @@ struct NotchPlan {
     /// Things the user should know (a filter that could not be as steep as specified).
     let notes: [String]
 
-    init(job: NotchJob) throws(RenderError) {
+    init(job: NotchJob) throws(ShadesError) {
         self.job = job
-        do throws(AudioFileError) {
-            format = try AudioFileFormat(container: try Container(path: job.outputPath), sampleFormat: job.sampleFormat)
-        } catch { throw RenderError(error) }
+        format = try AudioFileFormat(container: try Container(path: job.outputPath), sampleFormat: job.sampleFormat)
         guard job.ceilingDBTP.isFinite, job.ceilingDBTP >= -20, job.ceilingDBTP <= 0 else {
-            throw .usage(ParameterError(parameter: "ceiling", value: "\(job.ceilingDBTP) dBTP", allowed: "-20 … 0 dBTP").description)
+            throw ShadesError(parameter: "ceiling", value: "\(job.ceilingDBTP) dBTP", allowed: "-20 … 0 dBTP")
         }
         if let rate = job.outputRateHz {
-            do throws(ParameterError) {
-                try validateSampleRate(rate)
-                guard rate == rate.rounded() else {
-                    throw ParameterError(parameter: "rate", value: "\(rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
-                }
-            } catch { throw .usage(error.description) }
+            try validateSampleRate(rate)
+            guard rate == rate.rounded() else {
+                throw ShadesError(parameter: "rate", value: "\(rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+            }
         }
         if PathIdentity(job.outputPath) == PathIdentity(job.inputPath) {
             throw .usage("output \(job.outputPath) is the input file \(job.inputPath) "
@@ -333,15 +328,14 @@ struct NotchPlan {
         }
 
         // The input: opened to read its header (closed again; each pass reopens it).
-        let input: AudioFileInput
-        do throws(AudioFileError) { input = try AudioFileSource.openInput(path: job.inputPath) } catch { throw RenderError(error) }
+        let input: AudioFileInput = try AudioFileSource.openInput(path: job.inputPath)
         inputRate = Double(input.sampleRate)
         channelCount = input.channelCount
         announcedFrames = input.frameCount
         outputRate = job.outputRateHz ?? inputRate
 
         if case .perEar = job.notches, channelCount != 2 {
-            throw .usage("--left/--right need a stereo input: \(job.inputPath) has \(channelCount) "
+            throw .usage("left/right need a stereo input: \(job.inputPath) has \(channelCount) "
                          + "channel\(channelCount == 1 ? "" : "s") (allowed: 2 channels, or the same notches for every channel)")
         }
         let notches = job.notches.notches(channelCount: channelCount)
@@ -354,11 +348,9 @@ struct NotchPlan {
         for list in notches {
             guard !list.isEmpty else { designs.append(nil); continue }
             if let same = made.first(where: { $0.notches == list }) { designs.append(same.design); continue }
-            do throws(ParameterError) {
-                let design = try NotchDesign(notches: list, sampleRate: outputRate)
-                made.append((list, design))
-                designs.append(design)
-            } catch { throw .usage(error.description) }
+            let design = try NotchDesign(notches: list, sampleRate: outputRate)
+            made.append((list, design))
+            designs.append(design)
         }
         self.designs = designs
         let rate = outputRate
@@ -366,8 +358,8 @@ struct NotchPlan {
             "the notches \(design.notches.summaryText) need a longer filter than allowed at \(formatNumber(rate)) Hz: "
                 + "their transitions are \(formatNumber((design.transitionHz * 10).rounded() / 10)) Hz wide, wider than specified"
         }
-        do throws(AudioFileError) { foldersToCreate = try FolderCreation.missingFolders(for: job.outputPath) } catch {
-            throw RenderError(error)
+        do throws(ShadesError) { foldersToCreate = try FolderCreation.missingFolders(for: job.outputPath) } catch {
+            throw error
         }
     }
 
@@ -444,7 +436,7 @@ struct NotchPlan {
 
     /// The chain: the file decoded (and resampled) by a file source, then the notches with a silent past
     /// (delay removed, as long as the input).
-    func chain(measuring: Bool) throws(AudioFileError) -> (file: AudioFileSource, tap: InputPeakTap?, notched: NotchedSource) {
+    func chain(measuring: Bool) throws(ShadesError) -> (file: AudioFileSource, tap: InputPeakTap?, notched: NotchedSource) {
         let file = try AudioFileSource(path: job.inputPath, sampleRate: outputRate, quality: job.resamplerQuality,
                                        blockFrames: NotchedMusic.blockFrames)
         guard file.inputSampleRate == inputRate, file.channelCount == channelCount, file.announcedInputFrames == announcedFrames else {
@@ -458,10 +450,10 @@ struct NotchPlan {
         return (file, tap, notched)
     }
 
-    var changed: AudioFileError { .runtime("cannot read \(job.inputPath): the file changed while it was being processed") }
+    var changed: ShadesError { .input("cannot read \(job.inputPath): the file changed while it was being processed") }
 
     /// Pass 1: the input's length, spectrum and true peak, the notched signal's true peak.
-    func measure() throws(AudioFileError) -> Measurements {
+    func measure() throws(ShadesError) -> Measurements {
         let (file, tap, notched) = try chain(measuring: true)
         let meters = Array(repeating: TruePeakMeter(sampleRate: outputRate), count: channelCount)
         let (peaks, frames) = FileSink.measure(SourceGroups([notched]), length: .untilEndOf(file), meters: meters,
@@ -482,13 +474,13 @@ struct NotchPlan {
 
     /// Pass 2: the same chain again times `gain`, quantised and written; the input must decode to the
     /// same length.
-    func write(gain: Float, measured: Measurements, comment: String) throws(AudioFileError) {
+    func write(gain: Float, measured: Measurements, comment: String) throws(ShadesError) {
         let (file, _, notched) = try chain(measuring: false)
         let sink = try FileSink(path: job.outputPath, sampleFormat: job.sampleFormat, sampleRate: Int(outputRate),
                                 channelMap: Array(0..<channelCount),
                                 ditherKeys: (0..<channelCount).map { SeedStream.dither.key(seed: 1, channel: $0) },
                                 comment: comment, chunkFrames: NotchedMusic.blockFrames)
-        try sink.create { (writer: FileSink.Writer) throws(AudioFileError) in
+        try sink.create { (writer: FileSink.Writer) throws(ShadesError) in
             _ = try writer.write(SourceGroups([notched]), frames: measured.outputFrames,
                                  gains: Array(repeating: gain, count: channelCount), meters: [SignalMeasurement]?.none)
             // The filters render past the end, so the file source has met it.

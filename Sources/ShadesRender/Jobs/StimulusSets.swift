@@ -50,9 +50,9 @@ public enum StimulusSets {
 
     /// Pulsed tones at `frequencies` (repeats dropped, order kept) for each ear in `ears` (left, right).
     public static func audiometry(frequencies: [Double], ears: [ChannelLayout], pulses: Pulses, durationSeconds: Double,
-                                  levelDBFS: Double, sampleRate: Double) throws(ParameterError) -> [Item] {
+                                  levelDBFS: Double, sampleRate: Double) throws(ShadesError) -> [Item] {
         guard !frequencies.isEmpty else {
-            throw ParameterError(parameter: "frequencies", value: "''", problem: "is empty", allowed: "one or more frequencies in Hz")
+            throw ShadesError(parameter: "frequencies", value: "''", problem: "is empty", allowed: "one or more frequencies in Hz")
         }
         var items: [Item] = []
         var seen = Set<Double>()
@@ -72,12 +72,12 @@ public enum StimulusSets {
     /// The quarter-octave (or `stepOctaves`) grid from `fromHz` to `toHz`: for each frequency a pure
     /// tone and a ½-octave narrow-band noise, 1 s with 10 ms raised-cosine ramps, equal RMS.
     public static func pitchMatch(fromHz: Double, toHz: Double, stepOctaves: Double, layout: ChannelLayout,
-                                  levelDBFS: Double, sampleRate: Double, seed: UInt64) throws(ParameterError) -> [Item] {
+                                  levelDBFS: Double, sampleRate: Double, seed: UInt64) throws(ShadesError) -> [Item] {
         guard fromHz.isFinite, toHz.isFinite, fromHz > 0, toHz >= fromHz else {
-            throw ParameterError(parameter: "from/to", value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
+            throw ShadesError(parameter: "from/to", value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
         }
         guard stepOctaves.isFinite, stepOctaves > 0, stepOctaves <= 4 else {
-            throw ParameterError(parameter: "step", value: "\(stepOctaves)", allowed: "above 0 and up to 4 octaves")
+            throw ShadesError(parameter: "step", value: "\(stepOctaves)", allowed: "above 0 and up to 4 octaves")
         }
         var grid: [Double] = []
         var k = 0
@@ -106,14 +106,14 @@ public enum StimulusSets {
 
     /// The octave-confusion triple F/2, F, 2F as 1 s tones with 10 ms ramps (Stein 2016; Henry).
     public static func octaveCheck(frequencyHz: Double, layout: ChannelLayout, levelDBFS: Double,
-                                   sampleRate: Double) throws(ParameterError) -> [Item] {
-        try [frequencyHz / 2, frequencyHz, frequencyHz * 2].map { (f: Double) throws(ParameterError) -> Item in
+                                   sampleRate: Double) throws(ShadesError) -> [Item] {
+        try [frequencyHz / 2, frequencyHz, frequencyHz * 2].map { (f: Double) throws(ShadesError) -> Item in
             let request = RenderRequest(sound: .tone(frequencyHz: f), durationSeconds: 1, sampleRate: sampleRate, layout: layout,
                                         levelDBFS: levelDBFS, fades: Fades(inSeconds: 0.01, outSeconds: 0.01))
-            do throws(ParameterError) { try request.validate() } catch {
-                throw ParameterError(parameter: "octave-check", value: "\(formatNumber(frequencyHz)) Hz",
-                                     problem: "puts F/2 or 2F out of range",
-                                     allowed: "F with 2F below Nyquist (\(formatNumber(sampleRate / 2)) Hz)")
+            do throws(ShadesError) { try request.validate() } catch {
+                throw ShadesError(parameter: "octave-check", value: "\(formatNumber(frequencyHz)) Hz",
+                                  problem: "puts F/2 or 2F out of range",
+                                  allowed: "F with 2F below Nyquist (\(formatNumber(sampleRate / 2)) Hz)")
             }
             return Item(request: request, entry: StimulusFile(
                 file: "octave-check-\(hertzName(f))", kind: "tone", frequency: f, widthOctaves: nil,
@@ -124,7 +124,7 @@ public enum StimulusSets {
     /// Renders `items` into `folder` (created if missing) with an `index.json`. Everything is written into
     /// a temporary folder first and moved into place, so a failure leaves the folder as it was.
     public static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
-                             container: Container) throws(RenderError) -> StimulusIndex {
+                             container: Container) throws(ShadesError) -> StimulusIndex {
         let manager = FileManager.default
         var info = stat()
         if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {

@@ -42,7 +42,7 @@ public enum Renderer {
     /// Renders `request` into memory (each independent signal on its own thread) and measures each
     /// channel. For analysis, tests and the catalogue's short sounds; files are written by
     /// ``renderFile(_:to:sampleFormat:)``, which streams and never holds the audio.
-    public static func render(_ request: RenderRequest) throws(ParameterError) -> RenderedSound {
+    public static func render(_ request: RenderRequest) throws(ShadesError) -> RenderedSound {
         let graph = try SoundGraph(request)
         let layout = graph.layout
         let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: graph.frames)
@@ -85,50 +85,43 @@ public enum Renderer {
     ///   measured without rendering). Pink noise scatters by 0.007 dB over 10 minutes, brown by 0.03 dB.
     @discardableResult
     public static func renderFile(_ request: RenderRequest, to path: String,
-                                  sampleFormat: SampleFormat) throws(RenderError) -> FileRenderReport {
+                                  sampleFormat: SampleFormat) throws(ShadesError) -> FileRenderReport {
         let sink: FileSink
-        do throws(AudioFileError) {
-            _ = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
-        } catch { throw RenderError(error) }
-        let graph: SoundGraph
-        do throws(ParameterError) { graph = try SoundGraph(request) } catch { throw .usage(error.description) }
+        _ = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
+        let graph = try SoundGraph(request)
         let layout = graph.layout
-        do throws(AudioFileError) {
-            sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(request.sampleRate),
-                                channelMap: (0..<layout.outputChannelCount).map(layout.signal(forOutputChannel:)),
-                                ditherKeys: (0..<graph.signalCount).map { SeedStream.dither.key(seed: request.seed, channel: $0) },
-                                comment: Self.comment(for: request, renderedFrequencyHz: graph.renderedFrequencyHz,
-                                                      renderedModulationHz: graph.renderedModulationHz, format: sampleFormat))
-        } catch { throw RenderError(error) }
+        sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(request.sampleRate),
+                            channelMap: (0..<layout.outputChannelCount).map(layout.signal(forOutputChannel:)),
+                            ditherKeys: (0..<graph.signalCount).map { SeedStream.dither.key(seed: request.seed, channel: $0) },
+                            comment: Self.comment(for: request, renderedFrequencyHz: graph.renderedFrequencyHz,
+                                                  renderedModulationHz: graph.renderedModulationHz, format: sampleFormat))
         let signals = SourceGroups(channelCounts: Array(repeating: 1, count: graph.signalCount), make: graph.makeSignal)
         // One pass when it will almost surely land within the tolerance (3 standard deviations).
         let onePass = graph.knownMeasurements == nil && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
 
         var written: (gains: [Float], peak: Double) = ([], 0)
-        do throws(AudioFileError) {
-            if !onePass {
-                written = graph.gainsAndPeak(for: graph.knownMeasurements ?? graph.measureSustainedSignals())
-                try FileSink.refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
-                try sink.write(signals, frames: graph.frames, gains: written.gains)
-            } else {
-                try sink.create { (writer: FileSink.Writer) throws(AudioFileError) in
-                    // The expected gain: the stream's level is the asked one, times the modulation's ratio.
-                    let expected = [Float](repeating: Float(graph.levelRatio), count: graph.signalCount)
-                    let measured = try writer.write(signals, frames: graph.frames, gains: expected,
-                                                    meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))!
-                    let exact = graph.gainsAndPeak(for: measured)
-                    try FileSink.refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
-                    let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
-                    let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
-                    if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
-                        written = (expected, peakAsWritten)
-                    } else {
-                        _ = try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none)
-                        written = exact
-                    }
+        if !onePass {
+            written = graph.gainsAndPeak(for: graph.knownMeasurements ?? graph.measureSustainedSignals())
+            try FileSink.refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
+            try sink.write(signals, frames: graph.frames, gains: written.gains)
+        } else {
+            try sink.create { (writer: FileSink.Writer) throws(ShadesError) in
+                // The expected gain: the stream's level is the asked one, times the modulation's ratio.
+                let expected = [Float](repeating: Float(graph.levelRatio), count: graph.signalCount)
+                let measured = try writer.write(signals, frames: graph.frames, gains: expected,
+                                                meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))!
+                let exact = graph.gainsAndPeak(for: measured)
+                try FileSink.refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
+                let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
+                let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
+                if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
+                    written = (expected, peakAsWritten)
+                } else {
+                    _ = try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none)
+                    written = exact
                 }
             }
-        } catch { throw RenderError(error) }
+        }
         return FileRenderReport(gains: written.gains, rmsDBFS: request.levelDBFS + Decibels.fromAmplitude(graph.levelRatio),
                                 peak: written.peak, renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
     }
@@ -170,21 +163,3 @@ public enum Renderer {
     }
 }
 
-/// A render failure: `usage` for the caller's input (exit code 2), `runtime` for everything else (1).
-public enum RenderError: Error, Sendable, CustomStringConvertible {
-    case usage(String)
-    case runtime(String)
-
-    init(_ error: AudioFileError) {
-        switch error {
-        case .usage(let m): self = .usage(m)
-        case .runtime(let m): self = .runtime(m)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .usage(let m), .runtime(let m): return m
-        }
-    }
-}
