@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// SHA-256 (FIPS 180-4), fed in pieces; for the file hashes in the manifest and the build cache keys.
 ///

@@ -2,11 +2,7 @@ import FoundationEssentials
 import ShadesDSP
 import ShadesIO
 import ShadesRender
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Reads and checks catalogue files (`Presets/*.json`, schema in Presets/README.md). Every problem is one
 /// line naming the file, line and column: syntax errors, unknown keys (with the nearest valid key), wrong

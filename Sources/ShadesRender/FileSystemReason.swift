@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
+import ShadesPlatform
 
 /// Why a file-system call failed, in a few words for a one-line error: the POSIX reason ("No such file or
 /// directory") where Foundation's error carries one, else the error's own description.

@@ -1,12 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Synchronization
 import ShadesDSP
 import ShadesIO
+import ShadesPlatform
 
 /// Decoding ahead of the processing: a reader thread fills the next blocks (decoded, resampled) while the
 /// caller filters and writes the current one, so reading no longer waits for the filters, nor they for it.

@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import ShadesDSP
+import ShadesPlatform
 
 /// One request's independent signals: how to make each as a mono source starting at frame 0, and how
 /// they map to output channels. Every pass starts from fresh sources, so all passes see exactly the

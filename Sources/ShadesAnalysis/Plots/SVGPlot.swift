@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// One curve of a ``LinePlot``: points in data units joined by straight lines.
 public struct PlotSeries: Sendable {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A pure tone: sin(2π·f·t + φ) at RMS level `levelDBFS`.
 ///

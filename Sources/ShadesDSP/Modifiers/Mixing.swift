@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Several sources summed with a linear gain each: the layers of a texture (rain, surf, wind).
 ///

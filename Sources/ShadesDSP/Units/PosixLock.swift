@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A plain mutex for setup paths (FFT planning, file bookkeeping); never used while rendering.
 public final class PosixLock: @unchecked Sendable {

@@ -1,9 +1,5 @@
 import ShadesDSP
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Writes a file so that it appears complete or not at all, however the process ends.
 ///
