@@ -231,9 +231,9 @@ struct SignalPlan: Sendable {
 }
 
 /// Σx² and the peak |x| of one signal before its gain.
-public struct SignalMeasurement: Sendable, Equatable {
-    public var sumOfSquares: Double
-    public var peak: Float
+package struct SignalMeasurement: Sendable, Equatable {
+    package var sumOfSquares: Double
+    package var peak: Float
 
     /// Adds one chunk's measurement (every pass sums chunks in the same order, so the sums agree to the bit).
     mutating func add(chunk samples: UnsafeBufferPointer<Float>) {

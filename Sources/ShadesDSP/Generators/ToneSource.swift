@@ -55,7 +55,7 @@ public final class ToneSource: AudioSource {
 }
 
 /// Throws unless 0 < `frequencyHz` < Nyquist.
-public func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ParameterError) {
+package func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ParameterError) {
     guard frequencyHz.isFinite, frequencyHz > 0, frequencyHz < sampleRate / 2 else {
         throw ParameterError(parameter: parameter, value: "\(frequencyHz) Hz",
                              allowed: "above 0 and below Nyquist (\(sampleRate / 2) Hz)")
