@@ -63,8 +63,15 @@ let package = Package(
         .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "CHeapStatistics"]),
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
-        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
+        // A library suite with a few command-line checks among its tests (StimuliTests, NotchedNoiseTests,
+        // MP3InputTests, FileAnalysisTests) needs the `shades` binary built too.
+        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
-        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport", "shades"]),
+        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
+        /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
+        /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
+        .testTarget(
+            name: "ShadesCommandLineTests",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
     ]
 )
