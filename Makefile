@@ -63,7 +63,8 @@ fuzz-ci: deps
 # The suites that run threads (parallel renders, the streaming writer, the read-ahead thread, the parallel
 # catalogue build and check, parallel analysis) under ThreadSanitizer, in a build folder of their own. A
 # race fails the run (ThreadSanitizer's exit code 66, also from the `shades` processes the tests start).
-TSAN_SUITES := RendererTests|CommandLineTests|NotchedMusicTests|NotchCommandTests|NotchedNoiseTests|StimuliTests|CatalogueBuildTests|CatalogueCommandTests|FileAnalysisTests
+# A filter matches `Module.Suite/test`: `\.CommandLineTests` is that suite, not all of ShadesCommandLineTests.
+TSAN_SUITES := RendererTests|\.CommandLineTests|NotchedMusicTests|NotchCommandTests|NotchedNoiseTests|StimuliTests|CatalogueBuildTests|CatalogueCommandTests|FileAnalysisTests
 test-tsan: deps
 	swift test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

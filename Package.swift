@@ -21,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // MARK: Implementation details: one thin module per C library
+        // MARK: Implementation details (not products): one thin module per C library, and the platform layer
         .systemLibrary(
             name: "CFFTW", pkgConfig: "fftw3f",
             providers: [.apt(["libfftw3-dev"]), .brew(["fftw"])]),
@@ -40,15 +40,21 @@ let package = Package(
         /// function at an instruction set).
         .target(name: "CShadesKernels"),
 
+        /// The C library (Glibc or Darwin) behind one `import ShadesPlatform`, and the C functions that Shades'
+        /// own names shadow (`Platform.exit`, `Platform.open`, …). Not a product: apps do not see it.
+        .target(name: "ShadesPlatform"),
+
         // MARK: Modules
-        .target(name: "ShadesDSP", dependencies: ["CFFTW", "CShadesKernels"]),
-        .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate"]),
-        .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO"]),
-        .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128"]),
-        .target(name: "ShadesCatalogue", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis"]),
+        .target(name: "ShadesDSP", dependencies: ["CFFTW", "CShadesKernels", "ShadesPlatform"]),
+        .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate", "ShadesPlatform"]),
+        .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO", "ShadesPlatform"]),
+        .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128", "ShadesPlatform"]),
+        .target(
+            name: "ShadesCatalogue",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"]),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue",
+            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlatform",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
@@ -57,8 +63,15 @@ let package = Package(
         .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "CHeapStatistics"]),
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
-        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
+        // A library suite with a few command-line checks among its tests (StimuliTests, NotchedNoiseTests,
+        // MP3InputTests, FileAnalysisTests) needs the `shades` binary built too.
+        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
-        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport", "shades"]),
+        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
+        /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
+        /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
+        .testTarget(
+            name: "ShadesCommandLineTests",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
     ]
 )

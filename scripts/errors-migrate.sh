@@ -13,9 +13,9 @@ perl -0pi -e 's{(?:^///[^\n]*\n)*^public enum RenderError\b.*?^\}\n\n?}{}ms' Sou
 perl -0pi -e 's{\n(?:^///[^\n]*\n)*^public enum AudioFileError\b.*?^\}\n}{}ms' Sources/ShadesIO/SoundFiles/AudioFileFormat.swift
 perl -0pi -e 's{(?:^///[^\n]*\n)*^public enum AnalysisError\b.*?^\}\n\n?}{}ms' Sources/ShadesAnalysis/FileAnalysis.swift
 perl -0pi -e 's{(?:^///[^\n]*\n)*^public enum LoudnessError\b.*?^\}\n\n?}{}ms' Sources/ShadesAnalysis/Loudness/LoudnessMeter.swift
-perl -0pi -e 's{(?:^///[^\n]*\n)*^public enum CatalogueError\b.*?^\}\n\n?}{}ms' Sources/ShadesCatalogue/BuildAsset.swift
-perl -0pi -e 's{(?:^///[^\n]*\n)*^public struct PresetError\b.*?^\}\n\n?}{}ms' Sources/ShadesCatalogue/Preset.swift
-perl -0pi -e 's{(?:^///[^\n]*\n)*^struct JSONSyntaxError\b.*?^\}\n\n?}{}ms' Sources/ShadesCatalogue/PresetParser.swift
+perl -0pi -e 's{(?:^///[^\n]*\n)*^public enum CatalogueError\b.*?^\}\n\n?}{}ms' Sources/ShadesCatalogue/Build/BuildAsset.swift
+perl -0pi -e 's{(?:^///[^\n]*\n)*^public struct PresetError\b.*?^\}\n\n?}{}ms' Sources/ShadesCatalogue/Presets/Preset.swift
+perl -0pi -e 's{(?:^///[^\n]*\n)*^struct JSONSyntaxError\b.*?^\}\n\n?}{}ms' Sources/ShadesCatalogue/Presets/JSONScanner.swift
 perl -0pi -e 's{(?:^///[^\n]*\n)*^package struct FileSystemError\b.*?^\}\n\n?}{}ms' Sources/ShadesIO/FileSystem/FileSystem.swift
 
 # 2. Cases whose meaning moves: the catalogue's `.input` is the caller's input (`.usage`), its `.io` and the

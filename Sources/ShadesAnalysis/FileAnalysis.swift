@@ -1,12 +1,8 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import ShadesDSP
 import ShadesIO
+import ShadesPlatform
 
 /// What `shades analyze` measures beyond the defaults.
 public struct AnalysisOptions: Sendable {

@@ -3,11 +3,7 @@ import FoundationEssentials
 import ShadesCatalogue
 import ShadesDSP
 import ShadesRender
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// `shades catalogue build|check`: the app's sound catalogue from Presets/.
 struct CatalogueCommand: ParsableCommand {

@@ -1,9 +1,5 @@
 import ShadesIO
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// On Ctrl-C or SIGTERM, remove any half-written temporary file before exiting, so an interrupted
 /// render leaves nothing behind.

@@ -1,13 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import FoundationEssentials
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesPlatform
 
 extension Resampler.Quality: ExpressibleByArgument {}
 

@@ -2,11 +2,7 @@ import ArgumentParser
 import ShadesDSP
 import ShadesIO
 import ShadesRender
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Keeps `main` thin: parse, run, and turn every error into one line and an exit code
 /// (2 for bad input, 1 for failures while running: ``ShadesError/Kind/exitCode``).
@@ -42,11 +38,7 @@ struct Shades: ParsableCommand {
 
     static func fail(_ message: String, code: Int32) -> Never {
         printError(message)
-        #if canImport(Glibc)
-        Glibc.exit(code)
-        #else
-        Darwin.exit(code)
-        #endif
+        Platform.exit(code)
     }
 }
 

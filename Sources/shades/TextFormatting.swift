@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 // Text helpers for the command line's output, on the C library rather than Foundation (the tool links only
 // FoundationEssentials: it starts in about half the time).

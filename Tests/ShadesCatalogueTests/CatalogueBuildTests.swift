@@ -244,6 +244,25 @@ import ShadesTestSupport
         #expect(try CatalogueBuilder.check(folder: folder) == [])
     }
 
+    /// Two builds into one folder from one process (the second from the first's progress callback): the second
+    /// is refused and the first's catalogue is whole.
+    @Test func twoBuildsInOneProcessCannotMix() throws {
+        let folder = temporaryFolder("catalogue-kill")
+        let assets = Self.assets(seconds: 2)
+        let out = "\(folder)/same"
+        let inner = Mutex<ShadesError?>(nil)
+        try CatalogueBuilder.build(assets: assets, categories: Self.categories, into: out) { progress in
+            guard progress.done == 1 else { return }
+            do throws(ShadesError) {
+                try CatalogueBuilder.build(assets: assets, categories: Self.categories, into: out)
+            } catch { inner.withLock { $0 = error } }
+        }
+        let error = try #require(inner.withLock { $0 })
+        #expect(error.description.hasPrefix("cannot build into \(out): another build (process \(getpid())) is writing it"))
+        #expect(try CatalogueBuilder.check(folder: out).isEmpty)
+        #expect(try KillRun.listing(folder) == ["same"])
+    }
+
     // MARK: Timing (opt-in: SHADES_CATALOGUE_BENCH=1)
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SHADES_CATALOGUE_BENCH"] != nil))

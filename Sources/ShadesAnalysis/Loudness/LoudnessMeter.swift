@@ -1,10 +1,6 @@
 import CEBUR128
 import ShadesDSP
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Loudness per EBU R 128 / ITU-R BS.1770-4, measured by libebur128: integrated loudness, loudness range,
 /// true peak and sample peak of a stream fed block by block.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// One curve of a ``LinePlot``: points in data units joined by straight lines.
 public struct PlotSeries: Sendable {
@@ -365,7 +361,7 @@ private func middle(_ a: Double, _ b: Double, logarithmic: Bool) -> Double { log
 
 /// Text safe inside XML and HTML elements and attributes (&, <, >, both quotes); characters XML 1.0
 /// forbids are dropped. The SVG plots and the catalogue's index page use it.
-public func xmlEscaped(_ text: String) -> String {
+package func xmlEscaped(_ text: String) -> String {
     var escaped = ""
     for scalar in text.unicodeScalars {
         switch scalar {

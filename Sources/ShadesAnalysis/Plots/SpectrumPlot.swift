@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ShadesDSP
+import ShadesPlatform
 
 /// Ready-made plots of measurements: spectra on a log frequency axis and notch transfer functions.
 public enum SpectrumPlot {

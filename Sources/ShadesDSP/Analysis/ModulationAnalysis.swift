@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Sinusoidal amplitude modulation found in a signal: x(t) ≈ c(t)·A·(1 + m·sin(2π·f·t + φ)).
 public struct ModulationEstimate: Sendable, Equatable {

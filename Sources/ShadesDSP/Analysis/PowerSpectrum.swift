@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A one-sided power spectral density: power per Hz in bins `binWidthHz` apart, bin 0 at DC.
 public struct PowerSpectrum: Sendable {

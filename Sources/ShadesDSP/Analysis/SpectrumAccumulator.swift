@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Welch power spectrum of one channel, accumulated block by block (a file of any length in bounded
 /// memory).

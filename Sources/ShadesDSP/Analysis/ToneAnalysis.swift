@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// The sinusoid that best fits a signal, x[n] ≈ A·sin(2π·f·n/rate + φ) + c, and what is left over.
 public struct ToneEstimate: Sendable, Equatable, Codable {

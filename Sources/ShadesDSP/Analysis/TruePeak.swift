@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// True peak (ITU-R BS.1770 Annex 2) of one channel, fed in blocks: the largest |sample| of the signal
 /// oversampled 4× (2× from 96 kHz, none from 192 kHz).

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A Kaiser-windowed linear-phase FIR (Kaiser 1974): its length for an attenuation and a transition width,
 /// and the window applied to an ideal kernel. The one definition behind ``NarrowBandDesign`` and

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// One notch: a band-stop centred geometrically at `centreHz`, `widthOctaves` wide (stop band
 /// centre·2^(∓width/2)), optionally with the bands beside it boosted.

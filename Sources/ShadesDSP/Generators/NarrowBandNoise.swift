@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Endless narrow-band noise for a player (residual-inhibition masker, pitch-matching stimulus):
 /// Gaussian white noise through the ``NarrowBandDesign`` band-pass, scaled so the RMS level is
@@ -104,7 +100,6 @@ public final class NarrowBandNoiseSource: AudioSource {
         return (lower, upper)
     }
 }
-
 
 /// One ear's narrow-band noise: white noise written straight into the overlap-save frame, filtered.
 struct NarrowBandNoiseKernel: ChunkKernel {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// The filter that turns unit-variance white noise into noise of PSD ∝ f^−β, and its exact response.
 ///

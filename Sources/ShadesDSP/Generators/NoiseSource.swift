@@ -103,7 +103,7 @@ struct ColouredNoiseKernel: ChunkKernel {
 }
 
 /// Throws unless `sampleRate` is in ``supportedSampleRates``.
-public func validateSampleRate(_ sampleRate: Double) throws(ShadesError) {
+package func validateSampleRate(_ sampleRate: Double) throws(ShadesError) {
     guard sampleRate.isFinite, supportedSampleRates.contains(sampleRate) else {
         throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "8000 … 192000 Hz")
     }

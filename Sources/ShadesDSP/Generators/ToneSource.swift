@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A pure tone: sin(2π·f·t + φ) at RMS level `levelDBFS`.
 ///
@@ -59,7 +55,7 @@ public final class ToneSource: AudioSource {
 }
 
 /// Throws unless 0 < `frequencyHz` < Nyquist.
-public func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ShadesError) {
+package func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ShadesError) {
     guard frequencyHz.isFinite, frequencyHz > 0, frequencyHz < sampleRate / 2 else {
         throw ShadesError(parameter: parameter, value: "\(frequencyHz) Hz",
                           allowed: "above 0 and below Nyquist (\(sampleRate / 2) Hz)")

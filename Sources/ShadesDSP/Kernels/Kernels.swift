@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CShadesKernels
+import ShadesPlatform
 
 /// The instruction sets Shades' C kernels are built for; the best one the CPU runs is used.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Which level amplitude modulation keeps equal to the unmodulated carrier's.
 public enum AmplitudeModulationLevel: String, CaseIterable, Sendable, Codable {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 // Fades and pulses: gain envelopes made of raised-cosine ramps, sampled at absolute frame positions.
 //
@@ -157,7 +153,6 @@ public final class FadedSource: AudioSource {
         fadeOutFrames = min(totalFrames - fadeIn, Int((fadeOutSeconds * rate).rounded()))
     }
 
-
     /// The envelope piece holding absolute frame `frame`.
     private func piece(at frame: Int) -> EnvelopePiece {
         let fallStart = fadeOutFrames > 0 ? totalFrames - fadeOutFrames + 1 : totalFrames
@@ -238,7 +233,6 @@ public final class PulsedSource: AudioSource {
         rampFrames = min(onFrames / 2, Int((rampSeconds * rate).rounded()))
         periodFrames = (onSeconds + offSeconds) * rate
     }
-
 
     /// First frame of pulse `pulse` (0-based): round(pulse·(on + off)·rate).
     public func pulseStartFrame(_ pulse: Int) -> Int {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Several sources summed, each with a linear gain per channel and optionally a slow swell: the layers of
 /// a texture (rain, surf, wind), a catalogue sound.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 import Synchronization
 
 /// The real-time player an app embeds: it mixes any number of sources (up to ``maximumVoices``), each

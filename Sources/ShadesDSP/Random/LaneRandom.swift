@@ -3,12 +3,12 @@
 /// Each lane is seeded from `key` with SplitMix64, so streams with different keys are independent.
 /// xoshiro128** (Blackman & Vigna 2018) passes BigCrush; lanes make the fill about 6× faster than one
 /// scalar generator.
-public struct LaneRandom: Sendable {
+package struct LaneRandom: Sendable {
     // Inlinable from other modules (the quantiser's dither): a call per eight words cost a fifth of it.
     @usableFromInline var s0: SIMD8<UInt32>, s1: SIMD8<UInt32>, s2: SIMD8<UInt32>, s3: SIMD8<UInt32>
 
     /// Seeds all lanes from one 64-bit key.
-    public init(key: UInt64) {
+    package init(key: UInt64) {
         var mixer = SplitMix64(seed: key)
         var words = [SIMD8<UInt32>](repeating: .zero, count: 4)
         for w in 0..<4 {
@@ -26,7 +26,7 @@ public struct LaneRandom: Sendable {
     }
 
     /// The next eight uniformly distributed 32-bit words.
-    @inlinable @inline(__always) public mutating func next() -> SIMD8<UInt32> {
+    @inlinable @inline(__always) package mutating func next() -> SIMD8<UInt32> {
         let result = Self.rotl(s1 &* 5, 7) &* 9
         let t = s1 &<< 9
         s2 ^= s0

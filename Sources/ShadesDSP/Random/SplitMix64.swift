@@ -14,13 +14,13 @@ struct SplitMix64 {
 }
 
 /// Derives independent stream keys from one user seed: one per (purpose, channel).
-public enum SeedStream: UInt64, Sendable {
+package enum SeedStream: UInt64, Sendable {
     case noise = 1
     case dither = 2
     case phase = 3
 
     /// A 64-bit key for `channel` of this purpose under `seed`.
-    public func key(seed: UInt64, channel: Int) -> UInt64 {
+    package func key(seed: UInt64, channel: Int) -> UInt64 {
         var mixer = SplitMix64(seed: seed ^ (rawValue &* 0xD1B5_4A32_D192_ED03))
         var key = mixer.next()
         for _ in 0...channel { key = mixer.next() }

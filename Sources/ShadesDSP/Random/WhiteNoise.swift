@@ -8,9 +8,9 @@ public enum WhiteDistribution: String, CaseIterable, Sendable, Codable {
 
 /// Unit-variance white noise over SIMD lanes, made by the C kernels (`CShadesKernels`, Box–Muller with
 /// fixed polynomials for log, √, sin and cos, no libm calls). Deterministic to the bit on every CPU.
-public enum WhiteNoise {
+package enum WhiteNoise {
     /// Fills `output` (a multiple of 16 samples) with unit-variance white noise drawn from `random`.
-    public static func fill(_ output: UnsafeMutableBufferPointer<Float>, distribution: WhiteDistribution,
+    package static func fill(_ output: UnsafeMutableBufferPointer<Float>, distribution: WhiteDistribution,
                             random: inout LaneRandom) {
         precondition(output.count % 16 == 0, "white noise fills whole groups of 16 samples")
         guard let base = output.baseAddress else { return }
@@ -24,7 +24,7 @@ public enum WhiteNoise {
 
     /// Eight points uniformly distributed on the unit circle: (cos θ, sin θ). The low 2 bits of each word
     /// pick a quadrant, the top 23 the angle inside it.
-    public static func unitPhasors(_ words: SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>) {
+    package static func unitPhasors(_ words: SIMD8<UInt32>) -> (SIMD8<Float>, SIMD8<Float>) {
         var words = words
         var cosines = SIMD8<Float>(), sines = SIMD8<Float>()
         withUnsafeBytes(of: &words) { w in

@@ -1,3 +1,5 @@
+import ShadesPlatform
+
 /// Non-interleaved Float32 channels owned by the caller, for one render call.
 ///
 /// The shape of an `AVAudioSourceNode` render callback: one pointer per channel, each valid for
@@ -91,12 +93,6 @@ public final class AudioBuffer: @unchecked Sendable {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Memory for sample buffers, 64-byte aligned for SIMD loads.
 ///
 /// (Transparent huge pages were tried for long buffers: on these VMs a 230 MB allocation stalled for
@@ -113,10 +109,6 @@ enum LargeAllocation {
     }
 
     static func free(_ pointer: UnsafeMutablePointer<Float>) {
-        #if canImport(Glibc)
-        Glibc.free(pointer)
-        #else
-        Darwin.free(pointer)
-        #endif
+        Platform.free(pointer)
     }
 }

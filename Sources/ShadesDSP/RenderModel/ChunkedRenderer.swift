@@ -1,5 +1,5 @@
 /// One independent signal's generator, producing fixed-size chunks.
-public protocol ChunkKernel {
+package protocol ChunkKernel {
     /// Fills `chunk` (exactly the renderer's chunk length) with the next samples of this signal.
     mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>)
 }
@@ -10,16 +10,16 @@ public protocol ChunkKernel {
 /// Because every kernel always sees whole chunks at the same absolute positions, the output does not
 /// depend on how a caller slices its render calls. A call that starts on a chunk boundary renders whole
 /// chunks straight into the caller's buffer; the rest goes through one chunk of buffered samples.
-public struct ChunkedRenderer<Kernel: ChunkKernel> {
+package struct ChunkedRenderer<Kernel: ChunkKernel> {
     /// Frames per chunk.
-    public let chunkFrames: Int
-    public let layout: ChannelLayout
+    package let chunkFrames: Int
+    package let layout: ChannelLayout
     private(set) var kernels: [Kernel]
     private let pending: UnsafeMutablePointer<Float>   // signalCount × chunkFrames
     private var readPosition: Int
 
     /// `kernels` holds one kernel per independent signal of `layout`.
-    public init(kernels: [Kernel], layout: ChannelLayout, chunkFrames: Int) {
+    package init(kernels: [Kernel], layout: ChannelLayout, chunkFrames: Int) {
         precondition(kernels.count == layout.signalCount, "one kernel per independent signal")
         self.kernels = kernels
         self.layout = layout
@@ -30,14 +30,14 @@ public struct ChunkedRenderer<Kernel: ChunkKernel> {
     }
 
     /// Frees the chunk buffer; call once from the owner's `deinit`.
-    public func deallocate() { pending.deallocate() }
+    package func deallocate() { pending.deallocate() }
 
     private func pendingChunk(_ signal: Int) -> UnsafeMutableBufferPointer<Float> {
         UnsafeMutableBufferPointer(start: pending + signal * chunkFrames, count: chunkFrames)
     }
 
     /// Renders `block.frameCount` frames into `block`.
-    public mutating func render(into block: AudioBlock) {
+    package mutating func render(into block: AudioBlock) {
         precondition(block.channelCount == layout.outputChannelCount, "block has the wrong channel count")
         var done = 0
         while done < block.frameCount {

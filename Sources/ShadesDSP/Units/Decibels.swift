@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Decibel conversions. Amplitudes and powers are linear; decibels are relative to full scale (1.0).
 public enum Decibels {

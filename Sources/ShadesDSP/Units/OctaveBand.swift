@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A band `widthOctaves` wide centred geometrically on `centreHz`: edges centre·2^(∓width/2). The one
 /// definition of band edges behind notches (``NotchSpec``), narrow-band noise and the notch check.

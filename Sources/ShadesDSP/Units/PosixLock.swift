@@ -1,14 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A plain mutex for setup paths (FFT planning, file bookkeeping); never used while rendering.
-public final class PosixLock: @unchecked Sendable {
+package final class PosixLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    public init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
@@ -19,7 +15,7 @@ public final class PosixLock: @unchecked Sendable {
     }
 
     /// Runs `body` holding the lock.
-    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

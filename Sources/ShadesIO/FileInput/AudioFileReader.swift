@@ -9,7 +9,7 @@ public struct DecodedAudio {
     /// The file's comment tag, if any.
     public let comment: String?
     /// libsndfile's format code (major | minor).
-    public let formatCode: Int32
+    package let formatCode: Int32
 
     /// Reads all of `path`. A file not read whole is an error (see ``AudioFileInput/lengthWarning``): one of
     /// exact length that ends early, a WAV or AIFF whose data chunk is cut, one of estimated length more

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Catches a truncated WAV or AIFF, which libsndfile reads without complaint as a shorter file (it trusts
 /// the file's length over the header's): the sound data chunk announces more bytes than the file holds.

@@ -1,9 +1,5 @@
 import ShadesDSP
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Writes a file so that it appears complete or not at all, however the process ends.
 ///
@@ -119,7 +115,7 @@ public enum AtomicFile {
     }
 
     /// The folder part of `path` ("." for a bare name, "/" for the root; trailing slashes ignored).
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }

@@ -4,28 +4,28 @@ import ShadesDSP
 /// (the difference of two independent uniform values) from the signal's own seeded stream, so the same
 /// render gives the same bytes every time and whatever the threading. Exact zeros need no dither and
 /// stay zero: the gaps between pulses and the ends of fades are digital silence.
-public struct SignalQuantizer: Sendable {
+package struct SignalQuantizer: Sendable {
     private var dither: LaneRandom
 
     /// `ditherKey` selects the dither stream (see `SeedStream.dither`).
-    public init(ditherKey: UInt64) { dither = LaneRandom(key: ditherKey) }
+    package init(ditherKey: UInt64) { dither = LaneRandom(key: ditherKey) }
 
     /// `samples` × `gain` → 16-bit values in `output` (same count), TPDF dithered and rounded.
-    public mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, gain: Float,
+    package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, gain: Float,
                                     into output: UnsafeMutableBufferPointer<Int16>) {
         dither.quantize16(samples, scale: gain * 32_768, into: output)
     }
 
     /// `samples` × `gain` → Float `output` (for 24-bit and float files; libsndfile converts).
-    public static func scale(_ samples: UnsafeBufferPointer<Float>, gain: Float, into output: UnsafeMutableBufferPointer<Float>) {
+    package static func scale(_ samples: UnsafeBufferPointer<Float>, gain: Float, into output: UnsafeMutableBufferPointer<Float>) {
         for i in 0..<samples.count { output[i] = samples[i] * gain }
     }
 }
 
 /// Interleaves planar channels (some silent) into one frame-ordered buffer.
-public enum Interleave {
+package enum Interleave {
     /// `planes[c]` (nil = silence) → `output[frame * planes.count + c]` for `frames` frames.
-    public static func frames(_ planes: [UnsafePointer<Int16>?], frames: Int, into output: UnsafeMutablePointer<Int16>) {
+    package static func frames(_ planes: [UnsafePointer<Int16>?], frames: Int, into output: UnsafeMutablePointer<Int16>) {
         if planes.count == 2, let left = planes[0], let right = planes[1] {
             // Stereo: pack each pair of 16-bit samples into one 32-bit word.
             output.withMemoryRebound(to: UInt32.self, capacity: frames) { words in
@@ -39,7 +39,7 @@ public enum Interleave {
     }
 
     /// `planes[c]` (nil = silence) → `output[frame * planes.count + c]` for `frames` frames.
-    public static func frames(_ planes: [UnsafePointer<Float>?], frames: Int, into output: UnsafeMutablePointer<Float>) {
+    package static func frames(_ planes: [UnsafePointer<Float>?], frames: Int, into output: UnsafeMutablePointer<Float>) {
         interleave(planes, frames: frames, into: output)
     }
 

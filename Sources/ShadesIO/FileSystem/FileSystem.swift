@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 import ShadesDSP
 
 /// A file-system call that failed: "open: No such file or directory", with the errno kept for the callers'
@@ -31,7 +27,7 @@ package enum FileSystem {
 
     /// `open(2)` with O_CLOEXEC added; `mode` applies when `flags` holds O_CREAT.
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o666) throws(ShadesError) -> Int32 {
-        try call("open") { systemOpen(path, flags | O_CLOEXEC, mode) }
+        try call("open") { Platform.open(path, flags | O_CLOEXEC, mode) }
     }
 
     /// An unnamed regular file in `folder`, open for writing: `open(2)` with Linux's O_TMPFILE. It has no
@@ -66,7 +62,7 @@ package enum FileSystem {
     /// `close(2)`. Not retried on EINTR (Linux has closed the descriptor then); errors are ignored: a
     /// written file is ``sync(_:)``ed before it is closed, which reports what close could.
     package static func close(_ descriptor: Int32) {
-        _ = systemClose(descriptor)
+        _ = Platform.close(descriptor)
     }
 
     /// `fsync(2)`: the file's data and size reach the disk before this returns.
@@ -117,7 +113,7 @@ package enum FileSystem {
         let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> ShadesError? in
             var done = 0
             while done < raw.count {
-                do throws(ShadesError) { done += try call("write") { systemWrite(descriptor, raw.baseAddress! + done, raw.count - done) } } catch {
+                do throws(ShadesError) { done += try call("write") { Platform.write(descriptor, raw.baseAddress! + done, raw.count - done) } } catch {
                     return error
                 }
             }
@@ -133,7 +129,7 @@ package enum FileSystem {
             count = 0
             while count < limit {
                 do throws(ShadesError) {
-                    let n = try call("read") { systemRead(descriptor, buffer.baseAddress! + count, limit - count) }
+                    let n = try call("read") { Platform.read(descriptor, buffer.baseAddress! + count, limit - count) }
                     if n == 0 { return }
                     count += n
                 } catch {
@@ -196,12 +192,12 @@ package enum FileSystem {
 
     /// `link(2)`: a second name for the file `existing`.
     package static func link(_ existing: String, to path: String) throws(ShadesError) {
-        _ = try call("link") { systemLink(existing, path) }
+        _ = try call("link") { Platform.link(existing, path) }
     }
 
     /// `rename(2)`: atomically replaces `to` (a file, or an empty folder when `from` is a folder).
     package static func rename(_ from: String, to: String) throws(ShadesError) {
-        _ = try call("rename") { systemRename(from, to) }
+        _ = try call("rename") { Platform.rename(from, to) }
     }
 
     /// Swaps the names `a` and `b` in one atomic step: Linux `renameat2(2)` with RENAME_EXCHANGE (looked
@@ -228,7 +224,7 @@ package enum FileSystem {
 
     /// `unlink(2)`; a name that is already gone is not an error.
     package static func unlink(_ path: String) throws(ShadesError) {
-        do { _ = try call("unlink") { systemUnlink(path) } } catch where error.code == ENOENT {}
+        do { _ = try call("unlink") { Platform.unlink(path) } } catch where error.code == ENOENT {}
     }
 
     /// `mkdir(2)`.
@@ -329,22 +325,3 @@ package enum FileSystem {
         }
     }
 }
-
-// The C functions whose names the enum's own functions shadow.
-#if canImport(Glibc)
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Glibc.open(path, flags, mode) }
-private func systemClose(_ descriptor: Int32) -> Int32 { Glibc.close(descriptor) }
-private func systemWrite(_ d: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Glibc.write(d, p, n) }
-private func systemRead(_ d: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { Glibc.read(d, p, n) }
-private func systemLink(_ a: String, _ b: String) -> Int32 { Glibc.link(a, b) }
-private func systemRename(_ a: String, _ b: String) -> Int32 { Glibc.rename(a, b) }
-private func systemUnlink(_ path: String) -> Int32 { Glibc.unlink(path) }
-#elseif canImport(Darwin)
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Darwin.open(path, flags, mode) }
-private func systemClose(_ descriptor: Int32) -> Int32 { Darwin.close(descriptor) }
-private func systemWrite(_ d: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Darwin.write(d, p, n) }
-private func systemRead(_ d: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { Darwin.read(d, p, n) }
-private func systemLink(_ a: String, _ b: String) -> Int32 { Darwin.link(a, b) }
-private func systemRename(_ a: String, _ b: String) -> Int32 { Darwin.rename(a, b) }
-private func systemUnlink(_ path: String) -> Int32 { Darwin.unlink(path) }
-#endif

@@ -1,10 +1,6 @@
 import FoundationEssentials
 import ShadesDSP
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// A path's identity, for refusing to write over an input: its absolute path with "." and ".." removed
 /// and symbolic links in the existing part resolved, plus the file's device and inode when it exists.

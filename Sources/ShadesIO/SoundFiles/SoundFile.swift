@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSndFile
 import ShadesDSP
+import ShadesPlatform
 
 /// The one place that calls libsndfile: opening, reading, writing and closing sound files.
 final class SoundFile {

@@ -1,9 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 import ShadesDSP
 import ShadesIO
 

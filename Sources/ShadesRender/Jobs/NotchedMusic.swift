@@ -3,11 +3,7 @@ import FoundationEssentials
 import Synchronization
 import ShadesDSP
 import ShadesIO
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 // MARK: - Jobs and reports
 

@@ -1,11 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import ShadesDSP
 import ShadesIO
+import ShadesPlatform
 
 /// One file of a stimulus set, as listed in its `index.json`.
 public struct StimulusFile: Codable, Sendable, Equatable {

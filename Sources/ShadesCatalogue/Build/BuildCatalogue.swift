@@ -4,11 +4,7 @@ import Synchronization
 import ShadesDSP
 import ShadesIO
 import ShadesRender
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// Builds a catalogue folder: one loudness-normalised, verified file per asset, `manifest.json` and
 /// `index.html`, replacing the previous catalogue only when everything succeeded.

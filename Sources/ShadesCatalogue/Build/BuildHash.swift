@@ -1,19 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// SHA-256 (FIPS 180-4), fed in pieces; for the file hashes in the manifest and the build cache keys.
 ///
 /// Plain Swift, about 200–300 MB/s here: hashing a 60 s stereo 16-bit file takes a few hundredths of a second.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19)
     private var pending: [UInt8] = []
     private var byteCount: UInt64 = 0
 
-    public init() { pending.reserveCapacity(64) }
+    package init() { pending.reserveCapacity(64) }
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -27,7 +23,7 @@ public struct SHA256: Sendable {
     ]
 
     /// Adds `bytes` to the message.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         byteCount &+= UInt64(bytes.count)
         var i = 0
         if !pending.isEmpty {
@@ -46,13 +42,13 @@ public struct SHA256: Sendable {
     }
 
     /// Adds `bytes` to the message.
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let array = Array(bytes)
         array.withUnsafeBytes { update($0) }
     }
 
     /// The 32-byte digest (the hasher is consumed; start a new one for another message).
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         let bits = byteCount &* 8
         var tail: [UInt8] = [0x80]
         tail += [UInt8](repeating: 0, count: (55 &- pending.count) & 63)
@@ -66,14 +62,14 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of `bytes` as 64 lowercase hex digits.
-    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hexString(hasher.finalize())
     }
 
     /// The digest of the file at `path` as 64 lowercase hex digits, read in 1 MiB pieces; nil when unreadable.
-    public static func hex(ofFile path: String) -> String? {
+    package static func hex(ofFile path: String) -> String? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         let size = 1 << 20
@@ -90,7 +86,7 @@ public struct SHA256: Sendable {
     }
 
     /// `digest` as lowercase hex digits.
-    public static func hexString(_ digest: [UInt8]) -> String {
+    package static func hexString(_ digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(digest.count * 2)

@@ -1,7 +1,5 @@
 import Testing
 import Foundation
-import Synchronization
-import ShadesDSP
 import ShadesCatalogue
 import ShadesTestSupport
 
@@ -87,22 +85,6 @@ import ShadesTestSupport
         #expect(check.status == 0, "\(check.stderr)")
         #expect(try Manifest.read(folder: "\(folder)/out").parameters["presets"] == "a")
         #expect(try KillRun.listing(folder) == ["a", "b", "out"])
-    }
-
-    @Test func twoBuildsInOneProcessCannotMix() throws {
-        let assets = CatalogueBuildTests.assets(seconds: 2)
-        let out = "\(folder)/same"
-        let inner = Mutex<ShadesError?>(nil)
-        try CatalogueBuilder.build(assets: assets, categories: CatalogueBuildTests.categories, into: out) { progress in
-            guard progress.done == 1 else { return }
-            do throws(ShadesError) {
-                try CatalogueBuilder.build(assets: assets, categories: CatalogueBuildTests.categories, into: out)
-            } catch { inner.withLock { $0 = error } }
-        }
-        let error = try #require(inner.withLock { $0 })
-        #expect(error.description.hasPrefix("cannot build into \(out): another build (process \(getpid())) is writing it"))
-        #expect(try CatalogueBuilder.check(folder: out).isEmpty)
-        #expect(try KillRun.listing(folder) == ["same"])
     }
 
     @Test func aBuildKilledBetweenItsTwoRenamesGetsThePreviousCatalogueBack() throws {

@@ -1,11 +1,7 @@
 import FoundationEssentials
 import ShadesDSP
 import ShadesIO
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ShadesPlatform
 
 /// The catalogue folder's life: a private building folder beside it, files synced to disk, one atomic swap,
 /// and what a killed build left removed by the next one.

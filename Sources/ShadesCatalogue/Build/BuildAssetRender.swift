@@ -1,13 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesPlatform
 
 /// What one written catalogue file measures, read back block by block.
 struct FileMeasurement: Sendable {
