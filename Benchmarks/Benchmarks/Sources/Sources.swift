@@ -53,6 +53,34 @@ final class AllocatingSource: AudioSource {
     }
 }
 
+/// The player engine as an app drives it: every 40 render calls the sound is crossfaded (0.1 s, equal
+/// power) to the next of three pink noises, and every 100 calls a second voice starts and, 30 calls later,
+/// stops with a fade; the control calls run between render calls, on the same thread. The sources are made
+/// before measuring and held by the pool, so releasing them frees nothing.
+final class ScheduledEngineSource: AudioSource {
+    let engine: PlayerEngine
+    private let pool: [any AudioSource]
+    private var calls = 0
+    private var main: PlayerEngine.VoiceID
+    private var extra: PlayerEngine.VoiceID?
+    var sampleRate: Double { engine.sampleRate }
+    var channelCount: Int { engine.channelCount }
+
+    init() throws {
+        pool = try (0..<5).map { try NoiseSource(colour: .pink, sampleRate: sampleRate, layout: .stereo, levelDBFS: -26, seed: UInt64($0)) }
+        engine = PlayerEngine(sampleRate: sampleRate, channelCount: 2)
+        main = engine.play(pool[0])
+    }
+
+    func render(into block: AudioBlock) {
+        calls += 1
+        if calls % 40 == 0 { main = engine.crossfade(main, to: pool[(calls / 40) % 3], seconds: 0.1) }
+        if calls % 100 == 50 { extra = engine.play(pool[3 + (calls / 100) % 2], gainDB: -6) }
+        if calls % 100 == 80, let voice = extra { engine.stop(voice, fadeSeconds: 0.05) }
+        engine.render(into: block)
+    }
+}
+
 /// One iteration = 1,000 render calls of 512 frames (10.7 s of 48 kHz audio); `scalingFactor: .kilo`
 /// makes the scaled wallClock/throughput/mallocCountTotal columns per render call.
 func streamBenchmark(_ name: String, _ makeSource: @escaping () throws -> any AudioSource) {
@@ -172,6 +200,22 @@ let benchmarks: @Sendable () -> Void = {
                               design: NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: 1)], sampleRate: sampleRate))
         }
     }
+    // Through the source graph: a render request's stream (notch → AM per ear, signals placed in the ears),
+    // and a texture's mix of layers with swells.
+    streamBenchmark("graph-pink-am10-notched-6kHz-stereo") {
+        try SoundGraph(RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 600,
+                                     modulation: Modulation(rateHz: 10), notches: [NotchSpec(centreHz: 6_000)])).makeSource()
+    }
+    streamBenchmark("mix-surf-swells-stereo") {
+        try MixSource(layers: [
+            MixSource.Layer(source: NoiseSource(colour: .brown, sampleRate: sampleRate, layout: .stereo), gain: 1,
+                            swell: SwellEnvelope(sampleRate: sampleRate, periodSeconds: 10, depth: 0.8)),
+            MixSource.Layer(source: NoiseSource(colour: .pink, sampleRate: sampleRate, layout: .stereo, seed: 2), gain: 0.5,
+                            swell: SwellEnvelope(sampleRate: sampleRate, periodSeconds: 10, depth: 0.9, seed: 2)),
+        ])
+    }
+    // The real-time player: voices crossfaded, added and removed during the run (no allocation either).
+    streamBenchmark("player-engine-crossfading-stereo") { try ScheduledEngineSource() }
     streamBenchmark("pulsed-tone-1kHz-stereo") {
         try PulsedSource(source: ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
     }
