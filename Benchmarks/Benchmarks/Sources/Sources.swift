@@ -67,8 +67,9 @@ final class ScheduledEngineSource: AudioSource {
     var channelCount: Int { engine.channelCount }
 
     init() throws {
-        pool = try (0..<5).map { try NoiseSource(colour: .pink, sampleRate: sampleRate, layout: .stereo, levelDBFS: -26, seed: UInt64($0)) }
-        engine = PlayerEngine(sampleRate: sampleRate, channelCount: 2)
+        let rate = 48_000.0
+        pool = try (0..<5).map { try NoiseSource(colour: .pink, sampleRate: rate, layout: .stereo, levelDBFS: -26, seed: UInt64($0)) }
+        engine = PlayerEngine(sampleRate: rate, channelCount: 2)
         main = engine.play(pool[0])
     }
 
