@@ -9,7 +9,7 @@ struct StimuliCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stimuli",
         abstract: "Write a folder of study stimuli and an index.json describing each file.",
-        subcommands: [Audiometry.self, PitchMatch.self])
+        subcommands: [Audiometry.self, PitchMatch.self, ResidualInhibition.self])
 
     /// Options every set shares.
     struct SetOptions: ParsableArguments {
@@ -133,6 +133,82 @@ struct StimuliCommand: ParsableCommand {
                                                       layout: channels, levelDBFS: level, sampleRate: rate)
             }
             try writeSet(items, name: "pitch-match", options: set, container: container)
+        }
+    }
+}
+
+extension StimuliCommand {
+    struct ResidualInhibition: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "residual-inhibition",
+            abstract: "A residual-inhibition masker (band noise at F, then silence) and minimum-masking-level probes.",
+            discussion: """
+                The masker: narrow-band noise centred on --frequency, --width octaves wide (e.g. 1 for a narrow
+                band, 2.6 for a broad 2–12 kHz band at 4.9 kHz), --masker long (60 s: Feldmann 1971; the effect
+                levels off there), at --above dB over --reference (the patient's threshold or minimum masking
+                level in dBFS; MML + 10 dB in clinical protocols), raised-cosine --onset ramp, --offset ramp (0:
+                abrupt), then --silence of digital silence. The probes: the same noise, --probe long, from
+                --mml-from to --mml-to dB re the reference in --mml-step (1 or 2 dB) steps.
+                Example: shades stimuli residual-inhibition --frequency 4kHz -o ri/
+                """)
+
+        @OptionGroup var set: SetOptions
+
+        @Option(help: "Tinnitus frequency: the band's centre.")
+        var frequency: String
+
+        @Option(help: "Band width in octaves.")
+        var width: Double = 1
+
+        @Option(parsing: .unconditional, help: "Reference level (threshold or minimum masking level), dBFS.")
+        var reference: String = "-40"
+
+        @Option(parsing: .unconditional, help: "Masker level above the reference, dB.")
+        var above: String = "10"
+
+        @Option(help: "Masker length.")
+        var masker: String = "60s"
+
+        @Option(help: "Silence after the masker.")
+        var silence: String = "60s"
+
+        @Option(help: "Raised-cosine onset ramp.")
+        var onset: String = "500ms"
+
+        @Option(help: "Raised-cosine offset ramp (0 for an abrupt offset).")
+        var offset: String = "10ms"
+
+        @Option(name: .customLong("mml-from"), parsing: .unconditional, help: "Lowest probe level re the reference, dB.")
+        var mmlFrom: String = "-10"
+
+        @Option(name: .customLong("mml-to"), parsing: .unconditional, help: "Highest probe level re the reference, dB.")
+        var mmlTo: String = "20"
+
+        @Option(name: .customLong("mml-step"), help: "Probe step, 1 or 2 dB.")
+        var mmlStep: String = "2"
+
+        @Option(help: "Probe length.")
+        var probe: String = "5s"
+
+        @Option(help: "mono, stereo, diotic (default), left or right.")
+        var channels: ChannelLayout = .diotic
+
+        @Option(help: "Random seed of the noise.")
+        var seed: UInt64 = 1
+
+        func run() throws {
+            let (_, rate, container) = try set.parsed()
+            func seconds(_ text: String, _ name: String) throws -> Double { try ValueParsing.seconds(text, parameter: name) }
+            func decibels(_ text: String, _ name: String) throws -> Double { try ValueParsing.decibels(text, parameter: name) }
+            let items = try StimulusSets.residualInhibition(
+                frequencyHz: try ValueParsing.hertz(frequency, parameter: "frequency"), widthOctaves: width,
+                referenceDBFS: try decibels(reference, "reference"), aboveDB: try decibels(above, "above"),
+                maskerSeconds: try seconds(masker, "masker"), silenceSeconds: try seconds(silence, "silence"),
+                onsetRampSeconds: try seconds(onset, "onset"), offsetRampSeconds: try seconds(offset, "offset"),
+                probeFromDB: try decibels(mmlFrom, "mml-from"), probeToDB: try decibels(mmlTo, "mml-to"),
+                probeStepDB: try decibels(mmlStep, "mml-step"), probeSeconds: try seconds(probe, "probe"),
+                layout: channels, sampleRate: rate, seed: seed)
+            try writeSet(items, name: "residual-inhibition", options: set, container: container)
         }
     }
 }

@@ -178,17 +178,36 @@ public struct Pulses: Sendable, Equatable, Codable {
     }
 }
 
-/// Raised-cosine fade-in and fade-out.
+/// Raised-cosine fade-in and fade-out; the sound ends with its fade-out at the file's end, or earlier at
+/// `endSeconds` with silence after it (a residual-inhibition masker and the silence that follows it).
 public struct Fades: Sendable, Equatable, Codable {
     public var inSeconds: Double
+    /// 0 for an abrupt end.
     public var outSeconds: Double
+    /// Where the fade-out ends and silence begins, in seconds from the start; nil: the file's end.
+    public var endSeconds: Double?
 
-    public init(inSeconds: Double, outSeconds: Double) { (self.inSeconds, self.outSeconds) = (inSeconds, outSeconds) }
-
-    func validate(sampleRate: Double, frames: Int) throws(ShadesError) {
-        _ = try FadedSource(source: SilenceSource(sampleRate: sampleRate), fadeInSeconds: inSeconds,
-                            fadeOutSeconds: outSeconds, totalFrames: frames)
+    public init(inSeconds: Double, outSeconds: Double, endSeconds: Double? = nil) {
+        (self.inSeconds, self.outSeconds, self.endSeconds) = (inSeconds, outSeconds, endSeconds)
     }
 
-    var summary: String { "\(formatNumber(inSeconds * 1000))ms/\(formatNumber(outSeconds * 1000))ms" }
+    /// Frames until silence in a file of `frames` frames at `sampleRate`.
+    func soundFrames(sampleRate: Double, frames: Int) -> Int {
+        endSeconds.map { Int(($0 * sampleRate).rounded()) } ?? frames
+    }
+
+    func validate(sampleRate: Double, frames: Int) throws(ShadesError) {
+        if let endSeconds {
+            guard endSeconds.isFinite, endSeconds > 0, soundFrames(sampleRate: sampleRate, frames: frames) <= frames else {
+                throw ShadesError(parameter: "fade-end", value: "\(formatNumber(endSeconds)) s",
+                                  allowed: "above 0 and at most the duration, \(formatNumber(Double(frames) / sampleRate)) s")
+            }
+        }
+        _ = try FadedSource(source: SilenceSource(sampleRate: sampleRate), fadeInSeconds: inSeconds,
+                            fadeOutSeconds: outSeconds, totalFrames: soundFrames(sampleRate: sampleRate, frames: frames))
+    }
+
+    var summary: String {
+        "\(formatNumber(inSeconds * 1000))ms/\(formatNumber(outSeconds * 1000))ms" + (endSeconds.map { " fade_end=\(formatNumber($0))s" } ?? "")
+    }
 }

@@ -193,7 +193,8 @@ public struct SoundGraph: Sendable {
         if let fades = request.fades {
             let inner = final
             final = { s in
-                try! FadedSource(source: inner(s), fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds, totalFrames: frames)
+                try! FadedSource(source: inner(s), fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds,
+                                  totalFrames: fades.soundFrames(sampleRate: rate, frames: frames))
             }
         }
         makeSignal = final

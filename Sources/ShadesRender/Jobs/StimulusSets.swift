@@ -19,6 +19,10 @@ public struct StimulusFile: Codable, Sendable, Equatable {
     public let duration: Double
     /// RMS level in dBFS of the sustained sound.
     public let level: Double
+    /// Seconds of sound before the silence (a residual-inhibition masker), when the file ends in silence.
+    public var soundSeconds: Double? = nil
+    /// Level relative to the reference (threshold or minimum masking level) the set was made for, dB.
+    public var relativeLevel: Double? = nil
 }
 
 /// The `index.json` of a stimulus set: shared parameters and every file.
@@ -117,6 +121,53 @@ public enum StimulusSets {
         }
     }
 
+    /// Residual inhibition (Feldmann 1971; Roberts 2008; Henry 2013): a masker of band noise centred on the
+    /// tinnitus frequency, `maskerSeconds` long (60 s: the effect levels off there) at `aboveDB` over a
+    /// reference level (the measured threshold or minimum masking level, in dBFS as the app calibrates it;
+    /// MML + 10 dB in clinical protocols), with a raised-cosine onset ramp and an abrupt (0) or short
+    /// offset ramp, then `silenceSeconds` of digital silence in which the residual inhibition is rated. The
+    /// minimum-masking-level probes are the same band noise, `probeSeconds` long with the same ramps, from
+    /// `probeFromDB` to `probeToDB` re the reference in steps of `probeStepDB` (1 or 2 dB).
+    public static func residualInhibition(frequencyHz: Double, widthOctaves: Double, referenceDBFS: Double, aboveDB: Double,
+                                          maskerSeconds: Double, silenceSeconds: Double, onsetRampSeconds: Double,
+                                          offsetRampSeconds: Double, probeFromDB: Double, probeToDB: Double, probeStepDB: Double,
+                                          probeSeconds: Double, layout: ChannelLayout, sampleRate: Double,
+                                          seed: UInt64) throws(ShadesError) -> [Item] {
+        guard probeStepDB == 1 || probeStepDB == 2 else {
+            throw ShadesError(parameter: "mml-step", value: "\(formatNumber(probeStepDB)) dB", allowed: "1 or 2 dB")
+        }
+        guard probeFromDB.isFinite, probeToDB.isFinite, probeFromDB <= probeToDB, probeToDB - probeFromDB <= 60 else {
+            throw ShadesError(parameter: "mml-from/mml-to", value: "\(formatNumber(probeFromDB)) … \(formatNumber(probeToDB)) dB",
+                              allowed: "from ≤ to, at most 60 dB apart")
+        }
+        guard silenceSeconds.isFinite, silenceSeconds >= 0, silenceSeconds <= 600 else {
+            throw ShadesError(parameter: "silence", value: "\(formatNumber(silenceSeconds)) s", allowed: "0 … 600 s")
+        }
+        let band = SoundDescription.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
+        func item(_ name: String, kind: String, seconds: Double, silence: Double, relative: Double) throws(ShadesError) -> Item {
+            let level = referenceDBFS + relative
+            let request = RenderRequest(sound: band, durationSeconds: seconds + silence, sampleRate: sampleRate, layout: layout,
+                                        levelDBFS: level, seed: seed,
+                                        fades: Fades(inSeconds: onsetRampSeconds, outSeconds: offsetRampSeconds,
+                                                     endSeconds: silence > 0 ? seconds : nil))
+            try request.validate()
+            var entry = StimulusFile(file: name, kind: kind, frequency: frequencyHz, widthOctaves: widthOctaves, ear: earName(layout),
+                                     duration: Double(request.frameCount) / sampleRate, level: level)
+            entry.soundSeconds = silence > 0 ? seconds : nil
+            entry.relativeLevel = relative
+            return Item(request: request, entry: entry)
+        }
+        var items = [try item("ri-masker-\(hertzName(frequencyHz))", kind: "ri-masker", seconds: maskerSeconds,
+                              silence: silenceSeconds, relative: aboveDB)]
+        var relative = probeFromDB
+        while relative <= probeToDB + 1e-9 {
+            items.append(try item("mml-probe-\(hertzName(frequencyHz))-\(relative >= 0 ? "+" : "")\(formatNumber(relative))dB", kind: "mml-probe",
+                                  seconds: probeSeconds, silence: 0, relative: relative))
+            relative += probeStepDB
+        }
+        return items
+    }
+
     /// Renders `items` into `folder` (created if missing) with an `index.json`. Everything is written into
     /// a temporary folder first and moved into place, so a failure leaves the folder as it was.
     public static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
@@ -140,8 +191,10 @@ public enum StimulusSets {
             let name = "\(item.entry.file).\(container.rawValue)"
             try Renderer.renderFile(item.request, to: "\(staging)/\(name)", sampleFormat: sampleFormat)
             let e = item.entry
-            entries.append(StimulusFile(file: name, kind: e.kind, frequency: e.frequency, widthOctaves: e.widthOctaves,
-                                        ear: e.ear, duration: e.duration, level: e.level))
+            var entry = StimulusFile(file: name, kind: e.kind, frequency: e.frequency, widthOctaves: e.widthOctaves,
+                                     ear: e.ear, duration: e.duration, level: e.level)
+            (entry.soundSeconds, entry.relativeLevel) = (e.soundSeconds, e.relativeLevel)
+            entries.append(entry)
         }
         let first = items.first?.request
         let index = StimulusIndex(set: set, generator: AudioFileWriter.software, rate: first?.sampleRate ?? 0,
