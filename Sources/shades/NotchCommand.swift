@@ -7,6 +7,76 @@ import ShadesPlatform
 
 extension Resampler.Quality: ExpressibleByArgument {}
 
+/// The shape of every notch: width and the boosted bands beside it (Stein 2016).
+struct NotchShapeOptions: ParsableArguments {
+    @Option(help: "Notch width in octaves, (0, 3] (1 by default; Stein 2016: 0.5).")
+    var width: Double = 1
+
+    @Option(name: .customLong("edge-boost"), help: "Gain of the bands beside each notch, 0 … 30 dB (Stein 2016: 20dB).")
+    var edgeBoost: String = "0"
+
+    @Option(name: .customLong("edge-width"), help: "Width of each boosted band in octaves (Stein 2016: 0.375).")
+    var edgeWidth: Double = 0.375
+
+    /// Notches at the centres in `texts` (each may hold several separated by commas), of this shape.
+    func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] {
+        let boost = try ValueParsing.decibels(edgeBoost, parameter: "edge-boost")
+        return try texts.flatMap { text in
+            try text.split(separator: ",").map { entry in
+                NotchSpec(centreHz: try ValueParsing.hertz(String(entry), parameter: parameter), widthOctaves: width,
+                          edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)
+            }
+        }
+    }
+}
+
+/// `shades notch-filter --frequency F -o ir.wav --pipewire notch.conf`: a system-wide notch.
+struct NotchFilterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notch-filter",
+        abstract: "Write a notch's impulse response (float WAV) and a PipeWire filter-chain configuration that applies it.",
+        discussion: """
+            The same linear-phase notch as `shades notch` (at least 100 dB deep in the band), as a convolution
+            kernel for PipeWire's builtin convolver: a stereo virtual sink that notches everything played into
+            it (streaming services, videos). The kernel delays the sound by half its length (printed).
+            Example: shades notch-filter --frequency 6kHz --width 1 --rate 48000 -o notch-6k.wav --pipewire notch-6k.conf
+            """)
+
+    @Option(help: "Notch centre(s): 6000, 6kHz; several separated by commas.")
+    var frequency: [String] = []
+
+    @OptionGroup var shape: NotchShapeOptions
+
+    @Option(help: "Sample rate of the kernel in Hz (the desktop's, usually 48000).")
+    var rate: String = "48000"
+
+    @Option(name: .shortAndLong, help: "The impulse response (.wav, 32-bit float, mono).")
+    var output: String
+
+    @Option(help: "Also write a PipeWire filter-chain configuration loading the impulse response.")
+    var pipewire: String?
+
+    func run() throws {
+        let notches = try shape.specs(frequency, parameter: "frequency")
+        guard !notches.isEmpty else { throw ShadesError.usage("notch frequency is missing (allowed: --frequency F, e.g. 6kHz)") }
+        let rate = try ValueParsing.hertz(rate, parameter: "rate")
+        let design = try NotchDesign(notches: notches, sampleRate: rate)
+        guard output.lowercased().hasSuffix(".wav") else {
+            throw ShadesError(parameter: "output", value: output, allowed: "a .wav file (PipeWire's convolver reads WAV)")
+        }
+        try NotchFilterExport.writeImpulseResponse(of: design, to: output)
+        if let pipewire {
+            let absolute = PathIdentity.canonical(output)
+            let text = NotchFilterExport.pipeWireConfiguration(impulseResponsePath: absolute, design: design)
+            try AtomicFile.write(Array(text.utf8), to: pipewire)
+        }
+        let latency = Double(design.groupDelayFrames) / rate
+        print("wrote \(output): \(2 * design.halfLength + 1) taps at \(formatNumber(rate)) Hz, latency \(design.groupDelayFrames) frames "
+              + "(\(formatNumber(latency * 1000, roundedTo: 2)) ms)" + (pipewire.map { "; PipeWire configuration \($0)" } ?? ""))
+        if design.isLengthCapped { print("note: the kernel is at its length cap: transitions wider than specified") }
+    }
+}
+
 /// `shades notch FILE… --frequency F -o OUT`: tailor-made notched music.
 struct NotchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,14 +110,7 @@ struct NotchCommand: ParsableCommand {
     @Option(help: "Notch centre(s) for the right channel only.")
     var right: [String] = []
 
-    @Option(help: "Notch width in octaves, (0, 3] (1 by default; Stein 2016: 0.5).")
-    var width: Double = 1
-
-    @Option(name: .customLong("edge-boost"), help: "Gain of the bands beside each notch, 0 … 30 dB (Stein 2016: 20dB).")
-    var edgeBoost: String = "0"
-
-    @Option(name: .customLong("edge-width"), help: "Width of each boosted band in octaves (Stein 2016: 0.375).")
-    var edgeWidth: Double = 0.375
+    @OptionGroup var shape: NotchShapeOptions
 
     @Option(help: "Output sample rate in Hz (the input's by default); resampled with libsamplerate.")
     var rate: String?
@@ -107,15 +170,7 @@ struct NotchCommand: ParsableCommand {
 
     func makeJobs() throws -> [NotchJob] {
         guard !inputs.isEmpty else { throw ShadesError.usage("no input file given") }
-        let boost = try ValueParsing.decibels(edgeBoost, parameter: "edge-boost")
-        func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] {
-            try texts.flatMap { text in
-                try text.split(separator: ",").map { entry in
-                    NotchSpec(centreHz: try ValueParsing.hertz(String(entry), parameter: parameter), widthOctaves: width,
-                              edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)
-                }
-            }
-        }
+        func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] { try shape.specs(texts, parameter: parameter) }
         let notches: NotchLayout
         if !left.isEmpty || !right.isEmpty {
             guard frequency.isEmpty else {

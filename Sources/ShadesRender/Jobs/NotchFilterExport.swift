@@ -1,0 +1,72 @@
+import FoundationEssentials
+import ShadesDSP
+import ShadesIO
+
+/// A notch for everything a Linux desktop plays: the notch's impulse response as a float WAV and a
+/// PipeWire filter-chain configuration whose builtin convolver applies it to both channels of a virtual
+/// sink. Desktop notch tools use shallow IIR notches (an RBJ biquad cuts only −2.7 dB at the edges of "one
+/// octave"); this is the same linear-phase Kaiser kernel `shades notch` uses, ≥ 110 dB deep by design.
+///
+/// Latency: the kernel is symmetric with 2M + 1 taps, so it delays the sound by M frames
+/// (``NotchDesign/groupDelayFrames``), plus whatever block the convolver works in.
+public enum NotchFilterExport {
+    /// The kernel's 2M + 1 taps as Float: h[M ± k] = halfTaps[k].
+    public static func impulseResponse(of design: NotchDesign) -> [Float] {
+        let m = design.halfLength
+        return (0...(2 * m)).map { Float(design.halfTaps[abs($0 - m)]) }
+    }
+
+    /// Writes the impulse response of `design` to `path` as a mono 32-bit float WAV at its rate, atomically.
+    public static func writeImpulseResponse(of design: NotchDesign, to path: String) throws(ShadesError) {
+        let taps = impulseResponse(of: design)
+        let buffer = AudioBuffer(channelCount: 1, frameCapacity: taps.count)
+        buffer.withChannel(0) { _ = $0.update(fromContentsOf: taps) }
+        let comment = "\(AudioFileWriter.software) notch-filter impulse response notch=\(design.notches.summaryText) rate=\(formatNumber(design.sampleRate)) taps=\(taps.count) latency=\(design.groupDelayFrames)"
+        try FileSink.write(buffer, sampleRate: Int(design.sampleRate), gains: [1], to: path, sampleFormat: .f32,
+                           ditherKey: 0, comment: comment)
+    }
+
+    /// A PipeWire filter-chain configuration (`pipewire -c FILE`, or a drop-in in
+    /// `~/.config/pipewire/pipewire.conf.d/`) making a stereo virtual sink named after the notch whose two
+    /// builtin convolvers load `impulseResponsePath` (absolute).
+    public static func pipeWireConfiguration(impulseResponsePath: String, design: NotchDesign) -> String {
+        let name = "shades_notch_" + design.notches.map { formatNumber($0.centreHz.rounded()) + "Hz" }.joined(separator: "_")
+        let description = "Shades notch \(design.notches.summaryText)"
+        let path = impulseResponsePath.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        return """
+            # \(description): a stereo virtual sink that removes the band from everything played into it.
+            # Made by \(AudioFileWriter.software); latency \(design.groupDelayFrames) frames (\(formatNumber(Double(design.groupDelayFrames) / design.sampleRate * 1000, roundedTo: 2)) ms) at \(formatNumber(design.sampleRate)) Hz plus the convolver's block.
+            # Use: copy this file into ~/.config/pipewire/pipewire.conf.d/ and restart PipeWire (or into
+            # ~/.config/pipewire/filter-chain.conf.d/ and run `pipewire -c filter-chain.conf`), then choose
+            # "\(description)" as the output. The impulse response stays where it is: \(path)
+            context.modules = [
+                { name = libpipewire-module-filter-chain
+                    args = {
+                        node.description = "\(description)"
+                        media.name       = "\(description)"
+                        filter.graph = {
+                            nodes = [
+                                { type = builtin label = convolver name = notchL config = { filename = "\(path)" channel = 0 } }
+                                { type = builtin label = convolver name = notchR config = { filename = "\(path)" channel = 0 } }
+                            ]
+                            inputs  = [ "notchL:In" "notchR:In" ]
+                            outputs = [ "notchL:Out" "notchR:Out" ]
+                        }
+                        audio.rate     = \(Int(design.sampleRate))
+                        audio.channels = 2
+                        audio.position = [ FL FR ]
+                        capture.props = {
+                            node.name   = "effect_input.\(name)"
+                            media.class = Audio/Sink
+                        }
+                        playback.props = {
+                            node.name    = "effect_output.\(name)"
+                            node.passive = true
+                        }
+                    }
+                }
+            ]
+
+            """
+    }
+}
