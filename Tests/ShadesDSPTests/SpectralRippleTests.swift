@@ -146,6 +146,19 @@ import Glibc
         #expect(abs(Decibels.fromPower(lower / upper / expected)) < 0.2)
     }
 
+    @Test func bandGainsRaiseTheirHalfOctave() throws {
+        let gains: [Double] = [0, 0, 0, 0, 0, 0, 0, 6]
+        let frames = Int(4 * rate)
+        func bandRatioDB(_ bandGainsDB: [Double]?) throws -> Double {
+            let x = try SpectralRippleSource(ripple: SpectralRipple(tinnitusFrequencyHz: 4000, condition: .phase, bandGainsDB: bandGainsDB),
+                                             sampleRate: rate, levelDBFS: -30, seed: 5).renderBuffer(frameCount: frames).samples(channel: 0)
+            let spectrum = x.withUnsafeBufferPointer { PowerSpectrum.periodogram($0, sampleRate: rate) }
+            let edges = SpectralRipple.bandEdgesHz
+            return Decibels.fromPower(spectrum.bandPower(from: edges[7], to: edges[8]) / spectrum.bandPower(from: edges[6], to: edges[7]))
+        }
+        #expect(abs(try bandRatioDB(gains) - bandRatioDB(nil) - 6) < 0.05)
+    }
+
     @Test func blockSizesAndSeedsBehave() throws {
         let frames = Int(8.5 * rate)
         let whole = try source(.phase).renderBuffer(frameCount: frames).samples(channel: 0)
