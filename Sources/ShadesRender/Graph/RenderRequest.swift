@@ -92,10 +92,10 @@ public struct RenderRequest: Sendable, Equatable, Codable {
             }
         case .coordinatedReset(let pattern):
             try pattern.validate(sampleRate: sampleRate)
-            try refusePatternCombinations("cr")
+            try refusePatternCombinations("coordinated reset")
         case .spectralRipple(let ripple):
             try ripple.validate(sampleRate: sampleRate)
-            try refusePatternCombinations("ripple")
+            try refusePatternCombinations("spectral ripple")
         }
         if let notches, !notches.isEmpty {
             _ = try NotchDesign(notches: notches, sampleRate: sampleRate)
@@ -132,19 +132,20 @@ extension RenderRequest {
     /// are refused (fades are allowed).
     func refusePatternCombinations(_ name: String) throws(ShadesError) {
         if loop {
-            throw ShadesError(parameter: "loop", value: name, problem: "cannot be combined with this stimulus",
+            throw ShadesError(parameter: "loop", value: "on", problem: "cannot be combined with \(name)",
                               allowed: "a file of its own length (the pattern does not repeat within a loop)")
         }
         if let notches, !notches.isEmpty {
-            throw ShadesError(parameter: "notch", value: name, problem: "cannot be combined with this stimulus",
+            throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                              problem: "cannot be combined with \(name)",
                               allowed: "no notch (the stimulus defines its own spectrum)")
         }
-        if modulation != nil {
-            throw ShadesError(parameter: "am", value: name, problem: "cannot be combined with this stimulus",
+        if let modulation {
+            throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz", problem: "cannot be combined with \(name)",
                               allowed: "no amplitude modulation (the stimulus defines its own envelope)")
         }
-        if pulses != nil {
-            throw ShadesError(parameter: "pulse", value: name, problem: "cannot be combined with this stimulus",
+        if let pulses {
+            throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with \(name)",
                               allowed: "no pulses (the stimulus defines its own timing)")
         }
     }
