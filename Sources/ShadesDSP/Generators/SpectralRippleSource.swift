@@ -124,18 +124,22 @@ public struct SpectralRippleSegment: Sendable, Equatable {
 
 /// A spectral-ripple stimulus (``SpectralRipple``), one signal.
 ///
-/// Each 4-s segment is synthesised whole, into a buffer allocated at init, when the stream reaches it, and
-/// then played out; its choices depend only on the seed and the segment index, so any block sizes give the
-/// same samples and a stream may start at any frame. After synthesis the segment gets its 1-s raised-cosine
-/// ramps (gain 0 at its first frame, reaching 0 again at the next segment's first frame) and is scaled to
-/// exactly `levelDBFS` RMS over its 4 s.
+/// Each 4-s segment is synthesised into one of two buffers allocated at init and then played out; its
+/// choices depend only on the seed and the segment index, so any block sizes give the same samples and a
+/// stream may start at any frame. After synthesis the segment gets its 1-s raised-cosine ramps (gain 0 at
+/// its first frame, reaching 0 again at the next segment's first frame) and is scaled to exactly
+/// `levelDBFS` RMS over its 4 s.
+///
+/// Real time: while segment k plays, segment k + 1 is synthesised a slice per render call, in proportion
+/// to the frames played (finished by 80 % of the segment), so each call does a small, even share of the
+/// work; only the first segment of a stream (or after a jump) is made in one go, in the first render.
+/// Allocation-free after init.
 ///
 /// Synthesis is direct: per harmonic, a sinusoid whose phase is exact (h·f0·n mod rate, in integers) at every
 /// 64-frame control point and rotated between them; the ripple's gains (amplitude condition) or phase offset
 /// (phase condition) are computed at the control points and interpolated linearly (the ripple changes at
-/// under 3 Hz, so the error is below 10⁻⁵ of the envelope). The noise condition uses an FFT of the segment's
-/// length. Allocation-free after init, but a segment's synthesis is one burst of work (tens of ms in a
-/// release build): a real-time player should render ahead of its callback.
+/// under 3 Hz, so the error is below 10⁻⁵ of the envelope). The noise condition adds an FFT noise of the
+/// segment's length when the segment is finished.
 public final class SpectralRippleSource: AudioSource {
     public let sampleRate: Double
     public let layout: ChannelLayout
@@ -146,16 +150,33 @@ public final class SpectralRippleSource: AudioSource {
     /// Frames per segment: 4 s.
     public let segmentFrames: Int
 
+    /// A segment being synthesised: how far, and what it has summed so far.
+    private struct Job {
+        var index: Int
+        var choices: SpectralRippleSegment
+        /// Frame (in the segment) of the next control block to synthesise.
+        var nextFrame = 0
+        /// Mean power of the harmonics the noise condition replaces.
+        var replacedPower = 0.0
+        var finished = false
+    }
+
     private let rate: Int
     private let key: UInt64
     private let bandGains: [Double]
-    private let segment: UnsafeMutablePointer<Float>
+    private var playing: UnsafeMutablePointer<Float>
+    private var preparing: UnsafeMutablePointer<Float>
     private let accumulator: UnsafeMutablePointer<Double>
+    /// Per harmonic: its (sine, cosine) gains at the last control point.
+    private let lastGains: UnsafeMutablePointer<SIMD2<Double>>
     private let noiseFFT: RealFFT?
-    private var loadedSegment = -1
+    private var playingIndex = -1
+    private var job: Job?
     private var position: Int
 
     static let controlFrames = 64
+    /// Most harmonics of f0 ≥ 96 Hz in 1 … 16 kHz.
+    static let maximumHarmonics = 168
 
     /// - Parameters:
     ///   - levelDBFS: RMS of each segment, dBFS (finite).
@@ -178,17 +199,23 @@ public final class SpectralRippleSource: AudioSource {
         segmentFrames = Int((SpectralRipple.segmentSeconds * sampleRate).rounded())
         key = SeedStream.schedule.key(seed: seed, channel: 0)
         bandGains = (ripple.bandGainsDB ?? Array(repeating: 0, count: 8)).map { Decibels.amplitude($0) }
-        segment = .allocate(capacity: segmentFrames)
-        segment.initialize(repeating: 0, count: segmentFrames)
+        playing = .allocate(capacity: segmentFrames)
+        playing.initialize(repeating: 0, count: segmentFrames)
+        preparing = .allocate(capacity: segmentFrames)
+        preparing.initialize(repeating: 0, count: segmentFrames)
         accumulator = .allocate(capacity: Self.controlFrames)
         accumulator.initialize(repeating: 0, count: Self.controlFrames)
+        lastGains = .allocate(capacity: Self.maximumHarmonics)
+        lastGains.initialize(repeating: .zero, count: Self.maximumHarmonics)
         noiseFFT = ripple.condition == .noise ? RealFFT(size: segmentFrames) : nil
         position = startFrame
     }
 
     deinit {
-        segment.deallocate()
+        playing.deallocate()
+        preparing.deallocate()
         accumulator.deallocate()
+        lastGains.deallocate()
     }
 
     /// The random choices of segment `index` (segment 0 starts at frame 0).
@@ -208,15 +235,19 @@ public final class SpectralRippleSource: AudioSource {
         var done = 0
         while done < block.frameCount {
             let index = position / segmentFrames
-            if index != loadedSegment {
-                synthesise(segment: index)
-                loadedSegment = index
-            }
+            if index != playingIndex { startPlaying(index) }
             let offset = position - index * segmentFrames
             let n = min(block.frameCount - done, segmentFrames - offset)
-            (out + done).update(from: segment + offset, count: n)
+            (out + done).update(from: playing + offset, count: n)
             done += n
             position += n
+            // The next segment's share of work: done by 80 % of this one.
+            if var next = job, !next.finished {
+                let due = min(segmentFrames, (offset + n) * 5 / 4)
+                advance(&next, toFrame: due, into: preparing)
+                if next.nextFrame >= segmentFrames { finish(&next, into: preparing) }
+                job = next
+            }
         }
         for channel in 0..<channelCount where channel != first {
             let destination = block.channel(channel)
@@ -228,9 +259,28 @@ public final class SpectralRippleSource: AudioSource {
         }
     }
 
-    /// Fills `segment` with segment `index`: carrier and ripple, ramps, level.
-    private func synthesise(segment index: Int) {
-        let choices = segmentChoices(index)
+    /// Makes segment `index` the playing one (finishing it if it was being prepared, else synthesising it
+    /// whole) and starts preparing the one after it.
+    private func startPlaying(_ index: Int) {
+        if var prepared = job, prepared.index == index {
+            if !prepared.finished {
+                advance(&prepared, toFrame: segmentFrames, into: preparing)
+                finish(&prepared, into: preparing)
+            }
+            swap(&playing, &preparing)
+        } else {
+            var whole = Job(index: index, choices: segmentChoices(index))
+            advance(&whole, toFrame: segmentFrames, into: playing)
+            finish(&whole, into: playing)
+        }
+        playingIndex = index
+        job = Job(index: index + 1, choices: segmentChoices(index + 1))
+    }
+
+    /// Synthesises the harmonic complex of `job`'s segment from its next control block up to `toFrame`.
+    private func advance(_ job: inout Job, toFrame: Int, into segment: UnsafeMutablePointer<Float>) {
+        guard job.nextFrame < toFrame else { return }
+        let choices = job.choices
         let f0 = choices.fundamentalHz
         let octave = ripple.modulatedOctaveHz
         let centre = (octave.lowerBound * octave.upperBound).squareRoot()
@@ -241,64 +291,77 @@ public final class SpectralRippleSource: AudioSource {
         let twoPi = 2 * Double.pi
         let condition = ripple.condition
 
-        // Ripple phase Θ/2π at time t for log-frequency x.
-        func rippleCycles(_ t: Double, _ x: Double) -> Double {
-            let density = SpectralRipple.densityMean
-                + SpectralRipple.densityDepth * sin(choices.densityPhase + twoPi * t / SpectralRipple.densityPeriodSeconds)
-            return choices.ripplePhaseCycles + SpectralRipple.rippleRateHz * t + density * x
-        }
-        // (sine gain, cosine gain) of a harmonic at time t: out = a·sin(carrier) + b·cos(carrier).
-        func gains(_ t: Double, _ x: Double, modulated: Bool) -> (Double, Double) {
-            guard modulated else { return (1, 0) }
-            let s = sin(twoPi * rippleCycles(t, x))
+        // (sine gain, cosine gain) of a harmonic at log-frequency x: out = a·sin(carrier) + b·cos(carrier);
+        // `cycles` is φ0 + r·t and `density` s(t) at the control point.
+        func gains(cycles: Double, density: Double, x: Double, modulated: Bool) -> SIMD2<Double> {
+            guard modulated else { return SIMD2(1, 0) }
+            let s = sin(twoPi * (cycles + density * x))
             switch condition {
-            case .amplitude: return (1 + s, 0)
+            case .amplitude: return SIMD2(1 + s, 0)
             case .phase:
                 let offset = Double.pi / 2 * (1 + s)
-                return (cos(offset), sin(offset))
-            case .noise: return (0, 0)
+                return SIMD2(cos(offset), sin(offset))
+            case .noise: return .zero
             }
         }
+        func rippleAt(_ frame: Int) -> (cycles: Double, density: Double) {
+            let t = Double(frame) / sampleRate
+            return (choices.ripplePhaseCycles + SpectralRipple.rippleRateHz * t,
+                    SpectralRipple.densityMean
+                        + SpectralRipple.densityDepth * sin(choices.densityPhase + twoPi * t / SpectralRipple.densityPeriodSeconds))
+        }
 
-        segment.update(repeating: 0, count: frames)
-        var replacedPower = 0.0  // mean power of the harmonics the noise replaces
-        var blockStart = 0
-        while blockStart < frames {
+        if job.nextFrame == 0 {
+            // The gains at frame 0, and the noise's power.
+            let (cycles, density) = rippleAt(0)
+            for h in lowest...highest {
+                let f = Double(h * f0)
+                let modulated = octave.contains(f)
+                lastGains[h - lowest] = gains(cycles: cycles, density: density, x: log2(f / centre), modulated: modulated)
+                if modulated && condition == .noise {
+                    job.replacedPower += bandGains[Self.band(ofHz: f)] * bandGains[Self.band(ofHz: f)] / 2
+                }
+            }
+        }
+        var blockStart = job.nextFrame
+        while blockStart < min(toFrame, frames) {
             let count = min(control, frames - blockStart)
             accumulator.update(repeating: 0, count: count)
-            let t0 = Double(blockStart) / sampleRate, t1 = Double(blockStart + count) / sampleRate
+            let (cycles, density) = rippleAt(blockStart + count)
             for h in lowest...highest {
                 let hz = h * f0
                 let f = Double(hz)
                 let modulated = octave.contains(f)
-                if modulated && condition == .noise {
-                    if blockStart == 0 { replacedPower += bandGains[Self.band(ofHz: f)] * bandGains[Self.band(ofHz: f)] / 2 }
-                    continue
-                }
+                if modulated && condition == .noise { continue }
                 let g = bandGains[Self.band(ofHz: f)]
-                let x = log2(f / centre)
-                let (a0, b0) = gains(t0, x, modulated: modulated)
-                let (a1, b1) = gains(t1, x, modulated: modulated)
-                let da = (a1 - a0) / Double(count), db = (b1 - b0) / Double(count)
+                let start = lastGains[h - lowest]
+                let end = gains(cycles: cycles, density: density, x: log2(f / centre), modulated: modulated)
+                lastGains[h - lowest] = end
+                let step = (end - start) / Double(count)
                 // Exact phase at the block start: h·f0·n mod rate, in whole numbers.
                 let startCycles = Double((hz * blockStart) % rate) / sampleRate
                 var s = sin(twoPi * startCycles), c = cos(twoPi * startCycles)
-                let step = twoPi * f / sampleRate
-                let cs = cos(step), ss = sin(step)
-                var a = a0, b = b0
+                let angle = twoPi * f / sampleRate
+                let cs = cos(angle), ss = sin(angle)
+                var ab = start
                 for i in 0..<count {
-                    accumulator[i] += g * (a * s + b * c)
+                    accumulator[i] += g * (ab.x * s + ab.y * c)
                     (s, c) = (s * cs + c * ss, c * cs - s * ss)
-                    a += da
-                    b += db
+                    ab += step
                 }
             }
             for i in 0..<count { segment[blockStart + i] = Float(accumulator[i]) }
             blockStart += count
         }
-        if condition == .noise, let fft = noiseFFT { addNoise(fft, key: choices.noiseKey, power: replacedPower, octave: octave) }
+        job.nextFrame = blockStart
+    }
 
-        // Ramps, then the segment's RMS.
+    /// Completes `job`'s segment: the noise (noise condition), the ramps and the segment's RMS.
+    private func finish(_ job: inout Job, into segment: UnsafeMutablePointer<Float>) {
+        let frames = segmentFrames
+        if ripple.condition == .noise, let fft = noiseFFT {
+            addNoise(fft, key: job.choices.noiseKey, power: job.replacedPower, octave: ripple.modulatedOctaveHz, into: segment)
+        }
         let rampFrames = Int((SpectralRipple.rampSeconds * sampleRate).rounded())
         var energy = 0.0
         for n in 0..<frames {
@@ -309,10 +372,11 @@ public final class SpectralRippleSource: AudioSource {
         }
         let scale = energy > 0 ? Decibels.amplitude(levelDBFS) / (energy / Double(frames)).squareRoot() : 0
         for n in 0..<frames { segment[n] = Float(Double(segment[n]) * scale) }
+        job.finished = true
     }
 
     /// Adds flat random-phase noise over `octave` (per-band gains applied) with mean power `power` to `segment`.
-    private func addNoise(_ fft: RealFFT, key: UInt64, power: Double, octave: ClosedRange<Double>) {
+    private func addNoise(_ fft: RealFFT, key: UInt64, power: Double, octave: ClosedRange<Double>, into segment: UnsafeMutablePointer<Float>) {
         let frames = segmentFrames
         let binHz = sampleRate / Double(frames)
         var rng = SplitMix64(seed: key)
