@@ -135,7 +135,7 @@ public struct SpectralRippleSegment: Sendable, Equatable {
 /// work; only the first segment of a stream (or after a jump) is made in one go, in the first render.
 /// Allocation-free after init.
 ///
-/// Synthesis is direct: per harmonic, a sinusoid whose phase is exact (h·f0·n mod rate, in integers) at every
+/// Synthesis is direct, four harmonics per SIMD lane set: per harmonic, a sinusoid whose phase is exact (h·f0·n mod rate, in integers) at every
 /// 64-frame control point and rotated between them; the ripple's gains (amplitude condition) or phase offset
 /// (phase condition) are computed at the control points and interpolated linearly (the ripple changes at
 /// under 3 Hz, so the error is below 10⁻⁵ of the envelope). The noise condition adds an FFT noise of the
@@ -166,7 +166,7 @@ public final class SpectralRippleSource: AudioSource {
     private let bandGains: [Double]
     private var playing: UnsafeMutablePointer<Float>
     private var preparing: UnsafeMutablePointer<Float>
-    private let accumulator: UnsafeMutablePointer<Double>
+    private let accumulator: UnsafeMutablePointer<SIMD4<Double>>
     /// Per harmonic: its (sine, cosine) gains at the last control point.
     private let lastGains: UnsafeMutablePointer<SIMD2<Double>>
     private let noiseFFT: RealFFT?
@@ -204,7 +204,7 @@ public final class SpectralRippleSource: AudioSource {
         preparing = .allocate(capacity: segmentFrames)
         preparing.initialize(repeating: 0, count: segmentFrames)
         accumulator = .allocate(capacity: Self.controlFrames)
-        accumulator.initialize(repeating: 0, count: Self.controlFrames)
+        accumulator.initialize(repeating: .zero, count: Self.controlFrames)
         lastGains = .allocate(capacity: Self.maximumHarmonics)
         lastGains.initialize(repeating: .zero, count: Self.maximumHarmonics)
         noiseFFT = ripple.condition == .noise ? RealFFT(size: segmentFrames) : nil
@@ -326,31 +326,39 @@ public final class SpectralRippleSource: AudioSource {
         var blockStart = job.nextFrame
         while blockStart < min(toFrame, frames) {
             let count = min(control, frames - blockStart)
-            accumulator.update(repeating: 0, count: count)
+            accumulator.update(repeating: .zero, count: count)
             let (cycles, density) = rippleAt(blockStart + count)
-            for h in lowest...highest {
-                let hz = h * f0
-                let f = Double(hz)
-                let modulated = octave.contains(f)
-                if modulated && condition == .noise { continue }
-                let g = bandGains[Self.band(ofHz: f)]
-                let start = lastGains[h - lowest]
-                let end = gains(cycles: cycles, density: density, x: log2(f / centre), modulated: modulated)
-                lastGains[h - lowest] = end
-                let step = (end - start) / Double(count)
-                // Exact phase at the block start: h·f0·n mod rate, in whole numbers.
-                let startCycles = Double((hz * blockStart) % rate) / sampleRate
-                var s = sin(twoPi * startCycles), c = cos(twoPi * startCycles)
-                let angle = twoPi * f / sampleRate
-                let cs = cos(angle), ss = sin(angle)
-                var ab = start
-                for i in 0..<count {
-                    accumulator[i] += g * (ab.x * s + ab.y * c)
-                    (s, c) = (s * cs + c * ss, c * cs - s * ss)
-                    ab += step
+            // Four harmonics at a time, one per SIMD lane (a lane past the last harmonic has zero gain).
+            var h = lowest
+            while h <= highest {
+                var s = SIMD4<Double>(), c = SIMD4<Double>(), cs = SIMD4<Double>(), ss = SIMD4<Double>()
+                var a = SIMD4<Double>(), b = SIMD4<Double>(), da = SIMD4<Double>(), db = SIMD4<Double>()
+                for lane in 0..<4 where h + lane <= highest {
+                    let hz = (h + lane) * f0
+                    let f = Double(hz)
+                    let modulated = octave.contains(f)
+                    if modulated && condition == .noise { continue }
+                    let g = bandGains[Self.band(ofHz: f)]
+                    let start = lastGains[h + lane - lowest]
+                    let end = gains(cycles: cycles, density: density, x: log2(f / centre), modulated: modulated)
+                    lastGains[h + lane - lowest] = end
+                    (a[lane], b[lane]) = (g * start.x, g * start.y)
+                    (da[lane], db[lane]) = (g * (end.x - start.x) / Double(count), g * (end.y - start.y) / Double(count))
+                    // Exact phase at the block start: h·f0·n mod rate, in whole numbers.
+                    let startCycles = Double((hz * blockStart) % rate) / sampleRate
+                    (s[lane], c[lane]) = (sin(twoPi * startCycles), cos(twoPi * startCycles))
+                    let angle = twoPi * f / sampleRate
+                    (cs[lane], ss[lane]) = (cos(angle), sin(angle))
                 }
+                for i in 0..<count {
+                    accumulator[i] += a * s + b * c
+                    (s, c) = (s * cs + c * ss, c * cs - s * ss)
+                    a += da
+                    b += db
+                }
+                h += 4
             }
-            for i in 0..<count { segment[blockStart + i] = Float(accumulator[i]) }
+            for i in 0..<count { segment[blockStart + i] = Float(accumulator[i].sum()) }
             blockStart += count
         }
         job.nextFrame = blockStart
