@@ -170,6 +170,9 @@ public final class SpectralRippleSource: AudioSource {
     /// Per harmonic: its (sine, cosine) gains at the last control point.
     private let lastGains: UnsafeMutablePointer<SIMD2<Double>>
     private let noiseFFT: RealFFT?
+    /// The modulated octave and its geometric centre, Hz.
+    private let octave: ClosedRange<Double>
+    private let centre: Double
     private var playingIndex = -1
     private var job: Job?
     private var position: Int
@@ -208,6 +211,8 @@ public final class SpectralRippleSource: AudioSource {
         lastGains = .allocate(capacity: Self.maximumHarmonics)
         lastGains.initialize(repeating: .zero, count: Self.maximumHarmonics)
         noiseFFT = ripple.condition == .noise ? RealFFT(size: segmentFrames) : nil
+        octave = ripple.modulatedOctaveHz
+        centre = (octave.lowerBound * octave.upperBound).squareRoot()
         position = startFrame
     }
 
@@ -282,8 +287,7 @@ public final class SpectralRippleSource: AudioSource {
         guard job.nextFrame < toFrame else { return }
         let choices = job.choices
         let f0 = choices.fundamentalHz
-        let octave = ripple.modulatedOctaveHz
-        let centre = (octave.lowerBound * octave.upperBound).squareRoot()
+        let (octave, centre) = (self.octave, self.centre)
         let lowest = Int((SpectralRipple.carrierRangeHz.lowerBound / Double(f0)).rounded(.up))
         let highest = Int((SpectralRipple.carrierRangeHz.upperBound / Double(f0)).rounded(.down))
         let control = Self.controlFrames
@@ -368,7 +372,7 @@ public final class SpectralRippleSource: AudioSource {
     private func finish(_ job: inout Job, into segment: UnsafeMutablePointer<Float>) {
         let frames = segmentFrames
         if ripple.condition == .noise, let fft = noiseFFT {
-            addNoise(fft, key: job.choices.noiseKey, power: job.replacedPower, octave: ripple.modulatedOctaveHz, into: segment)
+            addNoise(fft, key: job.choices.noiseKey, power: job.replacedPower, octave: octave, into: segment)
         }
         let rampFrames = Int((SpectralRipple.rampSeconds * sampleRate).rounded())
         var energy = 0.0
