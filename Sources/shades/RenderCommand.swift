@@ -7,15 +7,22 @@ extension ChannelLayout: ExpressibleByArgument {}
 extension SampleFormat: ExpressibleByArgument {}
 extension WhiteDistribution: ExpressibleByArgument {}
 extension AmplitudeModulationLevel: ExpressibleByArgument {}
+extension CoordinatedResetPattern.ToneSet: ExpressibleByArgument {}
+extension SpectralRipple.Condition: ExpressibleByArgument {}
 
 /// `shades render SOURCE …`: one sound to one file.
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a noise colour, a tone or narrow-band noise to a WAV or FLAC file.",
+        abstract: "Render a noise colour, a tone, narrow-band noise or a therapy stimulus to a WAV or FLAC file.",
         discussion: """
             Sources: white, pink, brown, blue, violet (PSD ∝ f^-β with β 0, 1, 2, -1, -2), noise (any --beta
             in [-2, 2]), tone (--frequency) and nbn (narrow-band noise: --frequency, --width in octaves).
+            Therapy stimuli around a tinnitus frequency (--frequency): cr (acoustic coordinated reset, Tass
+            et al. 2012, timing after Adamchic et al. 2017: --tones, --tone-length, --tone-ramp, --cycle-rate,
+            --on-cycles, --off-cycles, --tone-gains) and ripple (spectral-ripple modulation, Yukhnovich et al.
+            2025: --condition amplitude|phase|noise, --sham, --band-gains); --seed chooses their orders and
+            segments. Both are one signal (the same in both ears for stereo).
             Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade.
             Levels are RMS in dBFS of the sustained sound (with --am after modulation, before pulses and
             fades); each sounding channel has exactly that RMS. A file that would clip is not written; the
@@ -32,9 +39,11 @@ struct RenderCommand: ParsableCommand {
               shades render nbn --frequency 4kHz --width 0.5 --duration 1m -o nbn.wav
               shades render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav
               shades render pink --notch 6kHz --notch-width 1 --duration 10m --loop -o notched-pink.wav
+              shades render cr --frequency 4kHz --duration 60s --seed 3 -o cr.wav
+              shades render ripple --frequency 4kHz --condition amplitude --duration 60s -o ripple.wav
             """)
 
-    @Argument(help: "white, pink, brown, blue, violet, noise, tone or nbn.")
+    @Argument(help: "white, pink, brown, blue, violet, noise, tone, nbn, cr or ripple.")
     var source: String
 
     @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
@@ -46,8 +55,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "mono, stereo (independent noise per ear), diotic (same in both ears), left or right.")
     var channels: ChannelLayout = .stereo
 
-    @Option(parsing: .unconditional, help: "RMS level in dBFS (-20, -20dBFS).")
-    var level: String = "-20"
+    @Option(parsing: .unconditional, help: "RMS level in dBFS (-20, -20dBFS; default -20, for ripple -30: its sine-phase harmonic complex has a crest factor near 20 dB).")
+    var level: String?
 
     @Option(help: "Random seed; the same seed and parameters give a byte-identical file.")
     var seed: UInt64 = 1
@@ -109,6 +118,36 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("fade-out"), help: "Fade-out length (overrides --fade).")
     var fadeOut: String?
 
+    @Option(help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
+    var tones: CoordinatedResetPattern.ToneSet = .standard
+
+    @Option(name: .customLong("tone-length"), help: "cr: length of each tone, ramps included (default: the slot, 1/(4 × cycle rate)).")
+    var toneLength: String?
+
+    @Option(name: .customLong("tone-ramp"), help: "cr: raised-cosine rise and fall of each tone.")
+    var toneRamp: String = "10ms"
+
+    @Option(name: .customLong("cycle-rate"), help: "cr: cycles per second, 0.1 … 10 Hz (four tone slots per cycle).")
+    var cycleRate: String = "1.5"
+
+    @Option(name: .customLong("on-cycles"), help: "cr: cycles with tones before the silent cycles.")
+    var onCycles: Int = 3
+
+    @Option(name: .customLong("off-cycles"), help: "cr: silent cycles after the tone cycles.")
+    var offCycles: Int = 2
+
+    @Option(name: .customLong("tone-gains"), parsing: .unconditional, help: "cr: four gains in dB, one per tone from the lowest, e.g. 0,-2,-3,1 (loudness matching).")
+    var toneGains: String?
+
+    @Option(help: "ripple: amplitude, phase or noise.")
+    var condition: SpectralRipple.Condition = .amplitude
+
+    @Flag(help: "ripple: modulate the octave far from the tinnitus frequency (the sham arm).")
+    var sham = false
+
+    @Option(name: .customLong("band-gains"), parsing: .unconditional, help: "ripple: eight gains in dB, one per half-octave band from 1 kHz up (hearing-loss compensation).")
+    var bandGains: String?
+
     @Option(help: "White-noise sample distribution: gaussian or uniform.")
     var distribution: WhiteDistribution = .gaussian
 
@@ -135,20 +174,40 @@ struct RenderCommand: ParsableCommand {
             sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
         case "grey", "gray":
             sound = .grey
+        case "cr":
+            guard let frequency else { throw ShadesError.usage("cr needs --frequency (the tinnitus frequency)") }
+            sound = .coordinatedReset(CoordinatedResetPattern(
+                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), toneSet: tones,
+                toneSeconds: try toneLength.map { try ValueParsing.seconds($0, parameter: "tone-length") },
+                rampSeconds: try ValueParsing.seconds(toneRamp, parameter: "tone-ramp"),
+                cycleRateHz: try ValueParsing.hertz(cycleRate, parameter: "cycle-rate"),
+                onCycles: onCycles, offCycles: offCycles,
+                toneGainsDB: try toneGains.map { try Self.decibelList($0, parameter: "tone-gains") }))
+        case "ripple":
+            guard let frequency else { throw ShadesError.usage("ripple needs --frequency (the tinnitus frequency, 1 … 16 kHz)") }
+            sound = .spectralRipple(SpectralRipple(
+                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition, sham: sham,
+                bandGainsDB: try bandGains.map { try Self.decibelList($0, parameter: "band-gains") }))
         case "noise":
             guard let beta else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
             sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
         default:
             guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
-                throw ShadesError.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn)")
+                throw ShadesError.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn, cr, ripple)")
             }
             if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
             sound = .noise(colour: colour, distribution: distribution)
         }
         switch sound {
         case .noise, .grey:
-            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone' and 'nbn' only") }
+            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone', 'nbn', 'cr' and 'ripple' only") }
         default: break
+        }
+        if case .coordinatedReset = sound {} else if toneLength != nil || toneGains != nil {
+            throw ShadesError.usage("--tone-length and --tone-gains apply to 'cr' only")
+        }
+        if case .spectralRipple = sound {} else if sham || bandGains != nil {
+            throw ShadesError.usage("--sham and --band-gains apply to 'ripple' only")
         }
 
         let modulation = try am.map { text throws in
@@ -191,10 +250,17 @@ struct RenderCommand: ParsableCommand {
         let request = RenderRequest(
             sound: sound, durationSeconds: seconds,
             sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
-            levelDBFS: try ValueParsing.decibels(level), seed: seed, loop: loop,
+            levelDBFS: try ValueParsing.decibels(level ?? (source.lowercased() == "ripple" ? "-30" : "-20")), seed: seed, loop: loop,
             modulation: modulation, pulses: pulses, fades: fades, notches: notches)
         try request.validate()
         return request
+    }
+}
+
+extension RenderCommand {
+    /// A comma-separated list of gains in dB ("0,-2,3dB").
+    static func decibelList(_ text: String, parameter: String) throws -> [Double] {
+        try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }
     }
 }
 

@@ -18,6 +18,8 @@ package enum SeedStream: UInt64, Sendable {
     case noise = 1
     case dither = 2
     case phase = 3
+    /// Choices of timed patterns: coordinated-reset tone orders, spectral-ripple segments.
+    case schedule = 4
 
     /// A 64-bit key for `channel` of this purpose under `seed`.
     package func key(seed: UInt64, channel: Int) -> UInt64 {

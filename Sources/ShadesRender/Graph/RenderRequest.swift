@@ -90,6 +90,12 @@ public struct RenderRequest: Sendable, Equatable, Codable {
                                       allowed: error.allowed ?? "")
                 }
             }
+        case .coordinatedReset(let pattern):
+            try pattern.validate(sampleRate: sampleRate)
+            try refusePatternCombinations("coordinated reset")
+        case .spectralRipple(let ripple):
+            try ripple.validate(sampleRate: sampleRate)
+            try refusePatternCombinations("spectral ripple")
         }
         if let notches, !notches.isEmpty {
             _ = try NotchDesign(notches: notches, sampleRate: sampleRate)
@@ -117,6 +123,30 @@ public struct RenderRequest: Sendable, Equatable, Codable {
                 throw ShadesError(parameter: "fade", value: fades.summary, problem: "cannot be combined with loop",
                                   allowed: "fades on a file that is not a loop (a loop has no ends)")
             }
+        }
+    }
+}
+
+extension RenderRequest {
+    /// Timed therapy patterns carry their own timing and spectrum: loops, notches, modulation and pulses
+    /// are refused (fades are allowed).
+    func refusePatternCombinations(_ name: String) throws(ShadesError) {
+        if loop {
+            throw ShadesError(parameter: "loop", value: "on", problem: "cannot be combined with \(name)",
+                              allowed: "a file of its own length (the pattern does not repeat within a loop)")
+        }
+        if let notches, !notches.isEmpty {
+            throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                              problem: "cannot be combined with \(name)",
+                              allowed: "no notch (the stimulus defines its own spectrum)")
+        }
+        if let modulation {
+            throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz", problem: "cannot be combined with \(name)",
+                              allowed: "no amplitude modulation (the stimulus defines its own envelope)")
+        }
+        if let pulses {
+            throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with \(name)",
+                              allowed: "no pulses (the stimulus defines its own timing)")
         }
     }
 }

@@ -11,6 +11,12 @@ public enum SoundDescription: Sendable, Equatable, Codable {
     /// Grey noise: perceptually flat, shaped by the inverse A-weighting (see `GreyNoise`); made by FFT
     /// synthesis over the whole file.
     case grey
+    /// Acoustic coordinated reset: four tones around the tinnitus frequency in a seeded order per cycle
+    /// (Tass et al. 2012; Adamchic et al. 2017). The level is the RMS of the whole file, silent cycles included.
+    case coordinatedReset(CoordinatedResetPattern)
+    /// Spectral-ripple modulated harmonic complexes in 4-s segments (Yukhnovich et al. 2025). Each whole
+    /// segment has the asked RMS; the file's RMS is the asked level.
+    case spectralRipple(SpectralRipple)
 
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
     public var summary: String {
@@ -24,6 +30,15 @@ public enum SoundDescription: Sendable, Equatable, Codable {
             return "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct"
         case .grey:
             return "grey"
+        case .coordinatedReset(let p):
+            return "cr frequency=\(formatNumber(p.tinnitusFrequencyHz))Hz tones=\(p.toneSet.rawValue)"
+                + " tone_length=\(formatNumber((p.toneSeconds ?? p.slotSeconds) * 1000))ms ramp=\(formatNumber(p.rampSeconds * 1000))ms"
+                + " cycle_rate=\(formatNumber(p.cycleRateHz))Hz on=\(p.onCycles) off=\(p.offCycles)"
+                + (p.toneGainsDB.map { " tone_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
+        case .spectralRipple(let r):
+            return "ripple frequency=\(formatNumber(r.tinnitusFrequencyHz))Hz condition=\(r.condition.rawValue)"
+                + (r.sham ? " sham" : "") + " octave=\(formatNumber(r.modulatedOctaveHz.lowerBound.rounded()))-\(formatNumber(r.modulatedOctaveHz.upperBound.rounded()))Hz"
+                + (r.bandGainsDB.map { " band_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
         }
     }
 }

@@ -143,6 +143,14 @@ public struct SoundGraph: Sendable {
             // Unit peak; the gain sets the level.
             base = { _ in try! ToneSource(frequencyHz: rendered, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
             measured = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
+        case .coordinatedReset(let pattern):
+            // One signal (diotic in stereo). Set to the level over whole on+off periods; a file is measured.
+            layout = request.layout == .stereo ? .diotic : request.layout
+            base = { _ in try! CoordinatedResetSource(pattern: pattern, sampleRate: rate, levelDBFS: level, seed: seed) }
+        case .spectralRipple(let ripple):
+            // One signal (diotic in stereo). Every whole segment has the level; a file is measured.
+            layout = request.layout == .stereo ? .diotic : request.layout
+            base = { _ in try! SpectralRippleSource(ripple: ripple, sampleRate: rate, levelDBFS: level, seed: seed) }
         }
 
         // A notch (streams): part of the sound. The filter is primed by the source, so the band is gone from

@@ -1,0 +1,417 @@
+import ShadesPlatform
+
+/// The parameters of a spectral-ripple ("cross-frequency de-correlating") modulation stimulus (Yukhnovich,
+/// Harrison, Wray, Alter, Sedley 2025, Hearing Research, "Chronic tinnitus is quietened by sound therapy using
+/// a novel cross-frequency de-correlating stimulus modulation"; materials DOI 10.25405/data.ncl.27109693).
+///
+/// The sound is a sequence of 4-s segments. Each is a harmonic complex on a fundamental f0 drawn uniformly
+/// from 96 … 256 Hz (whole Hz), anew for each segment, keeping the harmonics in 1 … 16 kHz (equal amplitude,
+/// sine phase). The span is divided into eight half-octave bands with edges 1000 · 2^(k/2) Hz, k = 0…8, and one
+/// octave (two adjacent bands) is modulated by a ripple drifting across it:
+/// Θ(t, x) = 2π·(φ0 + r·t + s(t)·x), r = 1 Hz, s(t) = 4.5 + 3·sin(φs + 2πt / 8 s) cycles/octave, where x is
+/// the harmonic's distance in octaves from the octave's centre (−0.5 … 0.5), t the time in the segment, and
+/// φ0, φs are drawn per segment.
+///
+/// Which octave (documented choice, ``modulatedBandPair``): active — the band pair whose centre is nearest F
+/// in log frequency (lower band j = round(2·log2(F / 1 kHz)) − 1, clamped to 0…6; so the octave contains F and
+/// is centred on it as well as the half-octave edges allow); sham — of the two outermost pairs (1–2 kHz and
+/// 8–16 kHz), the one whose centre is farther from F in log frequency (the lower one on a tie).
+public struct SpectralRipple: Sendable, Equatable, Codable {
+    /// How the modulated octave is treated.
+    public enum Condition: String, Sendable, Equatable, Codable, CaseIterable {
+        /// Each modulated harmonic × (1 + sin Θ): envelopes 0 … 2.
+        case amplitude
+        /// Each modulated harmonic's phase offset by (π/2)·(1 + sin Θ); amplitudes constant.
+        case phase
+        /// The modulated harmonics replaced by flat-spectrum random-phase noise over the same octave with
+        /// their (unmodulated) power: FFT noise over the segment, unit magnitude and random phase in every
+        /// 0.25-Hz bin of the octave, per-band gains applied.
+        case noise
+    }
+
+    /// Tinnitus frequency F in Hz (1,000 … 16,000).
+    public var tinnitusFrequencyHz: Double
+    public var condition: Condition
+    /// Modulate the octave far from F instead of the one around it (the sham arm).
+    public var sham: Bool
+    /// Hearing-loss compensation: a gain in dB for each of the eight half-octave bands (ascending), applied to
+    /// the harmonics (and noise) in it; nil: flat. The published mild/moderate/severe profiles were not
+    /// available when this was written, so none are built in.
+    public var bandGainsDB: [Double]?
+
+    public init(tinnitusFrequencyHz: Double, condition: Condition = .amplitude, sham: Bool = false, bandGainsDB: [Double]? = nil) {
+        self.tinnitusFrequencyHz = tinnitusFrequencyHz
+        self.condition = condition
+        self.sham = sham
+        self.bandGainsDB = bandGainsDB
+    }
+
+    /// Segment length, s.
+    public static let segmentSeconds = 4.0
+    /// Raised-cosine on and off ramps of each segment, s.
+    public static let rampSeconds = 1.0
+    /// Range of the fundamental, Hz (whole Hz, uniform).
+    public static let fundamentalRangeHz: ClosedRange<Int> = 96...256
+    /// Harmonics kept, Hz.
+    public static let carrierRangeHz: ClosedRange<Double> = 1000...16000
+    /// Ripple drift r, Hz.
+    public static let rippleRateHz = 1.0
+    /// Ripple density s(t) = mean + depth · sin(φs + 2πt / period), cycles/octave.
+    public static let densityMean = 4.5, densityDepth = 3.0, densityPeriodSeconds = 8.0
+    /// Edges of the eight half-octave bands, Hz: 1000 · 2^(k/2), k = 0…8.
+    public static let bandEdgesHz: [Double] = (0...8).map { 1000 * pow(2, Double($0) / 2) }
+    /// Allowed band gains, dB.
+    public static let allowedBandGainDB: ClosedRange<Double> = -40...40
+
+    /// The lower band (0…6) of the modulated octave: bands j and j + 1, from 1000·2^(j/2) to 1000·2^(j/2+1) Hz.
+    public var modulatedBandPair: Int {
+        let active = min(6, max(0, Int((2 * log2(tinnitusFrequencyHz / 1000)).rounded()) - 1))
+        guard sham else { return active }
+        // Centre of pair j: 1000 · 2^((j + 1)/2); distances in octaves from F.
+        let low = abs(log2(tinnitusFrequencyHz / (1000 * pow(2, 0.5))))
+        let high = abs(log2(tinnitusFrequencyHz / (1000 * pow(2, 3.5))))
+        return high > low + 1e-9 ? 6 : 0  // a tie (F = 4 kHz) goes to the lower pair
+    }
+
+    /// The modulated octave's edges, Hz.
+    public var modulatedOctaveHz: ClosedRange<Double> {
+        let j = modulatedBandPair
+        return Self.bandEdgesHz[j]...Self.bandEdgesHz[j + 2]
+    }
+
+    /// Checks every parameter at `sampleRate`; the error names the parameter and its allowed range.
+    public func validate(sampleRate: Double) throws(ShadesError) {
+        try validateSampleRate(sampleRate)
+        guard sampleRate > 2 * Self.carrierRangeHz.upperBound, sampleRate == sampleRate.rounded() else {
+            throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz",
+                              allowed: "a whole number of Hz above 32000 (harmonics up to 16 kHz)")
+        }
+        guard tinnitusFrequencyHz.isFinite, Self.carrierRangeHz.contains(tinnitusFrequencyHz) else {
+            throw ShadesError(parameter: "frequency", value: "\(tinnitusFrequencyHz) Hz", allowed: "1000 … 16000 Hz (the carrier's span)")
+        }
+        if let bandGainsDB {
+            guard bandGainsDB.count == 8 else {
+                throw ShadesError(parameter: "band-gains", value: "\(bandGainsDB.count) values",
+                                  allowed: "eight gains in dB, one per half-octave band from 1 kHz up")
+            }
+            for g in bandGainsDB where !(g.isFinite && Self.allowedBandGainDB.contains(g)) {
+                throw ShadesError(parameter: "band-gains", value: "\(g) dB", allowed: "-40 … 40 dB")
+            }
+        }
+    }
+}
+
+/// One segment's random choices, drawn from the seed and the segment index alone.
+public struct SpectralRippleSegment: Sendable, Equatable {
+    /// Fundamental, Hz (96 … 256).
+    public let fundamentalHz: Int
+    /// Ripple start phase φ0, cycles (0 ..< 1).
+    public let ripplePhaseCycles: Double
+    /// Density start phase φs, radians (0 ..< 2π).
+    public let densityPhase: Double
+    /// Seed of the noise condition's random phases.
+    let noiseKey: UInt64
+
+    init(key: UInt64, segment: Int) {
+        var rng = SplitMix64(seed: key ^ (UInt64(segment) &* 0xD6E8_FEB8_6659_FD93))
+        let span = UInt64(SpectralRipple.fundamentalRangeHz.count)
+        fundamentalHz = SpectralRipple.fundamentalRangeHz.lowerBound + Int(rng.next() % span)
+        ripplePhaseCycles = Double(rng.next() >> 11) / Double(1 << 53)
+        densityPhase = 2 * Double.pi * Double(rng.next() >> 11) / Double(1 << 53)
+        noiseKey = rng.next()
+    }
+}
+
+/// A spectral-ripple stimulus (``SpectralRipple``), one signal.
+///
+/// Each 4-s segment is synthesised into one of two buffers allocated at init and then played out; its
+/// choices depend only on the seed and the segment index, so any block sizes give the same samples and a
+/// stream may start at any frame. After synthesis the segment gets its 1-s raised-cosine ramps (gain 0 at
+/// its first frame, reaching 0 again at the next segment's first frame) and is scaled to exactly
+/// `levelDBFS` RMS over its 4 s.
+///
+/// Real time: while segment k plays, segment k + 1 is synthesised a slice per render call, in proportion
+/// to the frames played (finished by 80 % of the segment), so each call does a small, even share of the
+/// work; only the first segment of a stream (or after a jump) is made in one go, in the first render.
+/// Allocation-free after init.
+///
+/// Synthesis is direct, four harmonics per SIMD lane set: per harmonic, a sinusoid whose phase is exact (h·f0·n mod rate, in integers) at every
+/// 64-frame control point and rotated between them; the ripple's gains (amplitude condition) or phase offset
+/// (phase condition) are computed at the control points and interpolated linearly (the ripple changes at
+/// under 3 Hz, so the error is below 10⁻⁵ of the envelope). The noise condition adds an FFT noise of the
+/// segment's length when the segment is finished.
+public final class SpectralRippleSource: AudioSource {
+    public let sampleRate: Double
+    public let layout: ChannelLayout
+    public var channelCount: Int { layout.outputChannelCount }
+    public let ripple: SpectralRipple
+    /// RMS of every segment, dBFS.
+    public let levelDBFS: Double
+    /// Frames per segment: 4 s.
+    public let segmentFrames: Int
+
+    /// A segment being synthesised: how far, and what it has summed so far.
+    private struct Job {
+        var index: Int
+        var choices: SpectralRippleSegment
+        /// Frame (in the segment) of the next control block to synthesise.
+        var nextFrame = 0
+        /// Mean power of the harmonics the noise condition replaces.
+        var replacedPower = 0.0
+        var finished = false
+    }
+
+    private let rate: Int
+    private let key: UInt64
+    private let bandGains: [Double]
+    private var playing: UnsafeMutablePointer<Float>
+    private var preparing: UnsafeMutablePointer<Float>
+    private let accumulator: UnsafeMutablePointer<SIMD4<Double>>
+    /// Per harmonic: its (sine, cosine) gains at the last control point.
+    private let lastGains: UnsafeMutablePointer<SIMD2<Double>>
+    private let noiseFFT: RealFFT?
+    /// The modulated octave and its geometric centre, Hz.
+    private let octave: ClosedRange<Double>
+    private let centre: Double
+    private var playingIndex = -1
+    private var job: Job?
+    private var position: Int
+
+    static let controlFrames = 64
+    /// Most harmonics of f0 ≥ 96 Hz in 1 … 16 kHz.
+    static let maximumHarmonics = 168
+
+    /// - Parameters:
+    ///   - levelDBFS: RMS of each segment, dBFS (finite).
+    ///   - seed: chooses each segment's fundamental and phases (and the noise).
+    ///   - startFrame: the absolute frame the first render starts at.
+    public init(ripple: SpectralRipple, sampleRate: Double, layout: ChannelLayout = .mono, levelDBFS: Double = -20,
+                seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
+        try ripple.validate(sampleRate: sampleRate)
+        guard levelDBFS.isFinite else {
+            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level in dBFS")
+        }
+        guard startFrame >= 0 else {
+            throw ShadesError(parameter: "startFrame", value: "\(startFrame)", allowed: "0 or more frames")
+        }
+        self.sampleRate = sampleRate
+        self.layout = layout
+        self.ripple = ripple
+        self.levelDBFS = levelDBFS
+        rate = Int(sampleRate)
+        segmentFrames = Int((SpectralRipple.segmentSeconds * sampleRate).rounded())
+        key = SeedStream.schedule.key(seed: seed, channel: 0)
+        bandGains = (ripple.bandGainsDB ?? Array(repeating: 0, count: 8)).map { Decibels.amplitude($0) }
+        playing = .allocate(capacity: segmentFrames)
+        playing.initialize(repeating: 0, count: segmentFrames)
+        preparing = .allocate(capacity: segmentFrames)
+        preparing.initialize(repeating: 0, count: segmentFrames)
+        accumulator = .allocate(capacity: Self.controlFrames)
+        accumulator.initialize(repeating: .zero, count: Self.controlFrames)
+        lastGains = .allocate(capacity: Self.maximumHarmonics)
+        lastGains.initialize(repeating: .zero, count: Self.maximumHarmonics)
+        noiseFFT = ripple.condition == .noise ? RealFFT(size: segmentFrames) : nil
+        octave = ripple.modulatedOctaveHz
+        centre = (octave.lowerBound * octave.upperBound).squareRoot()
+        position = startFrame
+    }
+
+    deinit {
+        playing.deallocate()
+        preparing.deallocate()
+        accumulator.deallocate()
+        lastGains.deallocate()
+    }
+
+    /// The random choices of segment `index` (segment 0 starts at frame 0).
+    public func segmentChoices(_ index: Int) -> SpectralRippleSegment { SpectralRippleSegment(key: key, segment: index) }
+
+    /// Band (0…7) of a frequency in the carrier's span.
+    static func band(ofHz f: Double) -> Int { min(7, max(0, Int((2 * log2(f / 1000)).rounded(.down)))) }
+
+    public func render(into block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "block has the wrong channel count")
+        guard let first = (0..<channelCount).first(where: { layout.signal(forOutputChannel: $0) != nil }) else {
+            block.clear()
+            position += block.frameCount
+            return
+        }
+        let out = block.channel(first).baseAddress!
+        var done = 0
+        while done < block.frameCount {
+            let index = position / segmentFrames
+            if index != playingIndex { startPlaying(index) }
+            let offset = position - index * segmentFrames
+            let n = min(block.frameCount - done, segmentFrames - offset)
+            (out + done).update(from: playing + offset, count: n)
+            done += n
+            position += n
+            // The next segment's share of work: done by 80 % of this one.
+            if var next = job, !next.finished {
+                let due = min(segmentFrames, (offset + n) * 5 / 4)
+                advance(&next, toFrame: due, into: preparing)
+                if next.nextFrame >= segmentFrames { finish(&next, into: preparing) }
+                job = next
+            }
+        }
+        for channel in 0..<channelCount where channel != first {
+            let destination = block.channel(channel)
+            if layout.signal(forOutputChannel: channel) != nil {
+                destination.baseAddress!.update(from: out, count: block.frameCount)
+            } else {
+                destination.update(repeating: 0)
+            }
+        }
+    }
+
+    /// Makes segment `index` the playing one (finishing it if it was being prepared, else synthesising it
+    /// whole) and starts preparing the one after it.
+    private func startPlaying(_ index: Int) {
+        if var prepared = job, prepared.index == index {
+            if !prepared.finished {
+                advance(&prepared, toFrame: segmentFrames, into: preparing)
+                finish(&prepared, into: preparing)
+            }
+            swap(&playing, &preparing)
+        } else {
+            var whole = Job(index: index, choices: segmentChoices(index))
+            advance(&whole, toFrame: segmentFrames, into: playing)
+            finish(&whole, into: playing)
+        }
+        playingIndex = index
+        job = Job(index: index + 1, choices: segmentChoices(index + 1))
+    }
+
+    /// Synthesises the harmonic complex of `job`'s segment from its next control block up to `toFrame`.
+    private func advance(_ job: inout Job, toFrame: Int, into segment: UnsafeMutablePointer<Float>) {
+        guard job.nextFrame < toFrame else { return }
+        let choices = job.choices
+        let f0 = choices.fundamentalHz
+        let (octave, centre) = (self.octave, self.centre)
+        let lowest = Int((SpectralRipple.carrierRangeHz.lowerBound / Double(f0)).rounded(.up))
+        let highest = Int((SpectralRipple.carrierRangeHz.upperBound / Double(f0)).rounded(.down))
+        let control = Self.controlFrames
+        let frames = segmentFrames
+        let twoPi = 2 * Double.pi
+        let condition = ripple.condition
+
+        // (sine gain, cosine gain) of a harmonic at log-frequency x: out = a·sin(carrier) + b·cos(carrier);
+        // `cycles` is φ0 + r·t and `density` s(t) at the control point.
+        func gains(cycles: Double, density: Double, x: Double, modulated: Bool) -> SIMD2<Double> {
+            guard modulated else { return SIMD2(1, 0) }
+            let s = sin(twoPi * (cycles + density * x))
+            switch condition {
+            case .amplitude: return SIMD2(1 + s, 0)
+            case .phase:
+                let offset = Double.pi / 2 * (1 + s)
+                return SIMD2(cos(offset), sin(offset))
+            case .noise: return .zero
+            }
+        }
+        func rippleAt(_ frame: Int) -> (cycles: Double, density: Double) {
+            let t = Double(frame) / sampleRate
+            return (choices.ripplePhaseCycles + SpectralRipple.rippleRateHz * t,
+                    SpectralRipple.densityMean
+                        + SpectralRipple.densityDepth * sin(choices.densityPhase + twoPi * t / SpectralRipple.densityPeriodSeconds))
+        }
+
+        if job.nextFrame == 0 {
+            // The gains at frame 0, and the noise's power.
+            let (cycles, density) = rippleAt(0)
+            for h in lowest...highest {
+                let f = Double(h * f0)
+                let modulated = octave.contains(f)
+                lastGains[h - lowest] = gains(cycles: cycles, density: density, x: log2(f / centre), modulated: modulated)
+                if modulated && condition == .noise {
+                    job.replacedPower += bandGains[Self.band(ofHz: f)] * bandGains[Self.band(ofHz: f)] / 2
+                }
+            }
+        }
+        var blockStart = job.nextFrame
+        while blockStart < min(toFrame, frames) {
+            let count = min(control, frames - blockStart)
+            accumulator.update(repeating: .zero, count: count)
+            let (cycles, density) = rippleAt(blockStart + count)
+            // Four harmonics at a time, one per SIMD lane (a lane past the last harmonic has zero gain).
+            var h = lowest
+            while h <= highest {
+                var s = SIMD4<Double>(), c = SIMD4<Double>(), cs = SIMD4<Double>(), ss = SIMD4<Double>()
+                var a = SIMD4<Double>(), b = SIMD4<Double>(), da = SIMD4<Double>(), db = SIMD4<Double>()
+                for lane in 0..<4 where h + lane <= highest {
+                    let hz = (h + lane) * f0
+                    let f = Double(hz)
+                    let modulated = octave.contains(f)
+                    if modulated && condition == .noise { continue }
+                    let g = bandGains[Self.band(ofHz: f)]
+                    let start = lastGains[h + lane - lowest]
+                    let end = gains(cycles: cycles, density: density, x: log2(f / centre), modulated: modulated)
+                    lastGains[h + lane - lowest] = end
+                    (a[lane], b[lane]) = (g * start.x, g * start.y)
+                    (da[lane], db[lane]) = (g * (end.x - start.x) / Double(count), g * (end.y - start.y) / Double(count))
+                    // Exact phase at the block start: h·f0·n mod rate, in whole numbers.
+                    let startCycles = Double((hz * blockStart) % rate) / sampleRate
+                    (s[lane], c[lane]) = (sin(twoPi * startCycles), cos(twoPi * startCycles))
+                    let angle = twoPi * f / sampleRate
+                    (cs[lane], ss[lane]) = (cos(angle), sin(angle))
+                }
+                for i in 0..<count {
+                    accumulator[i] += a * s + b * c
+                    (s, c) = (s * cs + c * ss, c * cs - s * ss)
+                    a += da
+                    b += db
+                }
+                h += 4
+            }
+            for i in 0..<count { segment[blockStart + i] = Float(accumulator[i].sum()) }
+            blockStart += count
+        }
+        job.nextFrame = blockStart
+    }
+
+    /// Completes `job`'s segment: the noise (noise condition), the ramps and the segment's RMS.
+    private func finish(_ job: inout Job, into segment: UnsafeMutablePointer<Float>) {
+        let frames = segmentFrames
+        if ripple.condition == .noise, let fft = noiseFFT {
+            addNoise(fft, key: job.choices.noiseKey, power: job.replacedPower, octave: octave, into: segment)
+        }
+        let rampFrames = Int((SpectralRipple.rampSeconds * sampleRate).rounded())
+        var energy = 0.0
+        for n in 0..<frames {
+            let w = min(raisedCosineGain(n, rampFrames: rampFrames), raisedCosineGain(frames - n, rampFrames: rampFrames))
+            let y = Double(segment[n]) * w
+            segment[n] = Float(y)
+            energy += y * y
+        }
+        let scale = energy > 0 ? Decibels.amplitude(levelDBFS) / (energy / Double(frames)).squareRoot() : 0
+        for n in 0..<frames { segment[n] = Float(Double(segment[n]) * scale) }
+        job.finished = true
+    }
+
+    /// Adds flat random-phase noise over `octave` (per-band gains applied) with mean power `power` to `segment`.
+    private func addNoise(_ fft: RealFFT, key: UInt64, power: Double, octave: ClosedRange<Double>, into segment: UnsafeMutablePointer<Float>) {
+        let frames = segmentFrames
+        let binHz = sampleRate / Double(frames)
+        var rng = SplitMix64(seed: key)
+        fft.withSpectrum { bins in
+            for k in 0..<fft.binCount {
+                let f = Double(k) * binHz
+                guard k > 0, k < frames / 2, octave.contains(f) else {
+                    bins[2 * k] = 0
+                    bins[2 * k + 1] = 0
+                    continue
+                }
+                let phase = 2 * Double.pi * Double(rng.next() >> 11) / Double(1 << 53)
+                let g = bandGains[Self.band(ofHz: f)]
+                bins[2 * k] = Float(g * cos(phase))
+                bins[2 * k + 1] = Float(g * sin(phase))
+            }
+        }
+        fft.inverse()
+        fft.withSignal { x in
+            var energy = 0.0
+            for n in 0..<frames { energy += Double(x[n]) * Double(x[n]) }
+            let scale = energy > 0 ? (power * Double(frames) / energy).squareRoot() : 0
+            for n in 0..<frames { segment[n] += Float(Double(x[n]) * scale) }
+        }
+    }
+}
