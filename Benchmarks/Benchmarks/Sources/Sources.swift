@@ -215,6 +215,13 @@ let benchmarks: @Sendable () -> Void = {
                             swell: SwellEnvelope(sampleRate: sampleRate, periodSeconds: 10, depth: 0.9, seed: 2)),
         ])
     }
+    // The newer therapy stimuli: coordinated reset (Tass 2012) and spectral-ripple modulation (Yukhnovich 2025).
+    streamBenchmark("coordinated-reset-4kHz-stereo") {
+        try CoordinatedResetSource(pattern: CoordinatedResetPattern(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate, layout: .stereo)
+    }
+    streamBenchmark("spectral-ripple-4kHz-amplitude-stereo") {
+        try SpectralRippleSource(ripple: SpectralRipple(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate, layout: .stereo, levelDBFS: -30)
+    }
     // The real-time player: voices crossfaded, added and removed during the run (no allocation either).
     streamBenchmark("player-engine-crossfading-stereo") { try ScheduledEngineSource() }
     streamBenchmark("pulsed-tone-1kHz-stereo") {

@@ -1,0 +1,257 @@
+import FoundationEssentials
+import ShadesDSP
+import ShadesPlatform
+
+/// Interactive pitch matching by the binary (bracketing) two-alternative method (Henry et al. 2001,
+/// J Rehabil Res Dev 38:557–566), as a pure state machine: it says what to present next, takes the
+/// listener's answer, and ends with the matched frequency, its range and every choice. A terminal (`shades
+/// match`), an app, or a simulated listener drives it.
+///
+/// 1. Loudness balance: the first time a frequency is to be heard, the listener sets its level to match the
+///    tinnitus loudness (``Step/balance(frequencyHz:)``; answer ``Answer/level(_:)`` in dB re the start level).
+/// 2. Octave stage: a pair L, H = 2L (from 1 and 2 kHz); H closer → up an octave, L closer → down an
+///    octave; it stops at the first reversal or at the range's ends (500 Hz, 16 kHz). The last tone chosen
+///    is the octave stage's winner W.
+/// 3. Within-octave stage in whole-tone steps (2^(1/6)): from W, the pair (c, c·s) and then (c/s, c); the
+///    match walks towards the tone chosen until a reversal or W·2^(±½); it ends at the tone that beat both
+///    neighbours.
+/// 4. Octave-confusion check: the match F against F/2 and against 2F (Stein 2016); choosing F/2 or 2F
+///    flags octave confusion, which the result reports (the match is kept; the clinician decides).
+public struct PitchMatch: Sendable {
+    /// What to present next.
+    public enum Step: Sendable, Equatable {
+        /// Play a tone at `frequencyHz` and let the listener set its level to the tinnitus loudness.
+        case balance(frequencyHz: Double)
+        /// Play `first` then `second` (1 s each, 10 ms ramps, a gap between) at their balanced levels; the
+        /// listener says which is closer to the tinnitus pitch.
+        case pair(first: Double, second: Double, stage: Stage)
+        /// The procedure has ended: see ``result``.
+        case done
+    }
+
+    public enum Stage: String, Sendable, Codable { case octave, wholeTone = "whole-tone", octaveCheck = "octave-check" }
+
+    /// The listener's answer to the current step.
+    public enum Answer: Sendable, Equatable {
+        /// The level set in a loudness balance, dB re the start level.
+        case level(Double)
+        case first
+        case second
+    }
+
+    /// One answered pair.
+    public struct Choice: Sendable, Codable, Equatable {
+        public let stage: Stage
+        public let firstHz: Double
+        public let secondHz: Double
+        public let chosenHz: Double
+    }
+
+    /// A tone's loudness balance.
+    public struct Balance: Sendable, Codable, Equatable {
+        public let frequencyHz: Double
+        /// The level the listener set, dB re the start level.
+        public let levelDB: Double
+    }
+
+    /// The outcome: the matched frequency, the range it stands for, the loudness balances and every choice.
+    public struct Result: Sendable, Codable, Equatable {
+        /// The matched tinnitus frequency, Hz.
+        public let frequency: Double
+        /// The range the match stands for: half a whole tone each side (the step of the last stage), Hz.
+        public let rangeLow: Double
+        public let rangeHigh: Double
+        /// True when the listener chose F/2 or 2F over F in the octave-confusion check.
+        public let octaveConfusion: Bool
+        /// The balanced level of each frequency heard, in frequency order.
+        public let loudness: [Balance]
+        public let choices: [Choice]
+        public let method: String
+    }
+
+    /// Lowest and highest frequencies of the octave stage, Hz.
+    public let lowestHz: Double
+    public let highestHz: Double
+    /// The whole-tone step, 2^(1/6).
+    public static let wholeTone: Double = pow(2.0, 1.0 / 6)
+
+    public private(set) var step: Step
+    public private(set) var choices: [Choice] = []
+    public private(set) var levels: [Double: Double] = [:]
+
+    private var pending: (first: Double, second: Double, stage: Stage)?
+    private var octaveDirection = 0          // +1 going up, −1 going down, 0 not yet
+    private var winner = 0.0
+    private var current = 0.0
+    /// Where the whole-tone stage stands: its first pair above the winner, walking up, its first pair
+    /// below, walking down.
+    private enum WholeTonePhase { case firstAbove, goingUp, firstBelow, goingDown }
+    private var phase = WholeTonePhase.firstAbove
+    private var checks: [(Double, Double)] = []
+    private var confusion = false
+
+    /// A procedure over `lowestHz` … `highestHz` (500 Hz … 16 kHz by default), starting from the pair
+    /// `startHz`, 2·`startHz`.
+    public init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000) throws(ShadesError) {
+        guard lowestHz.isFinite, highestHz.isFinite, lowestHz >= 20, highestHz > 2 * lowestHz else {
+            throw ShadesError(parameter: "range", value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
+                              allowed: "from 20 Hz, at least an octave wide")
+        }
+        guard startHz >= lowestHz, 2 * startHz <= highestHz else {
+            throw ShadesError(parameter: "start", value: "\(formatNumber(startHz)) Hz",
+                              allowed: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz / 2)) Hz (its octave inside the range)")
+        }
+        (self.lowestHz, self.highestHz) = (lowestHz, highestHz)
+        step = .done
+        present(startHz, 2 * startHz, stage: .octave)
+    }
+
+    /// The result once ``step`` is ``Step/done``.
+    public var result: Result? {
+        guard step == .done else { return nil }
+        let half = Self.wholeTone.squareRoot()
+        return Result(frequency: current, rangeLow: current / half, rangeHigh: current * half, octaveConfusion: confusion,
+                      loudness: levels.sorted { $0.key < $1.key }.map { Balance(frequencyHz: $0.key, levelDB: $0.value) },
+                      choices: choices, method: "binary two-alternative forced choice (Henry et al. 2001)")
+    }
+
+    /// Takes the answer to the current step and moves on.
+    public mutating func answer(_ answer: Answer) throws(ShadesError) {
+        switch (step, answer) {
+        case (.balance(let f), .level(let db)):
+            guard db.isFinite, abs(db) <= 60 else {
+                throw ShadesError(parameter: "level", value: "\(formatNumber(db)) dB", allowed: "-60 … 60 dB re the start level")
+            }
+            levels[f] = db
+            advance()
+        case (.pair(let a, let b, let stage), .first), (.pair(let a, let b, let stage), .second):
+            let chosen = answer == .first ? a : b
+            choices.append(Choice(stage: stage, firstHz: a, secondHz: b, chosenHz: chosen))
+            choose(chosen, from: a, b, stage: stage)
+        default:
+            throw ShadesError(parameter: "answer", value: "\(answer)", allowed: "a level for a balance, first or second for a pair")
+        }
+    }
+
+    // MARK: The stages
+
+    /// Asks for the pair, balancing any frequency not heard yet first.
+    private mutating func present(_ a: Double, _ b: Double, stage: Stage) {
+        pending = (a, b, stage)
+        advance()
+    }
+
+    private mutating func advance() {
+        guard let p = pending else { step = .done; return }
+        if levels[p.first] == nil { step = .balance(frequencyHz: p.first); return }
+        if levels[p.second] == nil { step = .balance(frequencyHz: p.second); return }
+        step = .pair(first: p.first, second: p.second, stage: p.stage)
+        pending = nil
+    }
+
+    private mutating func choose(_ chosen: Double, from a: Double, _ b: Double, stage: Stage) {
+        let low = min(a, b), high = max(a, b)
+        switch stage {
+        case .octave:
+            let direction = chosen == high ? 1 : -1
+            let reversal = octaveDirection != 0 && direction != octaveDirection
+            octaveDirection = direction
+            if reversal || (direction > 0 && high * 2 > highestHz * (1 + 1e-9)) || (direction < 0 && low / 2 < lowestHz * (1 - 1e-9)) {
+                winner = chosen
+                current = chosen
+                startWholeTones()
+            } else if direction > 0 {
+                present(high, high * 2, stage: .octave)
+            } else {
+                present(low / 2, low, stage: .octave)
+            }
+        case .wholeTone:
+            switch phase {
+            case .firstAbove, .goingUp:
+                if chosen == high {
+                    current = high
+                    phase = .goingUp
+                    tryAbove() ?? finishWholeTones()
+                } else if phase == .firstAbove {
+                    phase = .firstBelow
+                    tryBelow() ?? finishWholeTones()
+                } else {
+                    finishWholeTones()   // a reversal
+                }
+            case .firstBelow, .goingDown:
+                if chosen == low {
+                    current = low
+                    phase = .goingDown
+                    tryBelow() ?? finishWholeTones()
+                } else {
+                    finishWholeTones()
+                }
+            }
+        case .octaveCheck:
+            let (_, other) = checks.removeFirst()
+            if chosen == other { confusion = true }
+            nextCheck()
+        }
+    }
+
+    private mutating func startWholeTones() {
+        phase = .firstAbove
+        if tryAbove() != nil { return }
+        phase = .firstBelow
+        tryBelow() ?? finishWholeTones()
+    }
+
+    /// The pair (current, current·s) when it stays within half an octave of the winner and the range.
+    private mutating func tryAbove() -> Void? {
+        let up = current * Self.wholeTone
+        guard up <= winner * 2.0.squareRoot() * (1 + 1e-9), up <= highestHz * (1 + 1e-9) else { return nil }
+        present(current, up, stage: .wholeTone)
+        return ()
+    }
+
+    /// The pair (current/s, current) likewise.
+    private mutating func tryBelow() -> Void? {
+        let down = current / Self.wholeTone
+        guard down >= winner / 2.0.squareRoot() * (1 - 1e-9), down >= lowestHz * (1 - 1e-9) else { return nil }
+        present(down, current, stage: .wholeTone)
+        return ()
+    }
+
+    private mutating func finishWholeTones() {
+        checks = [(current, current / 2), (current, current * 2)].filter { $0.1 >= 20 && $0.1 <= 20_000 }
+        nextCheck()
+    }
+
+    private mutating func nextCheck() {
+        guard let (f, other) = checks.first else { pending = nil; step = .done; return }
+        present(min(f, other), max(f, other), stage: .octaveCheck)
+    }
+}
+
+/// A simulated listener for ``PitchMatch``: it picks the tone closer in log frequency to its target and
+/// balances every tone to 0 dB. With `octaveConfusion`, it hears its tinnitus an octave low while matching
+/// (it matches half its target) but knows it in the octave check: the check flags it.
+public struct SimulatedListener: Sendable {
+    public let targetHz: Double
+    public let octaveConfusion: Bool
+
+    public init(targetHz: Double, octaveConfusion: Bool = false) { (self.targetHz, self.octaveConfusion) = (targetHz, octaveConfusion) }
+
+    /// The answer to `step`.
+    public func answer(_ step: PitchMatch.Step) -> PitchMatch.Answer? {
+        switch step {
+        case .balance: return .level(0)
+        case .pair(let a, let b, let stage):
+            let target = octaveConfusion && stage != .octaveCheck ? targetHz / 2 : targetHz
+            return abs(log2(a / target)) <= abs(log2(b / target)) ? .first : .second
+        case .done: return nil
+        }
+    }
+
+    /// Runs `procedure` to its end with this listener.
+    public func run(_ procedure: PitchMatch) throws(ShadesError) -> PitchMatch.Result {
+        var p = procedure
+        while let answer = answer(p.step) { try p.answer(answer) }
+        return p.result!
+    }
+}
