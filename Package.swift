@@ -73,5 +73,8 @@ let package = Package(
         .testTarget(
             name: "ShadesCommandLineTests",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
+        /// `shades play` through a real audio server (a headless PulseAudio started by scripts/live-tests.sh,
+        /// `make test-live`); skipped when none is reachable.
+        .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesAnalysis", "ShadesTestSupport", "shades"]),
     ]
 )
