@@ -8,8 +8,8 @@ DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev p
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
 TEST_PACKAGES := lame
 # For the live tests (make test-live): a headless PulseAudio server and its tools (parecord, paplay, pactl),
-# the ALSA plugin through which PortAudio's "default" device reaches it, and PortAudio for `shades play`.
-LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins portaudio19-dev
+# and the ALSA plugin through which PortAudio's "default" device reaches it (PortAudio is in DEB_PACKAGES).
+LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # A plain release build, as an app depending on Shades gets it: the hot kernels (CShadesKernels) are built
 # for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so no CPU flags are needed.

@@ -93,7 +93,7 @@ let liveRate = 48_000
 
 /// Until `shades play` is on this branch, a stand-in plays a file render of the same sound with `paplay`
 /// (everything but the player itself is then proven). Switching to the real player is this one line.
-let playerIsStandIn = true
+let playerIsStandIn = false
 
 /// A running player.
 struct Player {
