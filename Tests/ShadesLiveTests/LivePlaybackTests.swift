@@ -8,8 +8,11 @@ import ShadesTestSupport
 /// file render of the same sound (float32 at 48 kHz crosses the server bit-exact). One sink, so one test at
 /// a time. Skipped when no server is reachable.
 @Suite(.serialized, .enabled(if: LiveServer.isReachable, Comment(rawValue: LiveServer.skipMessage)))
-struct LivePlaybackTests {
+final class LivePlaybackTests {
     let folder = temporaryFolder("live")
+
+    /// The captures are large (23 MB a minute): each test removes its folder.
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     /// Renders `arguments` (`shades render` options) as float32 to `name` in the folder; its channels.
     func render(_ arguments: [String], to name: String) throws -> [[Float]] {
