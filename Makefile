@@ -1,11 +1,15 @@
 # Shades: the two commands a newcomer runs on a fresh Debian machine.
 #   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
-#   make test        install the C libraries and the tests' tools if missing, run the test suite (release build)
+#   make test        install the C libraries and the tests' tools if missing, run the test suite (release build),
+#                    then the live tests through a headless PulseAudio server (make test-live)
 # Robustness (README, Development): make fuzz, make test-tsan, make test-asan, make soak.
 
-DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev pkg-config
+DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev pkg-config
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
 TEST_PACKAGES := lame
+# For the live tests (make test-live): a headless PulseAudio server and its tools (parecord, paplay, pactl),
+# and the ALSA plugin through which PortAudio's "default" device reaches it (PortAudio is in DEB_PACKAGES).
+LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # A plain release build, as an app depending on Shades gets it: the hot kernels (CShadesKernels) are built
 # for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so no CPU flags are needed.
@@ -21,7 +25,7 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps test-deps build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean \
+.PHONY: deps test-deps live-deps test-live build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean \
 	fuzz fuzz-ci test-tsan test-asan soak
 
 # Installs those of the Debian packages $(1) that are missing.
@@ -38,6 +42,9 @@ deps:
 test-deps:
 	@$(call INSTALL_MISSING,$(TEST_PACKAGES))
 
+live-deps:
+	@$(call INSTALL_MISSING,$(LIVE_PACKAGES))
+
 build: deps
 	swift build $(SWIFT_FLAGS) --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product shades
 
@@ -46,8 +53,16 @@ build: deps
 catalogue: build
 	$(SHADES) catalogue build Presets -o $(CATALOGUE)
 
-test: deps test-deps
-	swift test $(SWIFT_FLAGS)
+# The live tests run apart, after the others, against a server of their own (one null sink: one at a time).
+test: deps test-deps live-deps
+	swift test $(SWIFT_FLAGS) --skip ShadesLiveTests
+	bash scripts/live-tests.sh $(SWIFT_FLAGS)
+
+# `shades play` through a real audio server: scripts/live-tests.sh starts a headless PulseAudio (null sink,
+# float32 48 kHz stereo) in a temporary folder, runs Tests/ShadesLiveTests with its environment exported
+# (XDG_RUNTIME_DIR, HOME, PULSE_SINK) and stops it afterwards, also when a test fails. About 2 minutes.
+test-live: deps live-deps
+	bash scripts/live-tests.sh $(SWIFT_FLAGS)
 
 # libFuzzer targets (Fuzz/, with the address and leak sanitizers), each for FUZZ_SECONDS, two at a time;
 # a crash, hang (over 10 s), leak or failed invariant fails the run and leaves the input in

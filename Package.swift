@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "ShadesAnalysis", targets: ["ShadesAnalysis"]),
         /// The app's sound catalogue: JSON presets, loudness-matched assets, manifest and page.
         .library(name: "ShadesCatalogue", targets: ["ShadesCatalogue"]),
+        /// Live playback of a `PlayerEngine` through the sound card (PortAudio).
+        .library(name: "ShadesPlayback", targets: ["ShadesPlayback"]),
         .executable(name: "shades", targets: ["shades"]),
     ],
     dependencies: [
@@ -31,6 +33,9 @@ let package = Package(
         .systemLibrary(
             name: "CSampleRate", pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
+        .systemLibrary(
+            name: "CPortAudio", pkgConfig: "portaudio-2.0",
+            providers: [.apt(["portaudio19-dev"]), .brew(["portaudio"])]),
         .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"]), .brew(["libebur128"])]),
@@ -52,9 +57,10 @@ let package = Package(
         .target(
             name: "ShadesCatalogue",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"]),
+        .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "ShadesPlatform"]),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlatform",
+            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesPlatform",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
@@ -73,5 +79,8 @@ let package = Package(
         .testTarget(
             name: "ShadesCommandLineTests",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
+        /// `shades play` through a real audio server (a headless PulseAudio started by scripts/live-tests.sh,
+        /// `make test-live`); skipped when none is reachable.
+        .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesAnalysis", "ShadesTestSupport", "shades"]),
     ]
 )

@@ -2,6 +2,7 @@ import ArgumentParser
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesPlatform
 
 extension ChannelLayout: ExpressibleByArgument {}
 extension SampleFormat: ExpressibleByArgument {}
@@ -49,112 +50,16 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
     var duration: String?
 
-    @Option(help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …).")
-    var rate: String = "48000"
-
-    @Option(help: "mono, stereo (independent noise per ear), diotic (same in both ears), left or right.")
-    var channels: ChannelLayout = .stereo
-
-    @Option(parsing: .unconditional, help: "RMS level in dBFS (-20, -20dBFS; default -20, for ripple -30: its sine-phase harmonic complex has a crest factor near 20 dB).")
-    var level: String?
-
-    @Option(help: "Random seed; the same seed and parameters give a byte-identical file.")
-    var seed: UInt64 = 1
-
     @Option(help: "Sample format: s16 (TPDF-dithered), s24 or f32 (WAV only).")
     var format: SampleFormat = .s16
 
-    @Flag(help: "Make a seamless loop: noise shaped over the whole length, a tone adjusted to whole cycles.")
-    var loop = false
+    @OptionGroup var sound: SoundOptions
 
-    @Option(parsing: .unconditional, help: "Spectral exponent β in [-2, 2] for 'noise' (PSD ∝ f^-β).")
-    var beta: Double?
-
-    @Option(help: "Tone frequency, or centre of narrow-band noise: 6000, 6kHz, 440Hz.")
-    var frequency: String?
-
-    @Option(help: "Narrow-band noise width in octaves (0.5: edges at frequency·2^±0.25).")
-    var width: Double = 0.5
-
-    @Option(help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
-    var am: String?
-
-    @Option(name: .customLong("am-depth"), help: "Modulation depth, 0 … 1.")
-    var amDepth: Double = 1
-
-    @Option(name: .customLong("am-phase"), parsing: .unconditional, help: "Modulation start phase in radians.")
-    var amPhase: Double = 0
-
-    @Option(name: .customLong("am-keep"), help: "What modulation keeps equal to the unmodulated sound: rms or peak.")
-    var amKeep: AmplitudeModulationLevel = .rms
-
-    @Option(help: "Cut a notch centred here (notched noise: Okamoto 2010), e.g. 6kHz.")
-    var notch: String?
-
-    @Option(name: .customLong("notch-width"), help: "Notch width in octaves (0 … 3; 1 in Okamoto 2010, 0.5 in Stein 2016).")
-    var notchWidth: Double = 1
-
-    @Option(name: .customLong("edge-boost"), help: "Raise the bands beside the notch by this gain (Stein 2016: 20dB).")
-    var edgeBoost: String?
-
-    @Option(name: .customLong("edge-width"), help: "Width of each boosted band beside the notch, in octaves.")
-    var edgeWidth: Double = 0.375
-
-    @Option(help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
-    var pulse: String?
-
-    @Option(help: "Raised-cosine rise and fall of each pulse (20–50 ms is the audiometric convention).")
-    var ramp: String = "25ms"
-
-    @Option(name: .customLong("pulse-count"), help: "Number of pulses (the duration follows if --duration is not given).")
-    var pulseCount: Int?
-
-    @Option(help: "Raised-cosine fade-in and fade-out, e.g. 50ms.")
-    var fade: String?
-
-    @Option(name: .customLong("fade-in"), help: "Fade-in length (overrides --fade).")
-    var fadeIn: String?
-
-    @Option(name: .customLong("fade-out"), help: "Fade-out length (overrides --fade).")
-    var fadeOut: String?
-
-    @Option(help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
-    var tones: CoordinatedResetPattern.ToneSet = .standard
-
-    @Option(name: .customLong("tone-length"), help: "cr: length of each tone, ramps included (default: the slot, 1/(4 × cycle rate)).")
-    var toneLength: String?
-
-    @Option(name: .customLong("tone-ramp"), help: "cr: raised-cosine rise and fall of each tone.")
-    var toneRamp: String = "10ms"
-
-    @Option(name: .customLong("cycle-rate"), help: "cr: cycles per second, 0.1 … 10 Hz (four tone slots per cycle).")
-    var cycleRate: String = "1.5"
-
-    @Option(name: .customLong("on-cycles"), help: "cr: cycles with tones before the silent cycles.")
-    var onCycles: Int = 3
-
-    @Option(name: .customLong("off-cycles"), help: "cr: silent cycles after the tone cycles.")
-    var offCycles: Int = 2
-
-    @Option(name: .customLong("tone-gains"), parsing: .unconditional, help: "cr: four gains in dB, one per tone from the lowest, e.g. 0,-2,-3,1 (loudness matching).")
-    var toneGains: String?
-
-    @Option(help: "ripple: amplitude, phase or noise.")
-    var condition: SpectralRipple.Condition = .amplitude
-
-    @Flag(help: "ripple: modulate the octave far from the tinnitus frequency (the sham arm).")
-    var sham = false
-
-    @Option(name: .customLong("band-gains"), parsing: .unconditional, help: "ripple: eight gains in dB, one per half-octave band from 1 kHz up (hearing-loss compensation).")
-    var bandGains: String?
-
-    @Option(help: "White-noise sample distribution: gaussian or uniform.")
-    var distribution: WhiteDistribution = .gaussian
-
-    @Option(name: .shortAndLong, help: "Output file (.wav or .flac).")
+    @Option(name: .shortAndLong, help: "Output file (.wav or .flac), or - for a WAV stream on standard output.")
     var output: String
 
     func run() throws {
+        if output == "-" { return try stream() }
         let request = try makeRequest()
         try AtomicFile.checkWritable(output)
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
@@ -164,103 +69,25 @@ struct RenderCommand: ParsableCommand {
     }
 
     func makeRequest() throws -> RenderRequest {
-        let sound: SoundDescription
-        switch source.lowercased() {
-        case "tone":
-            guard let frequency else { throw ShadesError.usage("tone needs --frequency (above 0 and below Nyquist)") }
-            sound = .tone(frequencyHz: try ValueParsing.hertz(frequency))
-        case "nbn":
-            guard let frequency else { throw ShadesError.usage("nbn needs --frequency (the band centre) and --width in octaves") }
-            sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
-        case "grey", "gray":
-            sound = .grey
-        case "cr":
-            guard let frequency else { throw ShadesError.usage("cr needs --frequency (the tinnitus frequency)") }
-            sound = .coordinatedReset(CoordinatedResetPattern(
-                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), toneSet: tones,
-                toneSeconds: try toneLength.map { try ValueParsing.seconds($0, parameter: "tone-length") },
-                rampSeconds: try ValueParsing.seconds(toneRamp, parameter: "tone-ramp"),
-                cycleRateHz: try ValueParsing.hertz(cycleRate, parameter: "cycle-rate"),
-                onCycles: onCycles, offCycles: offCycles,
-                toneGainsDB: try toneGains.map { try Self.decibelList($0, parameter: "tone-gains") }))
-        case "ripple":
-            guard let frequency else { throw ShadesError.usage("ripple needs --frequency (the tinnitus frequency, 1 … 16 kHz)") }
-            sound = .spectralRipple(SpectralRipple(
-                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition, sham: sham,
-                bandGainsDB: try bandGains.map { try Self.decibelList($0, parameter: "band-gains") }))
-        case "noise":
-            guard let beta else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
-            sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
-        default:
-            guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
-                throw ShadesError.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn, cr, ripple)")
-            }
-            if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
-            sound = .noise(colour: colour, distribution: distribution)
-        }
-        switch sound {
-        case .noise, .grey:
-            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone', 'nbn', 'cr' and 'ripple' only") }
-        default: break
-        }
-        if case .coordinatedReset = sound {} else if toneLength != nil || toneGains != nil {
-            throw ShadesError.usage("--tone-length and --tone-gains apply to 'cr' only")
-        }
-        if case .spectralRipple = sound {} else if sham || bandGains != nil {
-            throw ShadesError.usage("--sham and --band-gains apply to 'ripple' only")
-        }
-
-        let modulation = try am.map { text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
-        }
-        var pulses: Pulses?
-        if let pulse {
-            let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2 else {
-                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
-            }
-            pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
-                            offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                            rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-        } else if pulseCount != nil {
-            pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-        }
-        var fades: Fades?
-        if fade != nil || fadeIn != nil || fadeOut != nil {
-            let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
-            fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
-                          outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
-        }
-        var notches: [NotchSpec]?
-        if let notch {
-            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-            notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
-                                 edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
-        } else if edgeBoost != nil {
-            throw ShadesError.usage("--edge-boost applies to a --notch")
-        }
-        let seconds: Double
-        if let duration {
-            seconds = try ValueParsing.seconds(duration)
-        } else if let counted = pulses?.countedDurationSeconds, counted > 0 {
-            seconds = counted
-        } else {
-            throw ShadesError.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
-        }
-        let request = RenderRequest(
-            sound: sound, durationSeconds: seconds,
-            sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
-            levelDBFS: try ValueParsing.decibels(level ?? (source.lowercased() == "ripple" ? "-30" : "-20")), seed: seed, loop: loop,
-            modulation: modulation, pulses: pulses, fades: fades, notches: notches)
-        try request.validate()
-        return request
+        try sound.makeRequest(source: source, duration: duration)
     }
-}
 
-extension RenderCommand {
-    /// A comma-separated list of gains in dB ("0,-2,3dB").
-    static func decibelList(_ text: String, parameter: String) throws -> [Double] {
-        try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }
+    /// `-o -`: a WAV stream on standard output at the sound's expected level (``SoundGraph/makeSource(gains:)``;
+    /// no measuring pass, so it starts at once), endless without `--duration`; ends with exit 0 when the
+    /// reader goes away.
+    func stream() throws {
+        guard format != .s24 else {
+            throw ShadesError(parameter: "format", value: "s24", allowed: "s16 or f32 for a stream on standard output (-o -)")
+        }
+        if isatty(1) != 0 { throw ShadesError.usage("-o - writes a WAV stream: pipe it into a player or file (e.g. | aplay)") }
+        let request = try sound.makeRequest(source: source, duration: duration, defaultSeconds: 3_600)
+        let graph = try SoundGraph(request)
+        let source = graph.makeSource()
+        signal(SIGPIPE, SIG_IGN)
+        _ = try WAVStream.write(source, frames: duration == nil && !sound.countsPulses ? nil : request.frameCount,
+                                gains: Array(repeating: 1, count: source.channelCount),
+                                ditherKeys: (0..<source.channelCount).map { SeedStream.dither.key(seed: request.seed, channel: $0) },
+                                sampleFormat: format, to: 1)
     }
 }
 

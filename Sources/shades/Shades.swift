@@ -19,7 +19,8 @@ struct Shades: ParsableCommand {
             """,
         // The kernel set (chosen at run time for this CPU) is named so a report can say what ran.
         version: "\(ShadesVersion.string) (kernels: \(KernelSet.active.rawValue))",
-        subcommands: [RenderCommand.self, StimuliCommand.self, NotchCommand.self, NotchFilterCommand.self, AnalyzeCommand.self, CatalogueCommand.self])
+        subcommands: [RenderCommand.self, PlayCommand.self, StimuliCommand.self, NotchCommand.self, NotchFilterCommand.self,
+                      AnalyzeCommand.self, CatalogueCommand.self])
 
     static func main() {
         installInterruptCleanup()

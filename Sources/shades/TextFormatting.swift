@@ -42,7 +42,7 @@ func printError(_ message: String) { printToStandardError("shades: error: \(mess
 /// Writes "shades: warning: `message`" as one line to standard error.
 func printWarning(_ message: String) { printToStandardError("shades: warning: \(message)\n") }
 
-private func printToStandardError(_ text: String) {
+func printToStandardError(_ text: String) {
     let bytes = Array(text.utf8)
     var written = 0
     while written < bytes.count {

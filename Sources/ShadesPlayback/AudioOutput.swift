@@ -1,0 +1,204 @@
+import CPortAudio
+import ShadesDSP
+import ShadesPlatform
+
+// The only file that calls PortAudio (CPortAudio). Its flag macros are casts, which Swift does not
+// import: their values from portaudio.h (v19).
+private let paFloat32Format: PaSampleFormat = 0x0000_0001
+private let paNonInterleavedFormat: PaSampleFormat = 0x8000_0000
+private let paClipOffFlag: PaStreamFlags = 0x0000_0001
+private let paOutputUnderflowFlag: PaStreamCallbackFlags = 0x0000_0004
+private let paNoDeviceIndex: PaDeviceIndex = -1
+
+/// An output device PortAudio offers (`Pa_GetDeviceInfo`).
+public struct OutputDevice: Sendable, Equatable {
+    /// PortAudio's device index (what `--device N` chooses).
+    public let index: Int
+    public let name: String
+    /// The host API it belongs to: ALSA, JACK, OSS, …
+    public let hostAPI: String
+    public let maximumOutputChannels: Int
+    /// Hz.
+    public let defaultSampleRate: Double
+    /// The device's low output latency, seconds.
+    public let defaultLowLatencySeconds: Double
+    /// PortAudio's default output device.
+    public let isDefault: Bool
+}
+
+/// Which output device to open.
+public enum OutputDeviceChoice: Sendable, Equatable {
+    case systemDefault
+    /// PortAudio's device index (``OutputDevice/index``).
+    case index(Int)
+    /// The first output device whose name contains this text (case-insensitive).
+    case name(String)
+}
+
+/// A PortAudio output stream that plays a ``PlayerEngine``: float32, non-interleaved, the engine's rate
+/// and channels. Its callback (a C function; the engine passed through the user-data pointer) wraps
+/// PortAudio's channel pointers as an `AudioBlock` (no allocation), calls `PlayerEngine.render(into:)`
+/// and counts `paOutputUnderflow` with `PlayerEngine.countUnderrun()`.
+///
+/// Control calls (init, ``start()``, ``stop()``, deinit) from one thread.
+public final class AudioOutput {
+    public let engine: PlayerEngine
+    public let device: OutputDevice
+    /// Frames per callback asked of PortAudio (the period).
+    public let bufferFrames: Int
+    private var stream: UnsafeMutableRawPointer?
+    private var running = false
+
+    /// PortAudio's devices with output channels. Throws a runtime error when PortAudio cannot start.
+    public static func devices() throws(ShadesError) -> [OutputDevice] {
+        try PortAudioLibrary.initialize()
+        defer { Pa_Terminate() }
+        return PortAudioLibrary.outputDevices()
+    }
+
+    /// Opens `device` for `engine` (`Pa_OpenStream`), not yet started.
+    /// - Parameters:
+    ///   - bufferFrames: frames per callback (the period); the suggested latency is two periods.
+    /// - Throws: a runtime error naming the devices and host APIs tried when there is no output device
+    ///   or it cannot be opened; a parameter error for an unknown `--device`.
+    public init(engine: PlayerEngine, device choice: OutputDeviceChoice = .systemDefault, bufferFrames: Int) throws(ShadesError) {
+        precondition(bufferFrames > 0, "bufferFrames must be > 0")
+        self.engine = engine
+        self.bufferFrames = bufferFrames
+        try PortAudioLibrary.initialize()
+        do throws(ShadesError) {
+            device = try PortAudioLibrary.choose(choice)
+            var parameters = PaStreamParameters(
+                device: PaDeviceIndex(device.index), channelCount: Int32(engine.channelCount),
+                sampleFormat: paFloat32Format | paNonInterleavedFormat,
+                suggestedLatency: 2 * Double(bufferFrames) / engine.sampleRate, hostApiSpecificStreamInfo: nil)
+            var opened: UnsafeMutableRawPointer?
+            let user = Unmanaged.passUnretained(engine).toOpaque()
+            let error = PortAudioLibrary.quietly {
+                Pa_OpenStream(&opened, nil, &parameters, engine.sampleRate, UInt(bufferFrames), paClipOffFlag, renderCallback, user)
+            }
+            guard error == paNoError.rawValue, let opened else {
+                throw ShadesError.runtime("cannot open audio output '\(device.name)' (\(device.hostAPI)) at \(Int(engine.sampleRate)) Hz, \(engine.channelCount) channels: \(PortAudioLibrary.text(error))")
+            }
+            stream = opened
+        } catch {
+            Pa_Terminate()
+            throw error
+        }
+    }
+
+    deinit {
+        if let stream {
+            if running { Pa_StopStream(stream) }
+            Pa_CloseStream(stream)
+        }
+        Pa_Terminate()
+    }
+
+    /// Starts the callbacks (`Pa_StartStream`).
+    public func start() throws(ShadesError) {
+        guard let stream, !running else { return }
+        let error = PortAudioLibrary.quietly { Pa_StartStream(stream) }
+        guard error == paNoError.rawValue else {
+            throw .runtime("cannot start audio output '\(device.name)': \(PortAudioLibrary.text(error))")
+        }
+        running = true
+    }
+
+    /// Stops after the buffers already rendered have played (`Pa_StopStream`), and closes the stream.
+    public func stop() {
+        guard let stream else { return }
+        if running { Pa_StopStream(stream) }
+        Pa_CloseStream(stream)
+        self.stream = nil
+        running = false
+    }
+
+    /// The output latency PortAudio reports for the open stream (`Pa_GetStreamInfo`), seconds.
+    public var latencySeconds: Double {
+        guard let stream, let info = Pa_GetStreamInfo(stream) else { return 0 }
+        return info.pointee.outputLatency
+    }
+}
+
+/// The stream callback: PortAudio's non-interleaved output is an array of one `float *` per channel.
+private func renderCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer?, _ frameCount: UInt,
+                            _ time: UnsafePointer<PaStreamCallbackTimeInfo>?, _ flags: PaStreamCallbackFlags,
+                            _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let output, let user else { return Int32(paAbort.rawValue) }
+    let engine = Unmanaged<PlayerEngine>.fromOpaque(user).takeUnretainedValue()
+    if flags & paOutputUnderflowFlag != 0 { engine.countUnderrun() }
+    let channels = UnsafeBufferPointer(start: output.assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
+                                       count: engine.channelCount)
+    engine.render(into: AudioBlock(channels: channels, frameCount: Int(frameCount)))
+    return Int32(paContinue.rawValue)
+}
+
+/// PortAudio's library calls outside a stream.
+private enum PortAudioLibrary {
+    /// `Pa_Initialize`, its ALSA card-probing and JACK messages silenced.
+    static func initialize() throws(ShadesError) {
+        let error = quietly { Pa_Initialize() }
+        guard error == paNoError.rawValue else { throw .runtime("cannot start PortAudio: \(text(error))") }
+    }
+
+    /// `Pa_GetErrorText`.
+    static func text(_ error: PaError) -> String { String(cString: Pa_GetErrorText(error)) }
+
+    /// Runs `body` with standard error pointed at /dev/null: PortAudio's ALSA and JACK back ends print
+    /// dozens of harmless probing lines while they look for devices (seen on every start). One
+    /// redirection covers both, where `snd_lib_error_set_handler` would silence ALSA only and need
+    /// libasound and a C target.
+    static func quietly<R>(_ body: () -> R) -> R {
+        let saved = dup(2)
+        let null = Platform.open("/dev/null", O_WRONLY, 0)
+        if saved >= 0 && null >= 0 { dup2(null, 2) }
+        defer {
+            if saved >= 0 { dup2(saved, 2); close(saved) }
+            if null >= 0 { close(null) }
+        }
+        return body()
+    }
+
+    static func hostAPINames() -> [String] {
+        (0..<max(0, Pa_GetHostApiCount())).compactMap { Pa_GetHostApiInfo($0).map { String(cString: $0.pointee.name) } }
+    }
+
+    static func outputDevices() -> [OutputDevice] {
+        let defaultIndex = Pa_GetDefaultOutputDevice()
+        return (0..<max(0, Pa_GetDeviceCount())).compactMap { i -> OutputDevice? in
+            guard let info = Pa_GetDeviceInfo(i)?.pointee, info.maxOutputChannels > 0 else { return nil }
+            let api = Pa_GetHostApiInfo(info.hostApi).map { String(cString: $0.pointee.name) } ?? "?"
+            return OutputDevice(index: Int(i), name: String(cString: info.name), hostAPI: api,
+                                maximumOutputChannels: Int(info.maxOutputChannels), defaultSampleRate: info.defaultSampleRate,
+                                defaultLowLatencySeconds: info.defaultLowOutputLatency, isDefault: i == defaultIndex)
+        }
+    }
+
+    static func choose(_ choice: OutputDeviceChoice) throws(ShadesError) -> OutputDevice {
+        let devices = outputDevices()
+        let tried = "\(String(cString: Pa_GetVersionText())), host APIs: \(hostAPINames().joined(separator: ", "))"
+        guard !devices.isEmpty else {
+            throw .runtime("no audio output device (\(tried); for PulseAudio set XDG_RUNTIME_DIR or PULSE_SERVER)")
+        }
+        let names = devices.map { "\($0.index) '\($0.name)'" }.joined(separator: ", ")
+        switch choice {
+        case .systemDefault:
+            let index = Pa_GetDefaultOutputDevice()
+            guard index != paNoDeviceIndex, let device = devices.first(where: { $0.index == Int(index) }) else {
+                throw .runtime("no default audio output device (\(tried); devices: \(names))")
+            }
+            return device
+        case .index(let index):
+            guard let device = devices.first(where: { $0.index == index }) else {
+                throw ShadesError(parameter: "device", value: "\(index)", allowed: "an output device: \(names)")
+            }
+            return device
+        case .name(let text):
+            guard let device = devices.first(where: { $0.name.lowercased().contains(text.lowercased()) }) else {
+                throw ShadesError(parameter: "device", value: "'\(text)'", allowed: "an output device: \(names)")
+            }
+            return device
+        }
+    }
+}

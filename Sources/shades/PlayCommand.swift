@@ -1,0 +1,297 @@
+import ArgumentParser
+import Synchronization
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+import ShadesAnalysis
+import ShadesCatalogue
+import ShadesPlayback
+import ShadesPlatform
+
+/// `shades play SOURCE …`: a sound, a music file or a catalogue preset through the sound card, live.
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a sound, a music file or a catalogue preset live through the sound card (PortAudio).",
+        discussion: """
+            Plays until Ctrl-C (a 0.3 s fade, exit 0), the end of --timer, or the end of a music file.
+            The sound options are those of `shades render`; --fade-in and --fade-out (or --fade) shape the
+            start and the timer's end. In a terminal: up/down or +/- volume, space pause, q quit.
+
+            Examples:
+              shades play pink --am 10 --level -30
+              shades play brown --timer 45m --fade-out 60s
+              shades play song.mp3 --notch 6kHz
+              shades play --preset pink-am10 --presets Presets
+              shades play --device list
+            """)
+
+    @Argument(help: "A sound (white, pink, brown, blue, violet, grey, noise, tone, nbn) or a music file.")
+    var source: String?
+
+    @OptionGroup var sound: SoundOptions
+
+    @Option(help: "Stop after this long with a fade (--fade-out, default 5s): 45m, 1h, 90s.")
+    var timer: String?
+
+    @Option(help: "Play this catalogue sound (an id of the presets folder) instead of SOURCE.")
+    var preset: String?
+
+    @Option(help: "The presets folder for --preset.")
+    var presets: String = "Presets"
+
+    @Option(name: .customLong("tinnitus-frequency"), help: "The tinnitus frequency for the personalised --preset ids, e.g. 6kHz.")
+    var tinnitusFrequency: String?
+
+    @Option(help: "Output device: an index or part of a name from `--device list`; 'list' lists them.")
+    var device: String?
+
+    @Option(help: "Frames per audio callback (480) or a time (10ms, the default; a notched music file: its FFT block); the latency asked is two of them.")
+    var buffer: String?
+
+    @Flag(help: "No status line and no summary.")
+    var quiet = false
+
+    @Option(help: "Write {frames, underruns, latencySeconds, bufferFrames, sampleRate} as JSON to this file when done.")
+    var report: String?
+
+    func run() throws {
+        if device?.lowercased() == "list" { return try listDevices() }
+        let (source, what, gainDB, length) = try makeSource()
+        let musicFile = (source as? AudioFileSource) ?? ((source as? NotchedSource)?.source as? AudioFileSource)
+        let rate = source.sampleRate
+        // A notch filters a whole FFT block at once: a callback shorter than that block underruns.
+        let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) }
+            ?? max(Int(0.01 * rate), (source as? NotchedSource)?.chunkFrames ?? 0)
+        let fadeIn = try fadeSeconds(sound.fadeIn, parameter: "fade-in") ?? fadeSeconds(sound.fade, parameter: "fade") ?? 0.05
+        let fadeOut = try fadeSeconds(sound.fadeOut, parameter: "fade-out") ?? fadeSeconds(sound.fade, parameter: "fade")
+        let timerSeconds = try timer.map { try ValueParsing.seconds($0, parameter: "timer") }
+        let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
+
+        let engine = PlayerEngine(sampleRate: rate, channelCount: source.channelCount)
+        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames)
+        engine.play(source, gainDB: gainDB, fadeInSeconds: fadeIn)
+        let end = [timerSeconds, length].compactMap { $0 }.min()
+        if let end { engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05))) }
+
+        let session = LiveSession(engine: engine, what: what, endSeconds: end, file: musicFile,
+                                  showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
+        try output.start()
+        session.run()
+        let latency = output.latencySeconds
+        output.stop()
+
+        let frames = engine.framesRendered
+        if !quiet {
+            printToStandardError("played \(what) through '\(output.device.name)': \(frames) frames (\(String(format: "%.1f", Double(frames) / rate)) s), \(engine.underruns) underruns, latency \(String(format: "%.1f", latency * 1000)) ms (buffer \(bufferFrames) frames at \(Int(rate)) Hz)\n")
+        }
+        if let report {
+            let json = "{\"frames\": \(frames), \"underruns\": \(engine.underruns), \"latencySeconds\": \(latency), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate))}\n"
+            try writeText(json, to: report)
+        }
+    }
+
+    private func listDevices() throws {
+        for device in try AudioOutput.devices() {
+            print("\(device.index)\(device.isDefault ? "*" : " ") \(device.name) (\(device.hostAPI), \(device.maximumOutputChannels) channels, \(Int(device.defaultSampleRate)) Hz, low latency \(String(format: "%.1f", device.defaultLowLatencySeconds * 1000)) ms)")
+        }
+    }
+
+    private func fadeSeconds(_ text: String?, parameter: String) throws -> Double? {
+        try text.map { try ValueParsing.seconds($0, parameter: parameter) }
+    }
+
+    private func parseBuffer(_ buffer: String, sampleRate: Double) throws -> Int {
+        let allowed = "frames 16 … 16384 (480) or a time (10ms)"
+        if let frames = Int(buffer) {
+            guard (16...16_384).contains(frames) else { throw ShadesError(parameter: "buffer", value: buffer, allowed: allowed) }
+            return frames
+        }
+        let seconds: Double
+        do { seconds = try ValueParsing.seconds(buffer, parameter: "buffer") } catch {
+            throw ShadesError(parameter: "buffer", value: "'\(buffer)'", allowed: allowed)
+        }
+        let frames = Int((seconds * sampleRate).rounded())
+        guard (16...16_384).contains(frames) else { throw ShadesError(parameter: "buffer", value: buffer, allowed: allowed) }
+        return frames
+    }
+
+    /// The stream to play, what to call it, its gain in dB and its length in seconds (nil: endless).
+    private func makeSource() throws -> (any AudioSource, String, Double, Double?) {
+        if let preset {
+            if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
+            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
+            let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
+            let stream = try asset.makeStream()
+            // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
+            let samples = stream.source.renderBuffer(frameCount: stream.frameCount)
+            let meter = try LoudnessMeter(channelCount: samples.channelCount, sampleRate: stream.source.sampleRate, truePeak: false)
+            try samples.withBlock { (block: AudioBlock) throws(ShadesError) in try meter.add(block) }
+            let loop = BufferSource(buffer: samples, sampleRate: stream.source.sampleRate)
+            loop.loops = true
+            let measured = try meter.result().integratedLUFS
+            let gain = measured.map { LoudnessMeter.gainToReach(targetLUFS: asset.loudnessLUFS, measuredLUFS: $0) } ?? 0
+            return (loop, "preset \(preset)", gain, nil)
+        }
+        guard let source else { throw ShadesError.usage("give a SOURCE (a sound name or a music file) or --preset ID") }
+        let names = ["white", "pink", "brown", "blue", "violet", "grey", "gray", "noise", "tone", "nbn"]
+        if !names.contains(source.lowercased()) {
+            guard access(source, F_OK) == 0 else {
+                throw ShadesError.usage("source '\(source)' is neither a sound (\(names.joined(separator: ", "))) nor an existing music file")
+            }
+            let rate = try ValueParsing.hertz(sound.rate, parameter: "rate")
+            let file = try AudioFileSource(path: source, sampleRate: rate)
+            file.waitsForReader = false
+            var played: any AudioSource = file
+            var what = source.lastPathComponent
+            if let notch = sound.notch {
+                let boost = try sound.edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
+                let spec = NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: sound.notchWidth,
+                                     edgeBoostDB: boost, edgeWidthOctaves: sound.edgeWidth)
+                played = try NotchedSource(source: file, design: try NotchDesign(notches: [spec], sampleRate: rate), alignment: .silentPast)
+                what += " notched at \(notch)"
+            }
+            return (played, what, 0, file.frameCount.map { Double($0) / rate })
+        }
+        let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)
+        let graph = try SoundGraph(request)
+        var what = "\(source) at \(formatNumber(request.levelDBFS)) dBFS"
+        if let am = sound.am { what += ", AM \(am)" }
+        if let notch = sound.notch { what += ", notch \(notch)" }
+        return (graph.makeSource(), what, 0, nil)
+    }
+
+    private func writeText(_ text: String, to path: String) throws {
+        let descriptor = Platform.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw ShadesError.runtime("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { _ = Platform.close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Platform.write(descriptor, $0.baseAddress!, $0.count) }) == bytes.count else {
+            throw ShadesError.runtime("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// Set by SIGINT/SIGTERM/SIGHUP while playing: the control loop fades out and ends.
+private let interruptRequested = Atomic<Bool>(false)
+
+/// The control thread while playing: keys, the status line, Ctrl-C, and the end (the fade played out,
+/// then ~100 ms of silence, since PortAudio's ALSA path drops the last buffer).
+private final class LiveSession {
+    let engine: PlayerEngine
+    let what: String
+    let endSeconds: Double?
+    /// A music file whose length is known only when its reader reaches the end (then playback ends there).
+    let file: AudioFileSource?
+    private var fileEndScheduled = false
+    let showsStatus: Bool
+    let readsKeys: Bool
+    private var volumeDB = 0.0
+    private var paused = false
+    private var finishing = false
+    private var savedTerminal: termios?
+
+    init(engine: PlayerEngine, what: String, endSeconds: Double?, file: AudioFileSource?, showsStatus: Bool, readsKeys: Bool) {
+        (self.engine, self.what, self.endSeconds, self.file, self.showsStatus, self.readsKeys) = (engine, what, endSeconds, file, showsStatus, readsKeys)
+    }
+
+    func run() {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber) { _ in interruptRequested.store(true, ordering: .relaxed) }
+        }
+        if readsKeys { enterRawMode() }
+        defer { leaveRawMode() }
+        var finishedAt: Int?
+        let rate = engine.sampleRate
+        while true {
+            if interruptRequested.exchange(false, ordering: .relaxed) { finish() }
+            if readsKeys { handleKeys() }
+            engine.collectGarbage()
+            if !fileEndScheduled, let frames = file?.frameCount {
+                fileEndScheduled = true
+                engine.setTimer(seconds: 0.05, fadeOutSeconds: 0.05, atFrame: max(0, frames - Int(0.05 * rate)))
+            }
+            if showsStatus { drawStatus() }
+            if engine.isFinished {
+                finishedAt = finishedAt ?? engine.framesRendered
+                if engine.framesRendered - finishedAt! >= Int(0.1 * rate) { break }
+            }
+            usleep(finishedAt == nil ? 50_000 : 10_000)
+        }
+        if showsStatus { printToStandardError("\r\u{1B}[K") }
+    }
+
+    private func finish() {
+        guard !finishing else { return }
+        finishing = true
+        engine.finish(fadeSeconds: 0.3)
+    }
+
+    private func handleKeys() {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let n = bytes.withUnsafeMutableBytes { Platform.read(0, $0.baseAddress!, $0.count) }
+        guard n > 0 else { return }
+        var i = 0
+        while i < n {
+            let byte = bytes[i]
+            if byte == 0x1B, i + 2 < n, bytes[i + 1] == UInt8(ascii: "[") {
+                if bytes[i + 2] == UInt8(ascii: "A") { changeVolume(by: 2) }
+                if bytes[i + 2] == UInt8(ascii: "B") { changeVolume(by: -2) }
+                i += 3
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "+"), UInt8(ascii: "="): changeVolume(by: 2)
+            case UInt8(ascii: "-"), UInt8(ascii: "_"): changeVolume(by: -2)
+            case UInt8(ascii: " "):
+                paused.toggle()
+                engine.setPaused(paused)
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3: finish()
+            default: break
+            }
+            i += 1
+        }
+    }
+
+    private func changeVolume(by dB: Double) {
+        volumeDB = min(12, max(-60, volumeDB + dB))
+        engine.setMasterGain(volumeDB)
+    }
+
+    private func drawStatus() {
+        let elapsed = Double(engine.framesRendered) / engine.sampleRate
+        var time = clock(elapsed)
+        if let endSeconds { time += " / \(clock(max(0, endSeconds - elapsed))) left" }
+        let peak = engine.takePeak()
+        let peakDB = peak > 0 ? 20 * log10(Double(peak)) : -120
+        let filled = max(0, min(20, Int(((peakDB + 60) / 3).rounded())))
+        let meter = String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled)
+        let state = finishing ? "ending" : (paused ? "paused" : "playing")
+        let line = "\(state) \(what)  \(time)  [\(meter)] \(peakDB > -120 ? String(format: "%.0f", peakDB) : "-inf") dBFS  volume \(formatSigned(volumeDB, digits: 0)) dB"
+        printToStandardError("\r\u{1B}[K" + line)
+    }
+
+    private func clock(_ seconds: Double) -> String {
+        let s = Int(seconds)
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%02d:%02d", s / 60, s % 60)
+    }
+
+    private func enterRawMode() {
+        var settings = termios()
+        guard tcgetattr(0, &settings) == 0 else { return }
+        savedTerminal = settings
+        // Keys without Enter and without echo; Ctrl-C still raises SIGINT (ISIG stays).
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+            cc[Int(VMIN)] = 0
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(0, TCSANOW, &settings)
+    }
+
+    private func leaveRawMode() {
+        guard var saved = savedTerminal else { return }
+        tcsetattr(0, TCSANOW, &saved)
+        savedTerminal = nil
+    }
+}
