@@ -33,6 +33,9 @@ struct CatalogueCommand: ParsableCommand {
         @Option(name: .customLong("tinnitus-frequency"), help: "Add the personalised category for this frequency, e.g. 6kHz.")
         var tinnitusFrequency: String?
 
+        @Option(name: .customLong("from-match"), help: "The tinnitus frequency from a `shades match -o` result file.")
+        var fromMatch: String?
+
         @Option(help: "With --tinnitus-frequency: every readable file in this folder as notched music.")
         var music: String?
 
@@ -49,7 +52,11 @@ struct CatalogueCommand: ParsableCommand {
             var overrides = CatalogueOverrides()
             overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
             overrides.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
+            if tinnitusFrequency != nil && fromMatch != nil {
+                throw ShadesError.usage("--tinnitus-frequency cannot be combined with --from-match (allowed: one or the other)")
+            }
             let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
+                ?? fromMatch.map(matchedFrequency)
             if let format {
                 guard ["wav", "flac"].contains(format) else { throw ShadesError.usage("format \(format) is unknown (allowed: wav, flac)") }
                 overrides.format = format

@@ -104,6 +104,9 @@ struct NotchCommand: ParsableCommand {
     @Option(help: "Notch centre for every channel: 6000, 6kHz; several separated by commas or repeated.")
     var frequency: [String] = []
 
+    @Option(name: .customLong("from-match"), help: "The notch centre from a `shades match -o` result file.")
+    var fromMatch: String?
+
     @Option(help: "Notch centre(s) for the left channel only (bilateral tinnitus; stereo input).")
     var left: [String] = []
 
@@ -178,10 +181,17 @@ struct NotchCommand: ParsableCommand {
             }
             notches = .perEar(left: try specs(left, parameter: "left"), right: try specs(right, parameter: "right"))
         } else {
-            guard !frequency.isEmpty else {
+            var centres = frequency
+            if let fromMatch {
+                guard frequency.isEmpty else {
+                    throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)")
+                }
+                centres = [String(try matchedFrequency(fromMatch))]
+            }
+            guard !centres.isEmpty else {
                 throw ShadesError.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
             }
-            notches = .everyChannel(try specs(frequency, parameter: "frequency"))
+            notches = .everyChannel(try specs(centres, parameter: "frequency"))
         }
         let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
         var info = stat()
