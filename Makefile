@@ -3,7 +3,7 @@
 #   make test        install the C libraries and the tests' tools if missing, run the test suite (release build)
 # Robustness (README, Development): make fuzz, make test-tsan, make test-asan, make soak.
 
-DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev pkg-config
+DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev libasound2-dev pkg-config
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
 TEST_PACKAGES := lame
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
