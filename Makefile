@@ -4,7 +4,7 @@
 #                    then the live tests through a headless PulseAudio server (make test-live)
 # Robustness (README, Development): make fuzz, make test-tsan, make test-asan, make soak.
 
-DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev pkg-config
+DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev libasound2-dev pkg-config
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
 TEST_PACKAGES := lame
 # For the live tests (make test-live): a headless PulseAudio server and its tools (parecord, paplay, pactl),

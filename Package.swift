@@ -57,7 +57,9 @@ let package = Package(
         .target(
             name: "ShadesCatalogue",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"]),
-        .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "ShadesPlatform"]),
+        /// ALSA's error handler set to drop its messages (PortAudio's ALSA back end prints them on every start).
+        .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
+        .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
         .executableTarget(
             name: "shades",
             dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesPlatform",

@@ -1,4 +1,5 @@
 import CPortAudio
+import CALSAQuiet
 import ShadesDSP
 import ShadesPlatform
 
@@ -136,8 +137,10 @@ private func renderCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutableR
 
 /// PortAudio's library calls outside a stream.
 private enum PortAudioLibrary {
-    /// `Pa_Initialize`, its ALSA card-probing and JACK messages silenced.
+    /// `Pa_Initialize`, its ALSA card-probing and JACK messages silenced (ALSA's for good: its
+    /// "underrun occurred" lines while playing too; underruns are counted instead).
     static func initialize() throws(ShadesError) {
+        shades_alsa_silence()
         let error = quietly { Pa_Initialize() }
         guard error == paNoError.rawValue else { throw .runtime("cannot start PortAudio: \(text(error))") }
     }
@@ -146,9 +149,8 @@ private enum PortAudioLibrary {
     static func text(_ error: PaError) -> String { String(cString: Pa_GetErrorText(error)) }
 
     /// Runs `body` with standard error pointed at /dev/null: PortAudio's ALSA and JACK back ends print
-    /// dozens of harmless probing lines while they look for devices (seen on every start). One
-    /// redirection covers both, where `snd_lib_error_set_handler` would silence ALSA only and need
-    /// libasound and a C target.
+    /// dozens of harmless probing lines while they look for devices (seen on every start). ALSA's go to
+    /// a handler that drops them (CALSAQuiet); JACK's client library has no such switch here.
     static func quietly<R>(_ body: () -> R) -> R {
         let saved = dup(2)
         let null = Platform.open("/dev/null", O_WRONLY, 0)

@@ -207,7 +207,7 @@ private final class LiveSession {
             if interruptRequested.exchange(false, ordering: .relaxed) { finish() }
             if readsKeys { handleKeys() }
             engine.collectGarbage()
-            if !fileEndScheduled, let frames = file?.frameCount {
+            if !fileEndScheduled, let frames = file?.frameCountWhenKnown {
                 fileEndScheduled = true
                 engine.setTimer(seconds: 0.05, fadeOutSeconds: 0.05, atFrame: max(0, frames - Int(0.05 * rate)))
             }

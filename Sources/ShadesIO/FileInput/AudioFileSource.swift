@@ -1,4 +1,5 @@
 import ShadesDSP
+import Synchronization
 
 /// A sound file as an ``AudioSource``: its frames decoded (any format libsndfile reads: WAV, FLAC,
 /// OGG/Vorbis, Opus, MP3 …), resampled to ``sampleRate`` when another rate is asked, then silence.
@@ -25,6 +26,9 @@ public final class AudioFileSource: AudioSource {
     /// Output frames the source has (after resampling: round(n · rate ratio)); nil until rendering
     /// has reached the end.
     public private(set) var frameCount: Int?
+    /// ``frameCount`` for any thread (a real-time player's control thread while the audio thread renders).
+    public var frameCountWhenKnown: Int? { let n = knownFrameCount.load(ordering: .acquiring); return n < 0 ? nil : n }
+    private let knownFrameCount = Atomic<Int>(-1)
     /// Input frames decoded; nil until the end.
     public private(set) var inputFramesDecoded: Int?
     /// Set at the end when the frames read are not all the file holds or announces (a cut MP3): see
@@ -181,6 +185,7 @@ public final class AudioFileSource: AudioSource {
             failure = .input("cannot read \(path): \(delivered) of \(expected) frames came out")
         }
         frameCount = delivered
+        knownFrameCount.store(delivered, ordering: .releasing)
         return true
     }
 }
