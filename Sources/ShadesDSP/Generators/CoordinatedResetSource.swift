@@ -148,12 +148,7 @@ public final class CoordinatedResetSource: AudioSource {
     public init(pattern: CoordinatedResetPattern, sampleRate: Double, layout: ChannelLayout = .mono,
                 levelDBFS: Double = -20, seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
         try pattern.validate(sampleRate: sampleRate)
-        guard levelDBFS.isFinite else {
-            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level in dBFS")
-        }
-        guard startFrame >= 0 else {
-            throw ShadesError(parameter: "startFrame", value: "\(startFrame)", allowed: "0 or more frames")
-        }
+        try validateStreamStart(levelDBFS: levelDBFS, startFrame: startFrame)
         self.sampleRate = sampleRate
         self.layout = layout
         self.pattern = pattern

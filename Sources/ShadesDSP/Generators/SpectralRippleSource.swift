@@ -188,12 +188,7 @@ public final class SpectralRippleSource: AudioSource {
     public init(ripple: SpectralRipple, sampleRate: Double, layout: ChannelLayout = .mono, levelDBFS: Double = -20,
                 seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
         try ripple.validate(sampleRate: sampleRate)
-        guard levelDBFS.isFinite else {
-            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level in dBFS")
-        }
-        guard startFrame >= 0 else {
-            throw ShadesError(parameter: "startFrame", value: "\(startFrame)", allowed: "0 or more frames")
-        }
+        try validateStreamStart(levelDBFS: levelDBFS, startFrame: startFrame)
         self.sampleRate = sampleRate
         self.layout = layout
         self.ripple = ripple

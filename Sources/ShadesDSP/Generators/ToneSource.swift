@@ -97,3 +97,13 @@ struct ToneKernel: ChunkKernel {
         phaseCycles -= phaseCycles.rounded(.down)
     }
 }
+
+/// Checks a therapy pattern's level (finite dBFS) and the absolute frame a stream starts at (≥ 0).
+package func validateStreamStart(levelDBFS: Double, startFrame: Int) throws(ShadesError) {
+    guard levelDBFS.isFinite else {
+        throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level in dBFS")
+    }
+    guard startFrame >= 0 else {
+        throw ShadesError(parameter: "startFrame", value: "\(startFrame)", allowed: "0 or more frames")
+    }
+}
