@@ -20,7 +20,7 @@ extension CatalogueAsset {
     /// music decoded, resampled to the catalogue rate and notched, under a 0 dBTP ceiling. Not real-time:
     /// the exact levels and the music's true peak take a measuring pass first.
     public func makeStream() throws(ShadesError) -> Stream {
-        if let music { return try notchedMusic(music, measuredOnly: false).stream }
+        if let music { return try notchedMusic(music, keepingSamples: false).stream! }
         var layerSources: [MixSource.Layer] = []
         var frequency: Double?
         for layer in layers ?? [MixLayer(request: request, gainDB: 0)] {
@@ -37,8 +37,7 @@ extension CatalogueAsset {
     /// (and measured there), then mixed through the same graph as ``makeStream()``.
     package func renderBuffer() throws(ShadesError) -> (buffer: AudioBuffer, renderedFrequencyHz: Double?) {
         if let music {
-            let (stream, buffer) = try notchedMusic(music, measuredOnly: true)
-            return (buffer!, stream.renderedFrequencyHz)
+            return (try notchedMusic(music, keepingSamples: true).buffer!, nil)
         }
         var layerSources: [MixSource.Layer] = []
         var frequency: Double?
@@ -79,8 +78,9 @@ extension CatalogueAsset {
     /// removed: sample-aligned, exactly as long), times the gain that keeps its true peak at or below
     /// 0 dBTP; the builder then sets its loudness like any other sound. Music not read whole
     /// (``AudioFileSource/lengthWarning``: a cut MP3) is refused: a catalogue sound is all of its source.
-    /// With `measuredOnly`, the measuring pass also keeps the notched samples (returned as a buffer).
-    private func notchedMusic(_ music: MusicInput, measuredOnly keep: Bool) throws(ShadesError) -> (stream: Stream, buffer: AudioBuffer?) {
+    /// With `keepingSamples`, the measuring pass keeps the notched samples and returns them times the gain
+    /// (the builder's one render); without, it returns a fresh stream of them.
+    private func notchedMusic(_ music: MusicInput, keepingSamples keep: Bool) throws(ShadesError) -> (stream: Stream?, buffer: AudioBuffer?) {
         let rate = request.sampleRate
         func chain() throws(ShadesError) -> (AudioFileSource, NotchedSource) {
             do throws(ShadesError) {
@@ -123,8 +123,9 @@ extension CatalogueAsset {
             }
             buffer = result
         }
+        if keep { return (nil, buffer) }
         let (_, fresh) = try chain()
         let source = try mix([MixSource.Layer(source: fresh, gain: gain)])
-        return (Stream(source: source, frameCount: done, renderedFrequencyHz: nil), buffer)
+        return (Stream(source: source, frameCount: done, renderedFrequencyHz: nil), nil)
     }
 }
