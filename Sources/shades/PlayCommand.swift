@@ -52,7 +52,7 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "No status line and no summary.")
     var quiet = false
 
-    @Option(help: "Write {frames, underruns, latencySeconds, bufferFrames, sampleRate} as JSON to this file when done.")
+    @Option(help: "Write {frames, underruns, readerUnderruns, latencySeconds, bufferFrames, sampleRate} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence).")
     var report: String?
 
     func run() throws {
@@ -82,11 +82,14 @@ struct PlayCommand: ParsableCommand {
         output.stop()
 
         let frames = engine.framesRendered
+        // Read after the stream stopped: the render thread counted them.
+        let readerUnderruns = musicFile?.readerUnderruns ?? 0
         if !quiet {
-            printToStandardError("played \(what) through '\(output.device.name)': \(frames) frames (\(String(format: "%.1f", Double(frames) / rate)) s), \(engine.underruns) underruns, latency \(String(format: "%.1f", latency * 1000)) ms (buffer \(bufferFrames) frames at \(Int(rate)) Hz)\n")
+            let reader = musicFile == nil ? "" : " (the file's reader was behind \(readerUnderruns) times)"
+            printToStandardError("played \(what) through '\(output.device.name)': \(frames) frames (\(String(format: "%.1f", Double(frames) / rate)) s), \(engine.underruns) underruns\(reader), latency \(String(format: "%.1f", latency * 1000)) ms (buffer \(bufferFrames) frames at \(Int(rate)) Hz)\n")
         }
         if let report {
-            let json = "{\"frames\": \(frames), \"underruns\": \(engine.underruns), \"latencySeconds\": \(latency), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate))}\n"
+            let json = "{\"frames\": \(frames), \"underruns\": \(engine.underruns), \"readerUnderruns\": \(readerUnderruns), \"latencySeconds\": \(latency), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate))}\n"
             try writeText(json, to: report)
         }
     }

@@ -27,4 +27,17 @@ import ShadesDSP
         // Other tests allocate at the same time: the median of five rounds.
         #expect(growth.sorted()[2] < 2_000_000, "heap grew by \(growth) bytes in rounds of 5,000 failed checks")
     }
+
+    /// FuzzAnalysis, `tone-below-first-bin`: a square wave with less than one cycle in the span. The least-
+    /// squares optimum lies below the first bin, and a halved Gauss–Newton step, not clamped like a whole
+    /// one, left the frequency negative (−0.40 Hz in CI, −9.2 Hz for the first case here).
+    @Test func aToneBelowTheFirstBinStaysBetweenDCAndNyquist() throws {
+        let rate = 8_000.0
+        for (frames, period) in [(256, 446), (500, 890), (1_000, 1_519), (1_000, 1_667)] {
+            let square = (0..<frames).map { n -> Float in n % period < period / 2 ? 0.5 : -0.5 }
+            let tone = try square.withUnsafeBufferPointer { try ToneAnalysis.estimate($0, sampleRate: rate) }
+            #expect(tone.frequencyHz > 0 && tone.frequencyHz < rate / 2, "\(frames) frames, period \(period): \(tone.frequencyHz) Hz")
+            #expect(tone.amplitude.isFinite && tone.thdPlusNoiseDB.isFinite)
+        }
+    }
 }

@@ -131,6 +131,38 @@ final class LivePlaybackTests {
         }
     }
 
+    /// Tailor-made notched music, live: an MP3 (LAME, as a user's music would come), decoded and resampled
+    /// to 48 kHz on the reader's thread, notched at 4 kHz, arrives as `shades notch` writes the same file,
+    /// block for block, with neither the player nor the reader behind.
+    @Test func notchedMusicArrivesAsTheNotchCommandWritesIt() throws {
+        let music = try Shell.run(["render", "pink", "--duration", "12s", "--rate", "44100", "--level", "-20",
+                                   "--seed", "11", "-o", "music.wav"], in: folder)
+        #expect(music.status == 0, "render: \(music.stderr)")
+        try Lame.encode("\(folder)/music.wav", to: "\(folder)/music.mp3", options: ["-b", "192"])
+        let notch = try Shell.run(["notch", "music.mp3", "--frequency", "4kHz", "--rate", "48000", "--format", "f32",
+                                   "-o", "notched.wav"], in: folder)
+        #expect(notch.status == 0, "notch: \(notch.stderr)")
+        let reference = try FloatWAV.read("\(folder)/notched.wav")
+        let (capture, report) = try record(["music.mp3", "--notch", "4kHz", "--quiet", "--report", "music.json"])
+        let offset = try align(capture, reference)
+        if let report {
+            #expect(report.underruns == 0 && report.readerUnderruns == 0, "\(report)")
+            print("live: notched music report: \(report)")
+        }
+        // The file's own length with the player's 50 ms fades at both ends: compare what lies between.
+        let frames = (liveRate / 10)..<(reference[0].count - liveRate / 10)
+        #expect(capture[0].count >= offset + frames.upperBound, "the capture ends \(Double(capture[0].count - offset) / Double(liveRate)) s into the music")
+        guard capture[0].count >= offset + frames.upperBound else { return }
+        for channel in 0..<2 {
+            // `shades notch` lowers the file to its −1 dBTP ceiling only when needed; the player does not.
+            let gain = Compare.gain(capture[channel], reference[channel], offset: offset, frames: frames)
+            let residuals = Compare.residualsDB(capture[channel], reference[channel], offset: offset, frames: frames, gain: gain)
+            let worst = residuals.max() ?? 0
+            #expect(worst < -40, "channel \(channel): a 10 ms block differs from the notch command's by \(worst) dB")
+            print("live: notched music channel \(channel): gain \(gain), worst block residual \(worst) dB")
+        }
+    }
+
     @Test func theTimerStopsAfterARaisedCosineFade() throws {
         let reference = try render(["pink", "--duration", "10s", "--level", "-20", "--seed", "7"], to: "ref10.wav")
         let (capture, report) = try record(["pink", "--timer", "10s", "--fade-out", "3s", "--level", "-20",

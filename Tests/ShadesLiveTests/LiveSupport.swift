@@ -140,6 +140,8 @@ struct Player {
 struct PlayReport: Decodable {
     let frames: Int
     let underruns: Int
+    /// Callbacks a music file's reader was behind (filled with silence); 0 for a generated sound.
+    let readerUnderruns: Int
     let latencySeconds: Double
     let bufferFrames: Int
     let sampleRate: Double

@@ -65,19 +65,21 @@ public enum ToneAnalysis {
         }
 
         var omega = coarseFrequency(span, mean: mean)   // radians per sample
-        let nyquist = Double.pi
+        // Every trial frequency stays strictly between DC and Nyquist (radians per sample).
+        func inRange(_ omega: Double) -> Double { min(Double.pi * (1 - 1e-9), max(1e-9, omega)) }
         var fit = SinusoidFit(span, omega: omega)
         for _ in 0..<30 {
             let step = fit.gaussNewtonStep(span)
-            let next = min(nyquist * (1 - 1e-9), max(1e-9, omega + step))
+            let next = inRange(omega + step)
             guard next != omega else { break }
             let trial = SinusoidFit(span, omega: next)
             // Gauss–Newton from a coarse start within a bin converges; a step that fails to reduce the
             // residual is halved rather than taken.
             if trial.explained < fit.explained {
-                let half = SinusoidFit(span, omega: omega + step / 2)
+                let halfway = inRange(omega + step / 2)
+                let half = SinusoidFit(span, omega: halfway)
                 if half.explained < fit.explained { break }
-                omega += step / 2
+                omega = halfway
                 fit = half
             } else {
                 omega = next
