@@ -39,4 +39,33 @@ import ShadesTestSupport
         }
         #expect(readable >= 10, "only \(readable) of \(corpus.count) seeds readable")
     }
+
+    /// FuzzAudioFile, `list-subchunk-past-end.wav` (92 bytes): a LIST chunk whose sub-chunks announce
+    /// 4 GB in a file of 92 bytes sent libsndfile 1.2's `sf_open` into an endless loop (libsndfile issue
+    /// 1118). It is refused before libsndfile sees it; an intact file with a LIST chunk still opens, even
+    /// when its last INFO string has an odd length and no padding byte (common in the wild).
+    @Test func aListChunkRunningPastTheFileIsRefusedBeforeLibsndfileSeesIt() throws {
+        let folder = temporaryFolder("list-chunk")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func wav(list: [UInt8], after: [UInt8] = []) -> [UInt8] {
+            func le(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+            let format = Array("fmt ".utf8) + le(16) + [1, 0, 1, 0] + le(8_000) + le(16_000) + [2, 0, 16, 0]
+            let data = Array("data".utf8) + le(16) + [UInt8](repeating: 0, count: 16)
+            let body = Array("WAVE".utf8) + format + data + Array("LIST".utf8) + le(list.count) + list + after
+            return Array("RIFF".utf8) + le(body.count) + body
+        }
+        func open(_ bytes: [UInt8], _ name: String) -> ShadesError? {
+            let path = "\(folder)/\(name)"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            do throws(ShadesError) { _ = try AudioFileInput(path: path); return nil } catch { return error }
+        }
+        let past = open(wav(list: Array("INFO".utf8) + Array("ICxx".utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0xFF, count: 8)), "past.wav")
+        #expect(past?.description.contains("past.wav") == true && past?.description.contains("LIST chunk") == true, "\(String(describing: past))")
+        let fuzzed = fuzzCorpus("FuzzAudioFile").first { $0.name == "list-subchunk-past-end.wav" }
+        let found = open(Array(try #require(fuzzed).bytes), "found.wav")
+        #expect(found?.description.contains("LIST chunk at byte 36") == true, "\(String(describing: found))")
+        // An odd-length title, its padding byte missing at the end of the file: still read.
+        #expect(open(wav(list: Array("INFO".utf8) + Array("INAM".utf8) + [5, 0, 0, 0] + Array("Rain!".utf8)), "odd.wav") == nil)
+    }
 }
+

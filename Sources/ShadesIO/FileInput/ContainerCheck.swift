@@ -1,10 +1,49 @@
 import ShadesPlatform
 
-/// Catches a truncated WAV or AIFF, which libsndfile reads without complaint as a shorter file (it trusts
-/// the file's length over the header's): the sound data chunk announces more bytes than the file holds.
-/// Streamed headers (size 0 or 0xFFFFFFFF) and RF64 are not checked.
+/// What Shades checks in a WAV or AIFF container itself, around libsndfile:
+/// - before opening, a RIFF LIST chunk whose sub-chunks libsndfile 1.2 would parse forever;
+/// - after opening, a truncated file, which libsndfile reads without complaint as a shorter one.
 enum ContainerCheck {
-    /// A description of the truncation, or nil if none is found.
+    /// A RIFF/RF64 WAVE file whose LIST chunk holds a sub-chunk announcing more bytes than the file holds
+    /// (e.g. "LIST chunk at byte 36: sub-chunk of 4294967295 bytes at byte 48, the file ends at 92"), or nil.
+    ///
+    /// libsndfile 1.2's `sf_open` spins for ever on some such files (FuzzAudioFile found a 92-byte one;
+    /// libsndfile issue 1118 reports the same hang in 1.2.2), so they are refused before it sees them. The
+    /// rule is stricter than the hang needs, but no intact file breaks it: a sub-chunk's padding byte is
+    /// not counted, so an odd-length string at the very end of the file still passes.
+    static func malformedListChunk(path: String) -> String? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        guard fseeko(file, 0, SEEK_END) == 0 else { return nil }
+        let size = Int64(ftello(file))
+        var header = [UInt8](repeating: 0, count: 8)
+        func read(at offset: Int64) -> (id: String, length: Int64)? {
+            guard offset + 8 <= size, fseeko(file, off_t(offset), SEEK_SET) == 0, fread(&header, 1, 8, file) == 8 else { return nil }
+            let length = Int64(header[4]) | Int64(header[5]) << 8 | Int64(header[6]) << 16 | Int64(header[7]) << 24
+            return (String(decoding: header[0..<4], as: UTF8.self), length)
+        }
+        guard let riff = read(at: 0), ["RIFF", "RF64", "BW64"].contains(riff.id) else { return nil }
+        var offset: Int64 = 12
+        while let chunk = read(at: offset) {
+            if chunk.id == "LIST" {
+                // The list type (INFO, adtl …), then sub-chunks up to the LIST's end or the file's.
+                let end = min(offset + 8 + chunk.length, size)
+                var sub = offset + 12
+                while sub + 8 <= end, let member = read(at: sub) {
+                    if sub + 8 + member.length > size {
+                        return "LIST chunk at byte \(offset): sub-chunk of \(member.length) bytes at byte \(sub), the file ends at \(size)"
+                    }
+                    sub += 8 + member.length + (member.length & 1)
+                }
+            }
+            // Streamed sizes (0xFFFFFFFF) and RF64's data size run past the end: nothing follows them.
+            offset += 8 + chunk.length + (chunk.length & 1)
+        }
+        return nil
+    }
+
+    /// A WAV or AIFF whose sound data chunk announces more bytes than the file holds, described, or nil.
+    /// Streamed headers (size 0 or 0xFFFFFFFF) and RF64 are not checked.
     static func truncation(path: String) -> String? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }

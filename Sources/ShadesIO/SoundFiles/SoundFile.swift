@@ -88,6 +88,9 @@ final class SoundFile {
 
     /// Opens `path` for reading (`sf_open`, SFM_READ).
     static func open(path: String) throws(ShadesError) -> SoundFile {
+        if let defect = ContainerCheck.malformedListChunk(path: path) {
+            throw .input("cannot read \(path): a malformed WAV header (\(defect))")
+        }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw .input("cannot read \(path): \(String(cString: sf_strerror(nil)))")
