@@ -76,6 +76,7 @@ struct PlayCommand: ParsableCommand {
 
         let session = LiveSession(engine: engine, what: what, endSeconds: end, file: musicFile,
                                   showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
+        musicFile?.waitForFirstBlock()
         try output.start()
         session.run()
         let latency = output.latencySeconds

@@ -38,6 +38,20 @@ import ShadesIO
         for c in 0..<2 { #expect(read.samples(channel: c) == whole.samples(channel: c)) }
     }
 
+    /// A real-time player's file source (`waitsForReader` false) that waits for the first block before its
+    /// stream starts begins without an underrun, with the file's first samples (resampled to 48 kHz here,
+    /// so the decoder and the resampler both have to have run).
+    @Test func aPlayerWaitingForTheFirstBlockStartsWithoutAnUnderrun() throws {
+        let (path, _) = try writeNoise("first-block.wav")
+        let reference = try AudioFileSource(path: path, sampleRate: 48_000, blockFrames: 4_096).renderBuffer(frameCount: 512)
+        let live = try AudioFileSource(path: path, sampleRate: 48_000, blockFrames: 4_096)
+        live.waitsForReader = false
+        live.waitForFirstBlock()
+        let first = live.renderBuffer(frameCount: 512)
+        #expect(live.readerUnderruns == 0)
+        for c in 0..<2 { #expect(first.samples(channel: c) == reference.samples(channel: c)) }
+    }
+
     /// 16-bit PCM is read as integers and converted here: every value v comes out as v / 32768 exactly
     /// (libsndfile's own conversion), in its channel, for stereo and for other channel counts.
     @Test(arguments: [1, 2, 3])

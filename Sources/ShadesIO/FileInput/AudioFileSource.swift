@@ -160,6 +160,17 @@ public final class AudioFileSource: AudioSource {
         }
     }
 
+    /// Waits until the reader has decoded the first block (or the file has ended). A real-time player
+    /// calls it before it starts its stream, so the music does not begin with an underrun while the
+    /// decoder starts up; it returns at once after the first render call.
+    public func waitForFirstBlock() {
+        guard delivered == 0, position == available, !ended else { return }
+        let waits = waitsForReader
+        waitsForReader = true
+        _ = takeNextBlock()
+        waitsForReader = waits
+    }
+
     /// Copies the reader's next block into `current`, or marks the end; false when not waiting and the
     /// reader has no block ready.
     private func takeNextBlock() -> Bool {
