@@ -1,7 +1,7 @@
 # Shades: the two commands a newcomer runs on a fresh Debian machine.
 #   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
 #   make test        install the C libraries and the tests' tools if missing, run the test suite (release build),
-#                    then the live tests through a headless PulseAudio server (make test-live)
+#                    then the live tests through a headless PulseAudio, then a headless PipeWire (make test-live)
 # Robustness (README, Development): make fuzz, make test-tsan, make test-asan, make soak.
 
 DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev libasound2-dev pkg-config
@@ -10,6 +10,11 @@ TEST_PACKAGES := lame
 # For the live tests (make test-live): a headless PulseAudio server and its tools (parecord, paplay, pactl),
 # and the ALSA plugin through which PortAudio's "default" device reaches it (PortAudio is in DEB_PACKAGES).
 LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins
+# Then a headless PipeWire for the notch-filter configuration (PipeWireNotchTests): the server and its tools
+# (pw-cli, pw-link, pw-play, pw-record), WirePlumber, and the session D-Bus WirePlumber needs. Installed
+# without recommended packages: no pipewire-pulse or pipewire-alsa (they would take PulseAudio's and ALSA's
+# clients from the headless PulseAudio), no rtkit.
+PIPEWIRE_PACKAGES := pipewire pipewire-bin wireplumber dbus-daemon
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # A plain release build, as an app depending on Shades gets it: the hot kernels (CShadesKernels) are built
 # for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so no CPU flags are needed.
@@ -28,12 +33,15 @@ CATALOGUE := catalogue
 .PHONY: deps test-deps live-deps test-live build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean \
 	fuzz fuzz-ci test-tsan test-asan soak
 
-# Installs those of the Debian packages $(1) that are missing.
+# Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
+# removed but not purged (dpkg's "rc") counts as missing: `dpkg -s` answers 0 for it.
 INSTALL_MISSING = missing=""; \
-	for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(1); do \
+		[ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(2) $$missing; \
 	fi
 
 deps:
@@ -44,6 +52,7 @@ test-deps:
 
 live-deps:
 	@$(call INSTALL_MISSING,$(LIVE_PACKAGES))
+	@$(call INSTALL_MISSING,$(PIPEWIRE_PACKAGES),--no-install-recommends)
 
 build: deps
 	swift build $(SWIFT_FLAGS) --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product shades
@@ -61,6 +70,8 @@ test: deps test-deps live-deps
 # `shades play` through a real audio server: scripts/live-tests.sh starts a headless PulseAudio (null sink,
 # float32 48 kHz stereo) in a temporary folder, runs Tests/ShadesLiveTests with its environment exported
 # (XDG_RUNTIME_DIR, HOME, PULSE_SINK) and stops it afterwards, also when a test fails. About 2 minutes.
+# Then, the same way, a headless PipeWire (D-Bus, pipewire, WirePlumber, a null sink) for PipeWireNotchTests:
+# `shades notch-filter --pipewire` loaded in it. About 15 s. `LIVE_SERVERS=pipewire make test-live`: only that.
 test-live: deps live-deps
 	bash scripts/live-tests.sh $(SWIFT_FLAGS)
 

@@ -39,6 +39,8 @@ struct NotchFilterCommand: ParsableCommand {
             The same linear-phase notch as `shades notch` (at least 100 dB deep in the band), as a convolution
             kernel for PipeWire's builtin convolver: a stereo virtual sink that notches everything played into
             it (streaming services, videos). The kernel delays the sound by half its length (printed).
+            Run the configuration with `pipewire -c /absolute/path/notch.conf` (its first lines say how to start
+            it with PipeWire).
             Example: shades notch-filter --frequency 6kHz --width 1 --rate 48000 -o notch-6k.wav --pipewire notch-6k.conf
             """)
 
@@ -53,7 +55,7 @@ struct NotchFilterCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The impulse response (.wav, 32-bit float, mono).")
     var output: String
 
-    @Option(help: "Also write a PipeWire filter-chain configuration loading the impulse response.")
+    @Option(help: "Also write a PipeWire filter-chain configuration loading the impulse response (run it: pipewire -c FILE).")
     var pipewire: String?
 
     func run() throws {
@@ -66,8 +68,8 @@ struct NotchFilterCommand: ParsableCommand {
         }
         try NotchFilterExport.writeImpulseResponse(of: design, to: output)
         if let pipewire {
-            let absolute = PathIdentity.canonical(output)
-            let text = NotchFilterExport.pipeWireConfiguration(impulseResponsePath: absolute, design: design)
+            let text = NotchFilterExport.pipeWireConfiguration(impulseResponsePath: PathIdentity.canonical(output),
+                                                               configurationPath: PathIdentity.canonical(pipewire), design: design)
             try AtomicFile.write(Array(text.utf8), to: pipewire)
         }
         let latency = Double(design.groupDelayFrames) / rate

@@ -6,7 +6,7 @@ import ShadesTestSupport
 
 /// `shades notch-filter` (issue 14): the impulse response it writes is the notch's kernel, and white noise
 /// convolved with it is notched as deep and as flat as `shades notch` notches the same noise (≥ 100 dB in
-/// the band); the PipeWire configuration loads that file in two convolvers.
+/// the band); the PipeWire configuration loads that file in two convolvers and runs as `pipewire -c FILE`.
 @Suite struct NotchFilterCommandTests {
     @Test func impulseResponseNotchesAsDeepAsTheNotchCommand() throws {
         let folder = temporaryFolder("notch-filter")
@@ -54,6 +54,14 @@ import ShadesTestSupport
         #expect(conf.components(separatedBy: "label = convolver").count == 3)
         #expect(conf.contains("filename = \"\(path)\""), "\(conf)")
         #expect(conf.contains("media.class = Audio/Sink") && conf.contains("audio.channels = 2"))
+        // Complete for `pipewire -c FILE`: the client modules the filter chain connects and runs with
+        // (PipeWireNotchTests loads it in a real PipeWire).
+        for module in ["protocol-native", "client-node", "adapter", "filter-chain"] {
+            #expect(conf.contains("{ name = libpipewire-module-\(module)"), "\(module)")
+        }
+        #expect(conf.contains("audio.convert.* = audioconvert/libspa-audioconvert"))
+        let confPath = URL(fileURLWithPath: "\(folder)/notch-6k.conf").resolvingSymlinksInPath().path
+        #expect(conf.contains("# Use: `pipewire -c \(confPath)`"), "\(conf)")
     }
 
     @Test(arguments: [

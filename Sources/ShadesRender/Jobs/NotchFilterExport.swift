@@ -26,20 +26,38 @@ public enum NotchFilterExport {
                            ditherKey: 0, comment: comment)
     }
 
-    /// A PipeWire filter-chain configuration (`pipewire -c FILE`, or a drop-in in
-    /// `~/.config/pipewire/pipewire.conf.d/`) making a stereo virtual sink named after the notch whose two
-    /// builtin convolvers load `impulseResponsePath` (absolute).
-    public static func pipeWireConfiguration(impulseResponsePath: String, design: NotchDesign) -> String {
+    /// A PipeWire filter-chain configuration, complete in itself: `pipewire -c FILE` (FILE absolute) runs it as
+    /// a client of the running PipeWire, adding a stereo virtual sink named after the notch whose two builtin
+    /// convolvers load `impulseResponsePath` (absolute). It carries the client modules the filter chain needs
+    /// (native protocol, client node, adapter), as PipeWire's own `filter-chain.conf` does: Debian 12's
+    /// PipeWire 0.3.65 ships no `filter-chain.conf`, and the filter-chain module alone cannot connect.
+    /// Those modules are `nofail`: copied into `pipewire.conf.d` instead, the file still loads in the daemon,
+    /// which has them already (without the flag PipeWire 0.3.65 does not start: "could not load mandatory
+    /// module libpipewire-module-client-node: File exists"). Tested in a real PipeWire 0.3.65
+    /// (`PipeWireNotchTests`). `configurationPath` (absolute) is where it is written, named in its usage comment.
+    public static func pipeWireConfiguration(impulseResponsePath: String, configurationPath: String, design: NotchDesign) -> String {
         let name = "shades_notch_" + design.notches.map { formatNumber($0.centreHz.rounded()) + "Hz" }.joined(separator: "_")
         let description = "Shades notch \(design.notches.summaryText)"
         let path = impulseResponsePath.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        let own = configurationPath.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         return """
             # \(description): a stereo virtual sink that removes the band from everything played into it.
             # Made by \(AudioFileWriter.software); latency \(design.groupDelayFrames) frames (\(formatNumber(Double(design.groupDelayFrames) / design.sampleRate * 1000, roundedTo: 2)) ms) at \(formatNumber(design.sampleRate)) Hz plus the convolver's block.
-            # Use: copy this file into ~/.config/pipewire/pipewire.conf.d/ and restart PipeWire (or into
-            # ~/.config/pipewire/filter-chain.conf.d/ and run `pipewire -c filter-chain.conf`), then choose
-            # "\(description)" as the output. The impulse response stays where it is: \(path)
+            # Use: `pipewire -c \(configurationPath)` (a client of the running PipeWire; the sink is there while
+            # it runs), then choose "\(description)" as the output. To start it with PipeWire, put
+            #   context.exec = [ { path = "pipewire" args = "-c \(own)" } ]
+            # into ~/.config/pipewire/pipewire.conf.d/shades-notch.conf and restart PipeWire (or copy this file
+            # there: it then runs inside PipeWire itself).
+            # The impulse response stays where it is: \(path)
+            context.spa-libs = {
+                audio.convert.* = audioconvert/libspa-audioconvert
+                support.*       = support/libspa-support
+            }
             context.modules = [
+                { name = libpipewire-module-rt flags = [ ifexists nofail ] }
+                { name = libpipewire-module-protocol-native flags = [ nofail ] }
+                { name = libpipewire-module-client-node flags = [ nofail ] }
+                { name = libpipewire-module-adapter flags = [ nofail ] }
                 { name = libpipewire-module-filter-chain
                     args = {
                         node.description = "\(description)"
