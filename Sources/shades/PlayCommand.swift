@@ -76,7 +76,12 @@ struct PlayCommand: ParsableCommand {
 
         let session = LiveSession(engine: engine, what: what, endSeconds: end, file: musicFile,
                                   showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
-        musicFile?.waitForFirstBlock()
+        // Offline until here (a notch with a silent past reads its delay's worth on creation): from now on a
+        // late reader costs a block of silence, counted, never a wait in the audio callback.
+        if let musicFile {
+            musicFile.waitForFirstBlock()
+            musicFile.waitsForReader = false
+        }
         try output.start()
         session.run()
         let latency = output.latencySeconds
@@ -145,7 +150,6 @@ struct PlayCommand: ParsableCommand {
             }
             let rate = try ValueParsing.hertz(sound.rate, parameter: "rate")
             let file = try AudioFileSource(path: source, sampleRate: rate)
-            file.waitsForReader = false
             var played: any AudioSource = file
             var what = source.lastPathComponent
             if let notch = sound.notch {

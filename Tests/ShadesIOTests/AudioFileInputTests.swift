@@ -52,6 +52,19 @@ import ShadesIO
         for c in 0..<2 { #expect(first.samples(channel: c) == reference.samples(channel: c)) }
     }
 
+    /// A file source released mid-file with its reader's ring full (a player stopped by its timer or by
+    /// Ctrl-C) stops the reader and frees everything; it once stopped the process (libdispatch: "semaphore
+    /// object deallocated while in use").
+    @Test func aSourceReleasedMidFileWithItsRingFullStopsCleanly() throws {
+        let (path, _) = try writeNoise("mid-file.wav", frames: 40_000)
+        for _ in 0..<3 {
+            let source = try AudioFileSource(path: path, blockFrames: 4_096)
+            _ = source.renderBuffer(frameCount: 100)
+            usleep(100_000)   // the reader fills the three free slots and waits
+            #expect(source.readerUnderruns == 0 && source.frameCount == nil)
+        }
+    }
+
     /// 16-bit PCM is read as integers and converted here: every value v comes out as v / 32768 exactly
     /// (libsndfile's own conversion), in its channel, for stereo and for other channel counts.
     @Test(arguments: [1, 2, 3])

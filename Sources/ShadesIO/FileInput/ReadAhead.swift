@@ -19,7 +19,10 @@ package final class ReadAhead: @unchecked Sendable {
     /// overlapping accesses of the whole array (a race, ThreadSanitizer's "Swift access race").
     private let frames: UnsafeMutablePointer<Int>
     private let filled = DispatchSemaphore(value: 0)
-    private let free = DispatchSemaphore(value: ReadAhead.slotCount)
+    /// Free slots. Created at 0 and signalled `slotCount` times: libdispatch stops the process when a
+    /// semaphore is released below the value it was created with, which a reader stopped with the ring
+    /// full (a player stopped mid-file) leaves it at.
+    private let free = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
     /// Signalled once when the reader thread has finished.
     private let finished = DispatchSemaphore(value: 0)
@@ -40,6 +43,7 @@ package final class ReadAhead: @unchecked Sendable {
         slots = (0..<Self.slotCount).map { _ in AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false) }
         frames = .allocate(capacity: Self.slotCount)
         frames.initialize(repeating: 0, count: Self.slotCount)
+        for _ in 0..<Self.slotCount { free.signal() }
         // `read` owns the input and the resampler; only the reader thread touches them.
         let task = ReaderTask { [self] in
             var handed = 0
