@@ -1,3 +1,4 @@
+import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -51,6 +52,28 @@ extension CatalogueAsset {
                                              channelGains: rendered.gains, frames: rendered.buffer.frameCapacity))
         }
         return (try mix(layerSources).renderBuffer(frameCount: request.frameCount), frequency)
+    }
+
+    /// The sound looped as the app plays the catalogue file: rendered once into memory, as `catalogue build`
+    /// renders it, with the gain in dB that brings it to ``loudnessLUFS`` (0 for a silent sound). Not
+    /// real-time: it renders and measures the whole file first.
+    public func makeLoop() throws(ShadesError) -> (source: BufferSource, gainDB: Double) {
+        let (buffer, _) = try renderBuffer()
+        let measured = try measureLoudness(buffer).integratedLUFS
+        let loop = BufferSource(buffer: buffer, sampleRate: request.sampleRate)
+        loop.loops = true
+        return (loop, measured.map { LoudnessMeter.gainToReach(targetLUFS: loudnessLUFS, measuredLUFS: $0) } ?? 0)
+    }
+
+    /// Integrated loudness (LUFS), true peak (dBTP) and sample peak (dBFS) of the rendered sound, before
+    /// its gain: what the builder sets that gain from.
+    package func measureLoudness(_ buffer: AudioBuffer) throws(ShadesError)
+        -> (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?) {
+        do throws(ShadesError) {
+            var meter = try LoudnessAndPeak(channelCount: buffer.channelCount, sampleRate: request.sampleRate)
+            try meter.add((0..<buffer.channelCount).map { c in buffer.withChannel(c) { UnsafeBufferPointer($0) } })
+            return try meter.result()
+        } catch { throw .asset(id: id, message: "cannot measure loudness: \(error.description)") }
     }
 
     /// One layer of the mix: its channel gains times the layer's gain, and its swell.

@@ -131,15 +131,8 @@ struct PlayCommand: ParsableCommand {
             if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
             let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
-            let stream = try asset.makeStream()
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
-            let samples = stream.source.renderBuffer(frameCount: stream.frameCount)
-            let meter = try LoudnessMeter(channelCount: samples.channelCount, sampleRate: stream.source.sampleRate, truePeak: false)
-            try samples.withBlock { (block: AudioBlock) throws(ShadesError) in try meter.add(block) }
-            let loop = BufferSource(buffer: samples, sampleRate: stream.source.sampleRate)
-            loop.loops = true
-            let measured = try meter.result().integratedLUFS
-            let gain = measured.map { LoudnessMeter.gainToReach(targetLUFS: asset.loudnessLUFS, measuredLUFS: $0) } ?? 0
+            let (loop, gain) = try asset.makeLoop()
             return (loop, "preset \(preset)", gain, nil)
         }
         guard let source else { throw ShadesError.usage("give a SOURCE (a sound name or a music file) or --preset ID") }

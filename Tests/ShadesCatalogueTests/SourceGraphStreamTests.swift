@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ShadesAnalysis
 import ShadesCatalogue
 import ShadesDSP
 import ShadesIO
@@ -125,6 +126,25 @@ import ShadesTestSupport
             let worst = zip(x, z).map { abs($0 * gain - $1) / max(abs($1), 1e-30) }.max() ?? 0
             #expect(worst <= 3e-7, "channel \(c): \(worst)")
         }
+    }
+
+    /// A preset as `shades play --preset` plays it: the catalogue file's samples, looped, with the gain that
+    /// brings them to the preset's loudness target (within 0.05 LU, as measured here again).
+    @Test func aPresetLoopsAtItsCatalogueLoudness() throws {
+        let sound = try PresetAssets.sound(id: "pink-am10", presetsFolder: Self.presetsFolder)
+        let (loop, gainDB) = try sound.makeLoop()
+        let frames = sound.request.frameCount
+        let played = loop.renderBuffer(frameCount: frames + 100)
+        for c in 0..<2 {
+            #expect(played.samples(channel: c)[frames..<(frames + 100)] == played.samples(channel: c)[0..<100], "the loop wraps")
+        }
+        let meter = try LoudnessMeter(channelCount: 2, sampleRate: loop.sampleRate, truePeak: false)
+        let gain = Float(Decibels.amplitude(gainDB))
+        let scaled = AudioBuffer(channelCount: 2, frameCapacity: frames)
+        for c in 0..<2 { scaled.withChannel(c) { x in _ = x.update(fromContentsOf: played.samples(channel: c)[0..<frames].map { $0 * gain }) } }
+        try scaled.withBlock { (block: AudioBlock) throws(ShadesError) in try meter.add(block) }
+        let loudness = try #require(try meter.result().integratedLUFS)
+        #expect(abs(loudness - sound.loudnessLUFS) <= 0.05, "\(loudness) LUFS, target \(sound.loudnessLUFS)")
     }
 }
 

@@ -104,12 +104,7 @@ enum AssetRenderer {
         let id = asset.id
         let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
         let channels = buffer.channelCount
-        let before: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
-        do throws(ShadesError) {
-            var meter = try LoudnessAndPeak(channelCount: channels, sampleRate: asset.request.sampleRate)
-            try meter.add((0..<channels).map { c in buffer.withChannel(c) { UnsafeBufferPointer($0) } })
-            before = try meter.result()
-        } catch { throw .asset(id: id, message: "cannot measure loudness: \(error.description)") }
+        let before = try asset.measureLoudness(buffer)
         guard let measured = before.integratedLUFS, let truePeak = before.truePeakDBTP else {
             throw .asset(id: id, message: "is silent: there is no loudness to set")
         }
