@@ -26,7 +26,7 @@ struct PlayCommand: ParsableCommand {
               shades play --device list
             """)
 
-    @Argument(help: "A sound (white, pink, brown, blue, violet, grey, noise, tone, nbn) or a music file.")
+    @Argument(help: "A sound (white, pink, brown, blue, violet, grey, noise, tone, nbn, cr, ripple) or a music file.")
     var source: String?
 
     @OptionGroup var sound: SoundOptions
@@ -57,12 +57,10 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         if device?.lowercased() == "list" { return try listDevices() }
-        let (source, what, gainDB, length) = try makeSource()
-        let musicFile = (source as? AudioFileSource) ?? ((source as? NotchedSource)?.source as? AudioFileSource)
+        let (source, what, gainDB, length, musicFile, notchBlock) = try makeSource()
         let rate = source.sampleRate
         // A notch filters a whole FFT block at once: a callback shorter than that block underruns.
-        let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) }
-            ?? max(Int(0.01 * rate), (source as? NotchedSource)?.chunkFrames ?? 0)
+        let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) } ?? max(Int(0.01 * rate), notchBlock)
         let fadeIn = try fadeSeconds(sound.fadeIn, parameter: "fade-in") ?? fadeSeconds(sound.fade, parameter: "fade") ?? 0.05
         let fadeOut = try fadeSeconds(sound.fadeOut, parameter: "fade-out") ?? fadeSeconds(sound.fade, parameter: "fade")
         let timerSeconds = try timer.map { try ValueParsing.seconds($0, parameter: "timer") }
@@ -125,41 +123,33 @@ struct PlayCommand: ParsableCommand {
         return frames
     }
 
-    /// The stream to play, what to call it, its gain in dB and its length in seconds (nil: endless).
-    private func makeSource() throws -> (any AudioSource, String, Double, Double?) {
+    /// The stream to play, what to call it, its gain in dB, its length in seconds (nil: endless) and the
+    /// file it reads, if any.
+    private func makeSource() throws -> (any AudioSource, String, Double, Double?, AudioFileSource?, Int) {
         if let preset {
             if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
             let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
             let (loop, gain) = try asset.makeLoop()
-            return (loop, "preset \(preset)", gain, nil)
-        }
-        guard let source else { throw ShadesError.usage("give a SOURCE (a sound name or a music file) or --preset ID") }
-        let names = ["white", "pink", "brown", "blue", "violet", "grey", "gray", "noise", "tone", "nbn"]
-        if !names.contains(source.lowercased()) {
-            guard access(source, F_OK) == 0 else {
-                throw ShadesError.usage("source '\(source)' is neither a sound (\(names.joined(separator: ", "))) nor an existing music file")
-            }
-            let rate = try ValueParsing.hertz(sound.rate, parameter: "rate")
-            let file = try AudioFileSource(path: source, sampleRate: rate)
-            var played: any AudioSource = file
-            var what = source.lastPathComponent
-            if let notch = sound.notch {
-                let boost = try sound.edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-                let spec = NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: sound.notchWidth,
-                                     edgeBoostDB: boost, edgeWidthOctaves: sound.edgeWidth)
-                played = try NotchedSource(source: file, design: try NotchDesign(notches: [spec], sampleRate: rate), alignment: .silentPast)
-                what += " notched at \(notch)"
-            }
-            return (played, what, 0, file.frameCount.map { Double($0) / rate })
+            return (loop, "preset \(preset)", gain, nil, nil, 0)
         }
         let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)
-        let graph = try SoundGraph(request)
-        var what = "\(source) at \(formatNumber(request.levelDBFS)) dBFS"
+        let stream = try SoundGraph(request).makeLiveStream()
+        var what = source.map { $0.lastPathComponent } ?? sound.soundFile?.lastPathComponent ?? "sound"
+        switch request.level {
+        case .rms(let level): what += " at \(formatNumber(level)) dBFS"
+        case .truePeakCeiling(let ceiling): what += " at \(formatSigned(stream.gainDB, digits: 1)) dB (true peak ≤ \(formatNumber(ceiling)) dBTP)"
+        case .loudness: break
+        }
         if let am = sound.am { what += ", AM \(am)" }
         if let notch = sound.notch { what += ", notch \(notch)" }
-        return (graph.makeSource(), what, 0, nil)
+        // A notch on a file filters one FFT block at a time (fftSize − 2M frames per block).
+        let notchBlock = try request.sound.file == nil ? 0 : request.notches.map { (n: [NotchSpec]) throws(ShadesError) in
+            let design = try NotchDesign(notches: n, sampleRate: request.sampleRate)
+            return design.fftSize - 2 * design.halfLength
+        } ?? 0
+        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, stream.file, notchBlock)
     }
 
     private func writeText(_ text: String, to path: String) throws {

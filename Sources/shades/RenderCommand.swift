@@ -42,10 +42,12 @@ struct RenderCommand: ParsableCommand {
               shades render pink --notch 6kHz --notch-width 1 --duration 10m --loop -o notched-pink.wav
               shades render cr --frequency 4kHz --duration 60s --seed 3 -o cr.wav
               shades render ripple --frequency 4kHz --condition amplitude --duration 60s -o ripple.wav
+              shades render --sound rain.json --duration 60s --loop -o rain.wav
+              shades render song.mp3 --notch 6kHz --format s24 -o song-notched.wav
             """)
 
-    @Argument(help: "white, pink, brown, blue, violet, noise, tone, nbn, cr or ripple.")
-    var source: String
+    @Argument(help: "white, pink, brown, blue, violet, grey, noise, tone, nbn, cr, ripple, or a sound file (music).")
+    var source: String?
 
     @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
     var duration: String?
@@ -64,8 +66,10 @@ struct RenderCommand: ParsableCommand {
         try AtomicFile.checkWritable(output)
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }
-        let seconds = Double(request.frameCount) / request.sampleRate
-        print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.layout.rawValue), \(format.rawValue), RMS \(String(format: report.rmsDBFS)) dBFS, peak \(String(format: report.peakDBFS)) dBFS")
+        let seconds = Double(report.frames) / request.sampleRate
+        let level = report.rmsDBFS.map { "RMS \(String(format: $0)) dBFS, peak \(String(format: report.peakDBFS)) dBFS" }
+            ?? "gain \(String(format: Decibels.fromAmplitude(Double(report.gains.first ?? 1)))) dB, true peak \(String(format: report.truePeakDBTP ?? -300)) dBTP"
+        print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.resolvedLayout.rawValue), \(format.rawValue), \(level)")
     }
 
     func makeRequest() throws -> RenderRequest {
@@ -86,7 +90,7 @@ struct RenderCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         _ = try WAVStream.write(source, frames: duration == nil && !sound.countsPulses ? nil : request.frameCount,
                                 gains: Array(repeating: 1, count: source.channelCount),
-                                ditherKeys: (0..<source.channelCount).map { SeedStream.dither.key(seed: request.seed, channel: $0) },
+                                ditherKeys: (0..<source.channelCount).map { SeedStream.dither.key(seed: request.resolvedSeed, channel: $0) },
                                 sampleFormat: format, to: 1)
     }
 }

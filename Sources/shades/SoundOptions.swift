@@ -2,6 +2,7 @@ import ArgumentParser
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesPlatform
 
 /// The options that describe a sound (everything but its name, length and destination), shared by
 /// `shades render` and `shades play`.
@@ -9,14 +10,17 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …).")
     var rate: String = "48000"
 
-    @Option(help: "mono, stereo (independent noise per ear), diotic (same in both ears), left or right.")
-    var channels: ChannelLayout = .stereo
+    @Option(name: .customLong("sound"), help: "A sound in the preset format's JSON (Presets/README.md) instead of SOURCE.")
+    var soundFile: String?
+
+    @Option(help: "mono, stereo (independent noise per ear; the default), diotic (same in both ears), left or right.")
+    var channels: ChannelLayout?
 
     @Option(parsing: .unconditional, help: "RMS level in dBFS (-20, -20dBFS; default -20, for ripple -30: its sine-phase harmonic complex has a crest factor near 20 dB).")
     var level: String?
 
-    @Option(help: "Random seed; the same seed and parameters give a byte-identical file.")
-    var seed: UInt64 = 1
+    @Option(help: "Random seed (default 1, or the sound's own); the same seed and parameters give a byte-identical file.")
+    var seed: UInt64?
 
     @Flag(help: "Make a seamless loop: noise shaped over the whole length, a tone adjusted to whole cycles.")
     var loop = false
@@ -108,24 +112,85 @@ struct SoundOptions: ParsableArguments {
     /// True when `--pulse-count` sets the length.
     var countsPulses: Bool { pulseCount != nil }
 
-    /// The request for `source` (a sound name) with the options; `duration` nil takes `defaultSeconds`
-    /// when given (an endless stream or live playback), and `includingFades` false leaves the fades to
-    /// the caller (live playback fades in the player).
-    func makeRequest(source: String, duration: String?, defaultSeconds: Double? = nil,
+    /// The request for `source` (a sound name or a sound file) or for `--sound FILE.json`, with the options
+    /// over it; `duration` nil takes `defaultSeconds` when given (an endless stream or live playback), and
+    /// `includingFades` false leaves the fades to the caller (live playback fades in the player).
+    func makeRequest(source: String?, duration: String?, defaultSeconds: Double? = nil,
                      includingFades: Bool = true) throws -> RenderRequest {
-        let sound: SoundDescription
+        var sound = try baseSound(source: source)
+        if let modulation = try am.map({ text throws in
+            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
+        }) { sound.modulation = modulation }
+        if let pulse {
+            let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2 else {
+                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+            }
+            sound.pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
+                                  offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
+                                  rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+        } else if pulseCount != nil {
+            sound.pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+        }
+        if includingFades && (fade != nil || fadeIn != nil || fadeOut != nil) {
+            let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
+            sound.fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
+                                outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
+        }
+        if let notch {
+            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
+            sound.notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
+                                       edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
+        } else if edgeBoost != nil {
+            throw ShadesError.usage("--edge-boost applies to a --notch")
+        }
+        if let channels { sound.channels = channels }
+        if let seed { sound.seed = seed }
+        let seconds: Double
+        if let duration {
+            seconds = try ValueParsing.seconds(duration)
+        } else if let counted = sound.pulses?.countedDurationSeconds, counted > 0 {
+            seconds = counted
+        } else if sound.file != nil {
+            seconds = RenderRequest.untilEndOfFile
+        } else if let defaultSeconds {
+            seconds = defaultSeconds
+        } else {
+            throw ShadesError.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
+        }
+        let request = RenderRequest(
+            sound: sound, durationSeconds: seconds, sampleRate: try ValueParsing.hertz(rate, parameter: "rate"),
+            level: try level.map { .rms(dBFS: try ValueParsing.decibels($0)) }, loop: loop)
+        try request.validate()
+        return request
+    }
+
+    /// The sound before the modifier options: `--sound FILE.json`, a sound name with its options, or a sound file.
+    private func baseSound(source: String?) throws -> Sound {
+        if let soundFile {
+            if source != nil { throw ShadesError.usage("give a SOURCE or --sound FILE.json, not both") }
+            let bytes: [UInt8]
+            do throws(ShadesError) { bytes = try FileSystem.readFile(soundFile, upTo: 1 << 20) } catch {
+                throw ShadesError.input("cannot read the sound file \(soundFile): \(error.message)")
+            }
+            let sound = try Sound.parse(json: bytes, file: soundFile)
+            try refuseGeneratorOptions(for: "--sound")
+            return sound
+        }
+        guard let source else { throw ShadesError.usage("give a SOURCE (\(Self.sourceNames.joined(separator: ", ")), or a sound file) or --sound FILE.json") }
+        let generator: Generator
         switch source.lowercased() {
         case "tone":
             guard let frequency else { throw ShadesError.usage("tone needs --frequency (above 0 and below Nyquist)") }
-            sound = .tone(frequencyHz: try ValueParsing.hertz(frequency))
+            generator = .tone(frequencyHz: try ValueParsing.hertz(frequency))
         case "nbn":
             guard let frequency else { throw ShadesError.usage("nbn needs --frequency (the band centre) and --width in octaves") }
-            sound = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
+            generator = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
         case "grey", "gray":
-            sound = .grey
+            generator = .grey
         case "cr":
             guard let frequency else { throw ShadesError.usage("cr needs --frequency (the tinnitus frequency)") }
-            sound = .coordinatedReset(CoordinatedResetPattern(
+            generator = .coordinatedReset(CoordinatedResetPattern(
                 tinnitusFrequencyHz: try ValueParsing.hertz(frequency), toneSet: tones,
                 toneSeconds: try toneLength.map { try ValueParsing.seconds($0, parameter: "tone-length") },
                 rampSeconds: try ValueParsing.seconds(toneRamp, parameter: "tone-ramp"),
@@ -134,77 +199,45 @@ struct SoundOptions: ParsableArguments {
                 toneGainsDB: try toneGains.map { try Self.decibelList($0, parameter: "tone-gains") }))
         case "ripple":
             guard let frequency else { throw ShadesError.usage("ripple needs --frequency (the tinnitus frequency, 1 … 16 kHz)") }
-            sound = .spectralRipple(SpectralRipple(
+            generator = .spectralRipple(SpectralRipple(
                 tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition, sham: sham,
                 bandGainsDB: try bandGains.map { try Self.decibelList($0, parameter: "band-gains") }))
         case "noise":
             guard let beta else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
-            sound = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
+            generator = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
         default:
-            guard let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour else {
-                throw ShadesError.usage("source '\(source)' is unknown (allowed: white, pink, brown, blue, violet, grey, noise, tone, nbn, cr, ripple)")
+            if let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour {
+                if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
+                generator = .noise(colour: colour, distribution: distribution)
+            } else if access(source, F_OK) == 0 {
+                try refuseGeneratorOptions(for: "a sound file")
+                return Sound.file(path: source)
+            } else {
+                throw ShadesError.usage("source '\(source)' is neither a sound (allowed: \(Self.sourceNames.joined(separator: ", "))) nor an existing sound file")
             }
-            if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
-            sound = .noise(colour: colour, distribution: distribution)
         }
-        switch sound {
+        switch generator {
         case .noise, .grey:
             if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone', 'nbn', 'cr' and 'ripple' only") }
         default: break
         }
-        if case .coordinatedReset = sound {} else if toneLength != nil || toneGains != nil {
+        if case .coordinatedReset = generator {} else if toneLength != nil || toneGains != nil {
             throw ShadesError.usage("--tone-length and --tone-gains apply to 'cr' only")
         }
-        if case .spectralRipple = sound {} else if sham || bandGains != nil {
+        if case .spectralRipple = generator {} else if sham || bandGains != nil {
             throw ShadesError.usage("--sham and --band-gains apply to 'ripple' only")
         }
+        return Sound(generator)
+    }
 
-        let modulation = try am.map { text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
+    /// The sound names a SOURCE can be.
+    static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "tone", "nbn", "cr", "ripple"]
+
+    /// Options that describe a generator make no sense with `what` (a sound file or `--sound`).
+    private func refuseGeneratorOptions(for what: String) throws {
+        if frequency != nil || beta != nil || toneLength != nil || toneGains != nil || sham || bandGains != nil {
+            throw ShadesError.usage("--frequency, --beta, --tone-length, --tone-gains, --sham and --band-gains describe a generator, not \(what)")
         }
-        var pulses: Pulses?
-        if let pulse {
-            let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2 else {
-                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
-            }
-            pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
-                            offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                            rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-        } else if pulseCount != nil {
-            pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-        }
-        var fades: Fades?
-        if includingFades && (fade != nil || fadeIn != nil || fadeOut != nil) {
-            let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
-            fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
-                          outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
-        }
-        var notches: [NotchSpec]?
-        if let notch {
-            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-            notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
-                                 edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
-        } else if edgeBoost != nil {
-            throw ShadesError.usage("--edge-boost applies to a --notch")
-        }
-        let seconds: Double
-        if let duration {
-            seconds = try ValueParsing.seconds(duration)
-        } else if let counted = pulses?.countedDurationSeconds, counted > 0 {
-            seconds = counted
-        } else if let defaultSeconds {
-            seconds = defaultSeconds
-        } else {
-            throw ShadesError.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
-        }
-        let request = RenderRequest(
-            sound: sound, durationSeconds: seconds,
-            sampleRate: try ValueParsing.hertz(rate, parameter: "rate"), layout: channels,
-            levelDBFS: try ValueParsing.decibels(level ?? (source.lowercased() == "ripple" ? "-30" : "-20")), seed: seed, loop: loop,
-            modulation: modulation, pulses: pulses, fades: fades, notches: notches)
-        try request.validate()
-        return request
     }
 }
 

@@ -108,29 +108,30 @@ enum AssetRenderer {
         guard let measured = before.integratedLUFS, let truePeak = before.truePeakDBTP else {
             throw .asset(id: id, message: "is silent: there is no loudness to set")
         }
-
-        // Loudness moves 1 LU per dB of gain; the true peak moves with it.
-        let gainDB = LoudnessMeter.gainToReach(targetLUFS: asset.loudnessLUFS, measuredLUFS: measured)
-        let limit = CatalogueLimits.maximumTruePeakDBTP - CatalogueLimits.truePeakMarginDB
-        let peakAfter = truePeak + gainDB
-        let samplePeakAfter = (before.samplePeakDBFS ?? -.infinity) + gainDB
-        if peakAfter > limit || samplePeakAfter > Decibels.fromAmplitude(asset.sampleFormat.clipLimit) {
-            let highest = asset.loudnessLUFS - (peakAfter - limit)
-            throw .asset(id: id, message: "loudness \(String(format: asset.loudnessLUFS, digits: 1)) LUFS would put the true peak at \(formatSigned(peakAfter, digits: 2)) dBTP (limit \(String(format: CatalogueLimits.maximumTruePeakDBTP, digits: 1)) dBTP); the highest loudness that fits is \(formatFloor(highest)) LUFS")
+        let gainDB: Double
+        do throws(ShadesError) {
+            gainDB = try asset.request.level.loudnessGainDB(measuredLUFS: measured, truePeakDBTP: truePeak,
+                                                            samplePeakDBFS: before.samplePeakDBFS, format: asset.sampleFormat)
+        } catch { throw .asset(id: id, message: error.message) }
+        // The request as written: its sound with the file's decoded length recorded, at the level the gain gave.
+        var written = asset.request
+        written.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + gainDB)
+        written.sound = asset.request.sound.mappingFiles { file in
+            var recorded = file
+            recorded.frames = buffer.frameCapacity
+            return recorded
         }
-        var recipe = asset.request
-        recipe.levelDBFS = asset.request.levelDBFS + gainDB
         let path = folder + "/" + asset.fileName
         let gain = Float(Decibels.amplitude(gainDB))
         try FileSink.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
                            to: path, sampleFormat: asset.sampleFormat,
-                           ditherKey: SeedStream.dither.key(seed: asset.request.seed, channel: 0),
-                           comment: Renderer.comment(for: recipe, renderedFrequencyHz: renderedFrequencyHz, format: asset.sampleFormat))
-        return try verify(asset, recipe: recipe, cacheKey: cacheKey, path: path)
+                           ditherKey: SeedStream.dither.key(seed: asset.request.resolvedSeed, channel: 0),
+                           comment: Renderer.comment(for: written, renderedFrequencyHz: renderedFrequencyHz, format: asset.sampleFormat))
+        return try verify(asset, written: written, cacheKey: cacheKey, path: path)
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.
-    static func verify(_ asset: CatalogueAsset, recipe: RenderRequest, cacheKey: String, path: String) throws(ShadesError) -> BuiltSound {
+    static func verify(_ asset: CatalogueAsset, written: RenderRequest, cacheKey: String, path: String) throws(ShadesError) -> BuiltSound {
         let measured = try FileMeasurement.measure(path: path, seams: asset.request.loop, spectrum: true)
         if let problem = measured.problems(targetLUFS: asset.loudnessLUFS, loop: asset.request.loop).first {
             throw .asset(id: asset.id, message: "written file \(asset.fileName): \(problem)")
@@ -142,7 +143,7 @@ enum AssetRenderer {
             sampleRate: measured.sampleRate, channels: measured.channels, container: asset.container,
             sampleFormat: asset.sampleFormat, loop: asset.request.loop, targetLoudnessLUFS: asset.loudnessLUFS,
             integratedLoudnessLUFS: measured.integratedLUFS ?? -.infinity, truePeakDBTP: measured.truePeakDBTP ?? -.infinity,
-            sha256: sha, recipe: recipe, frequencyHz: asset.frequencyHz, layers: asset.layers, music: asset.music, cacheKey: cacheKey)
+            sha256: sha, recipe: written.resolvedSound, frequencyHz: asset.frequencyHz, cacheKey: cacheKey)
         return BuiltSound(sound: sound, spectrumSVG: measured.spectrumSVG() ?? "", reused: false)
     }
 }

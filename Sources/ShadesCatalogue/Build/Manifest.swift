@@ -18,7 +18,7 @@ public struct Manifest: Sendable, Codable, Equatable {
     public var sounds: [Sound]
 
     /// The current ``schemaVersion``.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
     /// File name of the manifest inside a catalogue folder.
     public static let fileName = "manifest.json"
 
@@ -61,14 +61,12 @@ public struct Manifest: Sendable, Codable, Equatable {
         public var truePeakDBTP: Double
         /// SHA-256 of the file's bytes, 64 lowercase hex digits.
         public var sha256: String
-        /// The recipe with the level the builder chose: rendering it gives this file's sound at this loudness.
-        public var recipe: RenderRequest
+        /// The sound, resolved (its channels and seed stated; a file's path relative to the music folder,
+        /// with its bytes, decoded frames and rate), in the preset format's JSON: `shades render --sound` of it
+        /// with this entry's duration, rate and loop gives this file's samples up to the level gain.
+        public var recipe: ShadesRender.Sound
         /// The tinnitus frequency of a personalised sound, in Hz.
         public var frequencyHz: Double?
-        /// For a texture: the layers mixed (each a request, gain and swell); `recipe` is then the first layer.
-        public var layers: [MixLayer]? = nil
-        /// For notched music: the patient's file and the notch; `recipe` then gives only rate and channels.
-        public var music: MusicInput? = nil
         /// SHA-256 over what decides the file's bytes (recipe, target loudness, format, library version):
         /// an incremental build reuses the file when this and the file hash match.
         public var cacheKey: String
@@ -99,13 +97,11 @@ extension CatalogueAsset {
     /// Titles, category and id are left out: they change the page, not the sound.
     var cacheKey: String {
         struct Key: Encodable {
-            let library: String, request: RenderRequest, layers: [MixLayer]?, music: MusicInput?, loudnessLUFS: Double,
-                container: Container, sampleFormat: SampleFormat
+            let library: String, request: RenderRequest, filesModified: [Double]?, container: Container, sampleFormat: SampleFormat
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try! encoder.encode(Key(library: ShadesVersion.string, request: request, layers: layers, music: music,
-                                          loudnessLUFS: loudnessLUFS,
+        let data = try! encoder.encode(Key(library: ShadesVersion.string, request: request, filesModified: filesModified,
                                           container: container, sampleFormat: sampleFormat))
         return SHA256.hex(of: data)
     }

@@ -34,12 +34,8 @@ public enum PresetAssets {
             for category in document.categories {
                 for sound in category.sounds {
                     let settings = sound.settings(defaults: defaults)
-                    let recipe = sound.recipe
-                    let layers = recipe.layers.enumerated().map { i, layer in
-                        MixLayer(request: layer.renderRequest(recipe: recipe, loop: sound.loop, settings: settings, seed: recipe.seed &+ UInt64(i)),
-                                 gainDB: layer.gainDB, swellPeriodSeconds: layer.swell?.periodSeconds, swellDepth: layer.swell?.depth)
-                    }
-                    assets.append(try asset(id: sound.id, category: category.id, titles: sound.titles, layers: layers, settings: settings))
+                    assets.append(try asset(id: sound.id, category: category.id, titles: sound.titles,
+                                            request: sound.request(settings: settings), settings: settings))
                 }
                 categories.append(CatalogueCategory(id: category.id, titles: category.titles, assetIDs: category.sounds.map(\.id)))
             }
@@ -74,30 +70,25 @@ public enum PresetAssets {
                                 musicFolder: String? = nil) throws(ShadesError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
         let d = overrides.apply(to: defaults)
         let hz = formatHertz(f)
-        func request(_ sound: SoundDescription, am: Double? = nil, notch: Bool = false) -> RenderRequest {
-            RenderRequest(sound: sound, durationSeconds: d.lengthSeconds, sampleRate: d.rate, layout: .stereo, levelDBFS: -20, loop: true,
-                          modulation: am.map { Modulation(rateHz: $0, depth: 1) },
-                          notches: notch ? [NotchSpec(centreHz: f, widthOctaves: 1)] : nil)
-        }
-        let sounds: [(String, String, String, RenderRequest)] = [
-            ("tone", "Tone at \(hz)", "Ton bei \(hz)", request(.tone(frequencyHz: f))),
-            ("tone-am10", "Tone at \(hz), 10 Hz modulated", "Ton bei \(hz), 10 Hz moduliert", request(.tone(frequencyHz: f), am: 10)),
-            ("tone-am40", "Tone at \(hz), 40 Hz modulated", "Ton bei \(hz), 40 Hz moduliert", request(.tone(frequencyHz: f), am: 40)),
-            ("nbn", "Narrow-band noise at \(hz)", "Schmalbandrauschen bei \(hz)", request(.narrowBandNoise(centreHz: f, widthOctaves: 0.5))),
+        let tone = Sound(.tone(frequencyHz: f)), band = Sound(.narrowBandNoise(centreHz: f, widthOctaves: 0.5))
+        let sounds: [(String, String, String, Sound)] = [
+            ("tone", "Tone at \(hz)", "Ton bei \(hz)", tone),
+            ("tone-am10", "Tone at \(hz), 10 Hz modulated", "Ton bei \(hz), 10 Hz moduliert", tone.modulated(rateHz: 10)),
+            ("tone-am40", "Tone at \(hz), 40 Hz modulated", "Ton bei \(hz), 40 Hz moduliert", tone.modulated(rateHz: 40)),
+            ("nbn", "Narrow-band noise at \(hz)", "Schmalbandrauschen bei \(hz)", band),
             ("nbn-am10", "Narrow-band noise at \(hz), 10 Hz modulated", "Schmalbandrauschen bei \(hz), 10 Hz moduliert",
-             request(.narrowBandNoise(centreHz: f, widthOctaves: 0.5), am: 10)),
-            ("white-notched", "White noise without \(hz)", "Weißes Rauschen ohne \(hz)",
-             request(.noise(colour: .white, distribution: .gaussian), notch: true)),
-            ("pink-notched", "Pink noise without \(hz)", "Rosa Rauschen ohne \(hz)",
-             request(.noise(colour: .pink, distribution: .gaussian), notch: true)),
+             band.modulated(rateHz: 10)),
+            ("white-notched", "White noise without \(hz)", "Weißes Rauschen ohne \(hz)", Sound(.noise(colour: .white, distribution: .gaussian)).notched(at: f)),
+            ("pink-notched", "Pink noise without \(hz)", "Rosa Rauschen ohne \(hz)", Sound(.noise(colour: .pink, distribution: .gaussian)).notched(at: f)),
         ]
         var assets: [CatalogueAsset] = []
-        for (id, en, de, r) in sounds {
-            do throws(ShadesError) { try r.validate() } catch {
+        for (id, en, de, sound) in sounds {
+            let preset = PresetSound(id: "personal-" + id, titles: ["en": en, "de": de], sound: sound)
+            let request = preset.request(settings: d)
+            do throws(ShadesError) { try request.validate() } catch {
                 throw .usage("tinnitus-frequency \(hz) cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)")
             }
-            var a = try asset(id: "personal-" + id, category: "personal", titles: ["en": en, "de": de],
-                              layers: [MixLayer(request: r, gainDB: 0)], settings: d)
+            var a = try asset(id: preset.id, category: "personal", titles: preset.titles, request: request, settings: d)
             a.frequencyHz = f
             assets.append(a)
         }
@@ -106,7 +97,8 @@ public enum PresetAssets {
                                           assetIDs: assets.map(\.id)))
     }
 
-    /// Notched-music assets for every readable sound file in `folder` (sorted by name).
+    /// Notched-music assets for every readable sound file in `folder` (sorted by name): the file, one octave
+    /// notched at the frequency, to its end, at the catalogue's loudness.
     static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(ShadesError) -> [CatalogueAsset] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }.sorted() } catch {
@@ -116,6 +108,7 @@ public enum PresetAssets {
         do throws(ShadesError) { _ = try NotchDesign(notches: [notch], sampleRate: d.rate) } catch {
             throw .usage("tinnitus-frequency \(formatHertz(f)) cannot be notched at \(formatHertz(d.rate)): \(error.description)")
         }
+        guard let container = Container(rawValue: d.format) else { throw .usage("format \(d.format) is not supported") }
         var assets: [CatalogueAsset] = []
         var used = Set<String>()
         for name in names {
@@ -126,35 +119,31 @@ public enum PresetAssets {
             var id = "music-" + String(stem.lowercased().map { ($0.isLetter || $0.isNumber) && $0.isASCII ? $0 : "-" }.prefix(40))
             while used.contains(id) { id += "-" }
             used.insert(id)
-            let placeholder = RenderRequest(sound: .noise(colour: .white, distribution: .gaussian),
-                                            durationSeconds: Double(input.frameCount) / Double(input.sampleRate), sampleRate: d.rate,
-                                            layout: input.channelCount == 1 ? .mono : .stereo)
-            guard let container = Container(rawValue: d.format), let sampleFormat = SampleFormat(rawValue: d.sampleFormat) else {
-                throw .usage("format \(d.format) \(d.sampleFormat) is not supported")
-            }
+            let file = SoundFileReference(path: name, bytes: (attributes?[.size] as? Int) ?? 0, sampleRate: Double(input.sampleRate))
+            let sound = Sound(.file(file), notches: [notch])
+            let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: d.rate,
+                                        layout: input.channelCount == 1 ? .mono : .stereo,
+                                        level: .loudness(lufs: d.loudnessLUFS, truePeakCeilingDBTP: CatalogueLimits.maximumTruePeakDBTP))
+            // A notch ≥ 100 dB deep needs 24 bits: 16-bit dither (about −140 dB/Hz) would fill it (measured 57–63 dB).
             var asset = CatalogueAsset(id: "personal-" + id, category: "personal",
                                        titles: ["en": "\(stem) without \(formatHertz(f))", "de": "\(stem) ohne \(formatHertz(f))"],
-                                       request: placeholder, loudnessLUFS: d.loudnessLUFS, container: container, sampleFormat: sampleFormat,
-                                       frequencyHz: f)
-            asset.music = MusicInput(path: path, notch: notch, fileBytes: (attributes?[.size] as? Int) ?? 0,
-                                     modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+                                       request: request, container: container, sampleFormat: .s24, frequencyHz: f)
+            asset.filesFolder = folder
+            asset.filesModified = [(attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0]
             assets.append(asset)
         }
         guard !assets.isEmpty else { throw .usage("music folder \(folder) has no readable sound files (allowed: any format libsndfile reads)") }
         return assets
     }
 
-    static func asset(id: String, category: String, titles: [String: String], layers: [MixLayer],
+    static func asset(id: String, category: String, titles: [String: String], request: RenderRequest,
                       settings: CatalogueDefaults) throws(ShadesError) -> CatalogueAsset {
-        guard let container = Container(rawValue: settings.format), let sampleFormat = SampleFormat(rawValue: settings.sampleFormat),
-              let first = layers.first else {
-            throw .usage("sound \(id): format \(settings.format) \(settings.sampleFormat) or layers not supported")
+        guard let container = Container(rawValue: settings.format), var sampleFormat = SampleFormat(rawValue: settings.sampleFormat) else {
+            throw .usage("sound \(id): format \(settings.format) \(settings.sampleFormat) is not supported")
         }
-        var asset = CatalogueAsset(id: id, category: category, titles: titles, request: first.request, loudnessLUFS: settings.loudnessLUFS,
-                                   container: container, sampleFormat: sampleFormat)
-        // One plain layer is a plain render; anything else is mixed.
-        if layers.count > 1 || first.swellPeriodSeconds != nil || first.gainDB != 0 { asset.layers = layers }
-        return asset
+        // A notched sound keeps its notch ≥ 100 dB deep in the file: 16-bit TPDF dither would fill it.
+        if sampleFormat == .s16 && request.sound.hasNotch { sampleFormat = .s24 }
+        return CatalogueAsset(id: id, category: category, titles: titles, request: request, container: container, sampleFormat: sampleFormat)
     }
 
     static func formatHertz(_ f: Double) -> String {

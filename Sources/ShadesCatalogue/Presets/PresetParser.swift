@@ -44,11 +44,10 @@ public enum PresetParser {
         var scanner = JSONScanner(bytes: Array(data))
         let tree: JSONValue
         do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
-        let reader = DocumentReader(file: file)
-        let document = try reader.document(tree)
-        var result = document
-        result.locations = reader.locations
-        return result
+        let reader = DocumentReader(tree: JSONTreeReader(file: file))
+        var document = try reader.document(tree)
+        document.locations = reader.tree.locations
+        return document
     }
 
     /// Checks documents read by ``parse(data:file:)`` together: every problem, one line each.
@@ -142,39 +141,28 @@ public enum PresetParser {
             settingsValid = false
             fail(key, message)
         }
-        let recipe = sound.recipe, recipePath = path + ".recipe"
-        if recipe.layers.isEmpty { fail(recipePath + ".layers", "\(owner) has no layers (allowed: one or more)") }
-        guard settingsValid else { return }  // layer checks need a valid rate and length
-        for (index, layer) in recipe.layers.enumerated() {
-            let layerPath = "\(recipePath).layers[\(index)]"
-            let layerOwner = recipe.layers.count > 1 ? "\(owner) layer \(index + 1)" : owner
-            if !layer.gainDB.isFinite || !Layer.allowedGainDB.contains(layer.gainDB) {
-                fail(layerPath + ".gainDB", "\(layerOwner): gainDB \(layer.gainDB) is out of range (allowed: -60 … 0 dB)")
-            }
-            if let swell = layer.swell {
-                if !swell.periodSeconds.isFinite || !Swell.allowedPeriodSeconds.contains(swell.periodSeconds) {
-                    fail(layerPath + ".swell.periodSeconds",
-                         "\(layerOwner): swell periodSeconds \(swell.periodSeconds) is out of range (allowed: 2 … 60 s)")
-                }
-                if !swell.depth.isFinite || !Swell.allowedDepth.contains(swell.depth) {
-                    fail(layerPath + ".swell.depth", "\(layerOwner): swell depth \(swell.depth) is out of range (allowed: 0 … 1)")
-                }
-            }
-            // Everything else by the library's own rules, at this sound's rate, length and loop mode.
-            let request = layer.renderRequest(recipe: recipe, loop: sound.loop, settings: settings, seed: recipe.seed)
-            do throws(ShadesError) { try request.validate() } catch {
-                fail(layerPath + "." + jsonKey(forParameter: error.parameter), "\(layerOwner): \(error)")
-            }
+        guard settingsValid else { return }  // the sound's checks need a valid rate and length
+        // Everything by the library's own rules, at this sound's rate, length and loop mode; a problem inside
+        // a mix names its layer.
+        do throws(ShadesError) { try sound.request(settings: settings).validate() } catch {
+            let layers = error.layerPath.map { "layers[\($0)]" }
+            let nodePath = ([path + ".sound"] + layers).joined(separator: ".")
+            let layerOwner = error.layerPath.isEmpty ? owner : "\(owner) layer \(error.layerPath.map { String($0 + 1) }.joined(separator: "."))"
+            var message = error
+            message.layerPath = []
+            fail(nodePath + "." + jsonKey(forParameter: error.parameter), "\(layerOwner): \(message)")
         }
     }
 
     /// The JSON key nearest to a library parameter name, for the error's position.
     private static func jsonKey(forParameter parameter: String?) -> String {
         switch parameter {
-        case "frequency", "width", "beta": return parameter!
+        case "frequency", "width", "beta", "gainDB", "channels", "ears": return parameter!
         case "am", "am-depth", "am-phase": return "am"
         case "notch": return "notch"
-        case "fade": return "fades"
+        case "fade", "fade-end": return "fades"
+        case "pulse", "ramp": return "pulses"
+        case "swell", "swell-depth": return "swell"
         default: return "source"
         }
     }
@@ -225,31 +213,20 @@ public enum PresetParser {
 
 extension CatalogueDocument {
     /// Where `path` (or, failing that, its nearest recorded parent) starts in the file.
-    func location(of path: String) -> SourceLocation? {
-        var path = Substring(path)
-        while !path.isEmpty {
-            if let location = locations[String(path)] { return location }
-            guard let cut = path.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
-            path = path[..<cut]
-        }
-        return nil
-    }
+    func location(of path: String) -> SourceLocation? { JSONTreeReader.location(of: path, in: locations) }
 }
 
 // MARK: - Reading the tree into the model
 
-/// Walks the JSON tree with the schema's keys, recording where each path starts.
-private final class DocumentReader {
-    let file: String
-    var locations: [String: SourceLocation] = [:]
-
-    init(file: String) { self.file = file }
+/// Walks the JSON tree with the schema's keys (``JSONTreeReader``); a sound is read by ``SoundReader``.
+private struct DocumentReader {
+    let tree: JSONTreeReader
 
     func document(_ value: JSONValue) throws(ShadesError) -> CatalogueDocument {
-        let object = try self.object(value, path: "", what: "the catalogue", keys: ["defaults", "categories"])
+        let object = try tree.object(value, path: "", what: "the catalogue", keys: ["defaults", "categories"])
         var defaults = CatalogueDefaults()
         if let value = object["defaults"] {
-            let d = try self.object(value, path: "defaults", what: "defaults",
+            let d = try tree.object(value, path: "defaults", what: "defaults",
                                     keys: ["loudnessLUFS", "rate", "format", "sampleFormat", "lengthSeconds"])
             defaults.loudnessLUFS = try d.number("loudnessLUFS") ?? defaults.loudnessLUFS
             defaults.rate = try d.number("rate", form: .hertz) ?? defaults.rate
@@ -265,7 +242,7 @@ private final class DocumentReader {
     }
 
     private func category(_ value: JSONValue, path: String) throws(ShadesError) -> PresetCategory {
-        let c = try object(value, path: path, what: "a category", keys: ["id", "titles", "sounds"])
+        let c = try tree.object(value, path: path, what: "a category", keys: ["id", "titles", "sounds"])
         let id = try c.string("id", required: true)!
         let titles = try titles(c)
         var sounds: [PresetSound] = []
@@ -276,242 +253,33 @@ private final class DocumentReader {
     }
 
     private func sound(_ value: JSONValue, path: String) throws(ShadesError) -> PresetSound {
-        let s = try object(value, path: path, what: "a sound",
-                           keys: ["id", "titles", "recipe", "lengthSeconds", "loop", "loudnessLUFS", "rate", "format", "sampleFormat"])
+        if case .object(let members) = value.kind, let old = members.first(where: { $0.key == "recipe" }) {
+            throw tree.error(old.keyLocation, "key 'recipe' is now 'sound' (a recipe's keys are a sound's: see Presets/README.md)")
+        }
+        let s = try tree.object(value, path: path, what: "a sound",
+                                keys: ["id", "titles", "sound", "lengthSeconds", "loop", "loudnessLUFS", "rate", "format", "sampleFormat"])
         let id = try s.string("id", required: true)!
         let titles = try titles(s)
-        guard let recipeValue = s["recipe"] else { throw s.missing("recipe") }
-        return PresetSound(id: id, titles: titles, recipe: try recipe(recipeValue, path: path + ".recipe"),
+        guard let soundValue = s["sound"] else { throw s.missing("sound") }
+        return PresetSound(id: id, titles: titles, sound: try SoundReader(reader: tree).sound(soundValue, path: path + ".sound"),
                            lengthSeconds: try s.number("lengthSeconds"), loop: try s.bool("loop") ?? true,
                            loudnessLUFS: try s.number("loudnessLUFS"), rate: try s.number("rate", form: .hertz),
                            format: try s.choice("format", CatalogueDefaults.formats),
                            sampleFormat: try s.choice("sampleFormat", CatalogueDefaults.sampleFormats))
     }
 
-    private func titles(_ owner: ObjectReader) throws(ShadesError) -> [String: String] {
+    private func titles(_ owner: JSONObjectReader) throws(ShadesError) -> [String: String] {
         guard let value = owner["titles"] else { throw owner.missing("titles") }
         guard case .object(let members) = value.kind else {
-            throw error(value.location, "'titles' must be an object of language code → title, not \(value.kind.name)")
+            throw tree.error(value.location, "'titles' must be an object of language code → title, not \(value.kind.name)")
         }
         var titles: [String: String] = [:]
         for member in members {
             guard case .string(let title) = member.value.kind else {
-                throw error(member.value.location, "title '\(member.key)' must be a string, not \(member.value.kind.name)")
+                throw tree.error(member.value.location, "title '\(member.key)' must be a string, not \(member.value.kind.name)")
             }
             titles[member.key] = title
         }
         return titles
     }
-
-    private func recipe(_ value: JSONValue, path: String) throws(ShadesError) -> Recipe {
-        let r = try object(value, path: path, what: "a recipe", keys: ["layers", "channels", "seed", "fades"])
-        var layers: [Layer] = []
-        for (index, item) in try r.array("layers", required: true).enumerated() {
-            layers.append(try layer(item, path: "\(path).layers[\(index)]"))
-        }
-        var channels = ChannelLayout.stereo
-        if let name = try r.choice("channels", ChannelLayout.allCases.map(\.rawValue)) { channels = ChannelLayout(rawValue: name)! }
-        var fades: Fades?
-        if let value = r["fades"] {
-            let f = try object(value, path: path + ".fades", what: "fades", keys: ["inSeconds", "outSeconds"])
-            fades = Fades(inSeconds: try f.number("inSeconds") ?? 0, outSeconds: try f.number("outSeconds") ?? 0)
-        }
-        return Recipe(layers: layers, channels: channels, seed: try r.unsigned("seed") ?? 1, fades: fades)
-    }
-
-    private func layer(_ value: JSONValue, path: String) throws(ShadesError) -> Layer {
-        let l = try object(value, path: path, what: "a layer",
-                           keys: ["source", "beta", "frequency", "width", "gainDB", "am", "notch", "swell"])
-        let name = try l.string("source", required: true)!
-        let extras: [String]
-        let source: LayerSource
-        switch name {
-        case "noise":
-            guard let beta = try l.number("beta") else {
-                throw l.missing("beta", because: "source 'noise' needs a spectral exponent beta, -2 … 2")
-            }
-            do throws(ShadesError) { source = .colour(try NoiseColour(beta: beta)) } catch {
-                throw self.error(l.location(of: "beta"), "\(error)")
-            }
-            extras = ["beta"]
-        case "tone":
-            guard let frequency = try l.number("frequency", form: .hertz) else {
-                throw l.missing("frequency", because: "source 'tone' needs a frequency")
-            }
-            source = .tone(frequencyHz: frequency)
-            extras = ["frequency"]
-        case "nbn":
-            guard let frequency = try l.number("frequency", form: .hertz) else {
-                throw l.missing("frequency", because: "source 'nbn' needs a centre frequency")
-            }
-            source = .nbn(centreHz: frequency, widthOctaves: try l.number("width") ?? 0.5)
-            extras = ["frequency", "width"]
-        case "grey":
-            source = .grey
-            extras = []
-        default:
-            if let colour = NoiseColour.named.first(where: { $0.name == name })?.colour {
-                source = .colour(colour)
-                extras = []
-            } else {
-                throw error(l["source"]?.location, "unknown source '\(name)'"
-                            + suggestion(for: name, among: LayerSource.names, noun: "sources"))
-            }
-        }
-        for key in ["beta", "frequency", "width"] where l[key] != nil && !extras.contains(key) {
-            throw error(l.location(of: key), "key '\(key)' does not apply to source '\(name)'")
-        }
-        var layer = Layer(source: source, gainDB: try l.number("gainDB") ?? 0)
-        if let value = l["am"] {
-            let a = try object(value, path: path + ".am", what: "am", keys: ["rateHz", "depth", "startPhase", "keep"])
-            var keep = AmplitudeModulationLevel.rms
-            if let name = try a.choice("keep", AmplitudeModulationLevel.allCases.map(\.rawValue)) {
-                keep = AmplitudeModulationLevel(rawValue: name)!
-            }
-            layer.am = Modulation(rateHz: try a.number("rateHz", form: .hertz) ?? 10, depth: try a.number("depth") ?? 1,
-                                  startPhase: try a.number("startPhase") ?? 0, keep: keep)
-        }
-        if let value = l["notch"] {
-            guard case .array(let items) = value.kind else {
-                throw error(value.location, "'notch' must be an array of notches, not \(value.kind.name)")
-            }
-            var notches: [NotchSpec] = []
-            for (index, item) in items.enumerated() {
-                let n = try object(item, path: "\(path).notch[\(index)]", what: "a notch",
-                                   keys: ["centreHz", "widthOctaves", "edgeBoostDB", "edgeWidthOctaves"])
-                guard let centre = try n.number("centreHz", form: .hertz) else { throw n.missing("centreHz") }
-                notches.append(NotchSpec(centreHz: centre, widthOctaves: try n.number("widthOctaves") ?? 1,
-                                         edgeBoostDB: try n.number("edgeBoostDB") ?? 0,
-                                         edgeWidthOctaves: try n.number("edgeWidthOctaves") ?? 0.375))
-            }
-            layer.notch = notches
-        }
-        if let value = l["swell"] {
-            let s = try object(value, path: path + ".swell", what: "swell", keys: ["periodSeconds", "depth"])
-            guard let period = try s.number("periodSeconds") else { throw s.missing("periodSeconds") }
-            layer.swell = Swell(periodSeconds: period, depth: try s.number("depth") ?? 0.5)
-        }
-        return layer
-    }
-
-    // MARK: Helpers
-
-    func error(_ location: SourceLocation?, _ message: String) -> ShadesError {
-        ShadesError(path: file, at: location, message)
-    }
-
-    /// `value` as an object whose keys must all be in `keys`; records the path's and each key's location.
-    private func object(_ value: JSONValue, path: String, what: String, keys: [String]) throws(ShadesError) -> ObjectReader {
-        guard case .object(let members) = value.kind else {
-            throw error(value.location, "\(what) must be an object, not \(value.kind.name)")
-        }
-        locations[path] = value.location
-        var byKey: [String: Member] = [:]
-        for member in members {
-            guard keys.contains(member.key) else {
-                throw error(member.keyLocation, "unknown key '\(member.key)'" + suggestion(for: member.key, among: keys, noun: "keys"))
-            }
-            if byKey[member.key] != nil { throw error(member.keyLocation, "duplicate key '\(member.key)'") }
-            byKey[member.key] = member
-            locations[path.isEmpty ? member.key : "\(path).\(member.key)"] = member.keyLocation
-        }
-        return ObjectReader(reader: self, path: path, what: what, location: value.location, members: byKey)
-    }
-}
-
-/// One JSON object being read: typed getters whose errors name the key and its position.
-private struct ObjectReader {
-    let reader: DocumentReader
-    let path: String
-    let what: String
-    let location: SourceLocation
-    let members: [String: Member]
-
-    enum NumberForm { case plain, hertz }
-
-    subscript(key: String) -> JSONValue? { members[key]?.value }
-
-    func location(of key: String) -> SourceLocation? { members[key]?.keyLocation }
-
-    func missing(_ key: String, because reason: String? = nil) -> ShadesError {
-        reader.error(location, "missing key '\(key)' in \(what)" + (reason.map { " (\($0))" } ?? ""))
-    }
-
-    private func wrongType(_ key: String, _ value: JSONValue, expected: String) -> ShadesError {
-        reader.error(value.location, "'\(key)' must be \(expected), not \(value.kind.name)")
-    }
-
-    func string(_ key: String, required: Bool = false) throws(ShadesError) -> String? {
-        guard let value = self[key] else { if required { throw missing(key) } else { return nil } }
-        guard case .string(let text) = value.kind else { throw wrongType(key, value, expected: "a string") }
-        return text
-    }
-
-    /// A string that must be one of `allowed`.
-    func choice(_ key: String, _ allowed: [String]) throws(ShadesError) -> String? {
-        guard let text = try string(key) else { return nil }
-        guard allowed.contains(text) else {
-            throw reader.error(self[key]!.location, "unknown \(key) '\(text)'" + suggestion(for: text, among: allowed, noun: "values"))
-        }
-        return text
-    }
-
-    func bool(_ key: String) throws(ShadesError) -> Bool? {
-        guard let value = self[key] else { return nil }
-        guard case .bool(let flag) = value.kind else { throw wrongType(key, value, expected: "true or false") }
-        return flag
-    }
-
-    /// A number; with `.hertz` also a string such as "6kHz" or "440Hz".
-    func number(_ key: String, form: NumberForm = .plain) throws(ShadesError) -> Double? {
-        guard let value = self[key] else { return nil }
-        switch value.kind {
-        case .number(let number, _): return number
-        case .string(let text) where form == .hertz:
-            do throws(ShadesError) { return try ValueParsing.hertz(text, parameter: key) } catch {
-                throw reader.error(value.location, "\(error)")
-            }
-        default:
-            throw wrongType(key, value, expected: form == .hertz ? "a number of Hz or a string such as \"6kHz\"" : "a number")
-        }
-    }
-
-    /// A whole number 0 … 2^64 − 1 (seed).
-    func unsigned(_ key: String) throws(ShadesError) -> UInt64? {
-        guard let value = self[key] else { return nil }
-        guard case .number(_, let text) = value.kind, let whole = UInt64(text) else {
-            throw wrongType(key, value, expected: "a whole number 0 … 18446744073709551615")
-        }
-        return whole
-    }
-
-    func array(_ key: String, required: Bool) throws(ShadesError) -> [JSONValue] {
-        guard let value = self[key] else { if required { throw missing(key) } else { return [] } }
-        guard case .array(let items) = value.kind else { throw wrongType(key, value, expected: "an array") }
-        return items
-    }
-}
-
-/// " (did you mean 'x'?)" for the nearest name within 3 edits, else " (allowed <noun>: a, b, c)".
-func suggestion(for name: String, among names: [String], noun: String) -> String {
-    let scored = names.map { (name: $0, distance: levenshtein(name.lowercased(), $0.lowercased())) }
-    if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= 3 {
-        return " (did you mean '\(best.name)'?)"
-    }
-    return " (allowed \(noun): \(names.joined(separator: ", ")))"
-}
-
-/// Edit distance (insertions, deletions, substitutions) between two strings, by Unicode scalar.
-func levenshtein(_ a: String, _ b: String) -> Int {
-    let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
-    if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-    var previous = Array(0...b.count), current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }

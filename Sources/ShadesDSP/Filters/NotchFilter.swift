@@ -19,27 +19,43 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     public var edgeBoostDB: Double
     /// Width of each boosted band, octaves, (0, 3] (Stein 2016: 3/8).
     public var edgeWidthOctaves: Double
+    /// The ears the notch is for (bilateral tinnitus with a frequency per ear); a filter design takes the
+    /// notches of one channel, so it does not read this.
+    public var ears: Ears
 
     /// Widest notch (and widest boosted band), octaves.
     public static let maximumWidthOctaves = 3.0
     /// Allowed edge boost, dB.
     public static let edgeBoostRangeDB: ClosedRange<Double> = 0...30
 
-    public init(centreHz: Double, widthOctaves: Double = 1, edgeBoostDB: Double = 0, edgeWidthOctaves: Double = 0.375) {
+    public init(centreHz: Double, widthOctaves: Double = 1, edgeBoostDB: Double = 0, edgeWidthOctaves: Double = 0.375,
+                ears: Ears = .both) {
         self.centreHz = centreHz
         self.widthOctaves = widthOctaves
         self.edgeBoostDB = edgeBoostDB
         self.edgeWidthOctaves = edgeWidthOctaves
+        self.ears = ears
     }
 
-    private enum CodingKeys: String, CodingKey { case centreHz, widthOctaves, edgeBoostDB, edgeWidthOctaves }
+    private enum CodingKeys: String, CodingKey { case centreHz, widthOctaves, edgeBoostDB, edgeWidthOctaves, ears }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(centreHz: try c.decode(Double.self, forKey: .centreHz),
                   widthOctaves: try c.decodeIfPresent(Double.self, forKey: .widthOctaves) ?? 1,
                   edgeBoostDB: try c.decodeIfPresent(Double.self, forKey: .edgeBoostDB) ?? 0,
-                  edgeWidthOctaves: try c.decodeIfPresent(Double.self, forKey: .edgeWidthOctaves) ?? 0.375)
+                  edgeWidthOctaves: try c.decodeIfPresent(Double.self, forKey: .edgeWidthOctaves) ?? 0.375,
+                  ears: try c.decodeIfPresent(Ears.self, forKey: .ears) ?? .both)
+    }
+
+    /// Every key but `ears` when it is `both` (a notch for both ears reads as it always did).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(centreHz, forKey: .centreHz)
+        try c.encode(widthOctaves, forKey: .widthOctaves)
+        try c.encode(edgeBoostDB, forKey: .edgeBoostDB)
+        try c.encode(edgeWidthOctaves, forKey: .edgeWidthOctaves)
+        if ears != .both { try c.encode(ears, forKey: .ears) }
     }
 
     /// The stop band.

@@ -27,3 +27,18 @@ public enum ChannelLayout: String, CaseIterable, Sendable, Codable {
         }
     }
 }
+
+/// Which ears something is for: a layer of a mix, a notch.
+public enum Ears: String, Sendable, Equatable, Codable, CaseIterable {
+    case both, left, right
+
+    /// True when output channel `channel` of a `channelCount`-channel output is one of these ears (a mono
+    /// output is both ears).
+    public func includes(outputChannel channel: Int, of channelCount: Int) -> Bool {
+        switch self {
+        case .both: return true
+        case .left: return channelCount == 1 || channel == 0
+        case .right: return channelCount == 1 || channel == 1
+        }
+    }
+}

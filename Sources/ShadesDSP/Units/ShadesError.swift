@@ -25,6 +25,9 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     public var column: Int?
     /// The `errno` of a failed system call (ShadesIO's `FileSystem`).
     package var errorNumber: Int32?
+    /// For a problem inside a mix: the layer indices from the outermost mix down (`[2, 0]`: layer 0 of
+    /// layer 2), so a preset can point at the layer's keys.
+    package var layerPath: [Int] = []
     /// The problem in one line, after the file's position if there is one.
     public var message: String
 

@@ -122,6 +122,19 @@ package enum FileSystem {
         if let failure { throw failure }
     }
 
+    /// The bytes of the regular file at `path`, at most `limit` of them (a larger file, a folder or a FIFO
+    /// is refused; opened without waiting, so a FIFO is never read forever).
+    package static func readFile(_ path: String, upTo limit: Int) throws(ShadesError) -> [UInt8] {
+        let descriptor = try open(path, O_RDONLY | O_NONBLOCK)
+        defer { close(descriptor) }
+        guard (try status(descriptor).st_mode & S_IFMT) == S_IFREG else {
+            throw .input("\(path) is not a regular file")
+        }
+        let bytes = try read(descriptor, upTo: limit + 1)
+        guard bytes.count <= limit else { throw .input("\(path) is larger than \(limit) bytes") }
+        return bytes
+    }
+
     /// `read(2)` until the end of the file or `limit` bytes, whichever comes first.
     package static func read(_ descriptor: Int32, upTo limit: Int) throws(ShadesError) -> [UInt8] {
         var failure: ShadesError?

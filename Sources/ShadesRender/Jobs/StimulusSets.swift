@@ -90,7 +90,7 @@ public enum StimulusSets {
         var items: [Item] = []
         let fades = Fades(inSeconds: 0.01, outSeconds: 0.01)
         for f in grid {
-            let sounds: [(SoundDescription, String, Double?)] = [(.tone(frequencyHz: f), "tone", nil),
+            let sounds: [(Generator, String, Double?)] = [(.tone(frequencyHz: f), "tone", nil),
                                                                   (.narrowBandNoise(centreHz: f, widthOctaves: 0.5), "nbn", 0.5)]
             for (sound, kind, width) in sounds {
                 let request = RenderRequest(sound: sound, durationSeconds: 1, sampleRate: sampleRate, layout: layout,
@@ -143,7 +143,7 @@ public enum StimulusSets {
         guard silenceSeconds.isFinite, silenceSeconds >= 0, silenceSeconds <= 600 else {
             throw ShadesError(parameter: "silence", value: "\(formatNumber(silenceSeconds)) s", allowed: "0 … 600 s")
         }
-        let band = SoundDescription.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
+        let band = Generator.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
         func item(_ name: String, kind: String, seconds: Double, silence: Double, relative: Double) throws(ShadesError) -> Item {
             let level = referenceDBFS + relative
             let request = RenderRequest(sound: band, durationSeconds: seconds + silence, sampleRate: sampleRate, layout: layout,

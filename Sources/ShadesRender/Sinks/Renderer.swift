@@ -25,16 +25,20 @@ public struct FileRenderReport: Sendable {
     /// Linear gain applied to each signal so its RMS is the asked level.
     public let gains: [Float]
     /// RMS of each sounding channel's sustained sound, dBFS: the asked level, lowered by a modulation that
-    /// keeps the peak instead of the RMS.
-    public let rmsDBFS: Double
-    /// Largest |sample| after the gain (linear, full scale 1.0).
+    /// keeps the peak instead of the RMS (nil under a true-peak ceiling).
+    public let rmsDBFS: Double?
+    /// Largest |sample| after the gain (linear, full scale 1.0); under a ceiling, the true peak.
     public let peak: Double
+    /// True peak after the gain, dBTP, when the policy measured it (a ceiling).
+    public let truePeakDBTP: Double?
+    /// Frames written.
+    public let frames: Int
     public let renderedFrequencyHz: Double?
     public let notes: [String]
     public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
 }
 
-/// Renders ``RenderRequest``s to memory and to files.
+/// Renders ``RenderRequest``s to memory and to files, each at the gain its ``LevelPolicy`` chooses.
 public enum Renderer {
     /// Frames per chunk when streaming to a file or measuring: ``FileSink/defaultChunkFrames``.
     public static let chunkFrames = FileSink.defaultChunkFrames
@@ -44,7 +48,7 @@ public enum Renderer {
     /// ``renderFile(_:to:sampleFormat:)``, which streams and never holds the audio.
     public static func render(_ request: RenderRequest) throws(ShadesError) -> RenderedSound {
         let graph = try SoundGraph(request)
-        let layout = graph.layout
+        guard let layout = graph.layout else { return try renderComposite(request, graph: graph) }
         let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: graph.frames)
         let first = graph.firstChannel
         DispatchQueue.concurrentPerform(iterations: graph.signalCount) { s in
@@ -61,8 +65,25 @@ public enum Renderer {
         let sustainedIsRendered = request.pulses == nil && request.fades == nil
         let measurements = graph.knownMeasurements ?? (sustainedIsRendered
             ? (0..<graph.signalCount).map { s in output.withChannel(first[s]) { measureChunked(UnsafeBufferPointer($0)) } }
-            : graph.measureSustainedSignals())
+            : graph.measureSustainedSignals().meters)
         let (signalGains, peak) = graph.gainsAndPeak(for: measurements)
+        return RenderedSound(request: request, buffer: output, gains: graph.channelGains(signalGains), peak: peak,
+                             renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
+    }
+
+    /// A mix, a swelled sound or a file in memory: rendered once (a file to its end is measured first, for
+    /// its decoded length), then measured; one gain for every channel.
+    private static func renderComposite(_ request: RenderRequest, graph: SoundGraph) throws(ShadesError) -> RenderedSound {
+        let frames = graph.playsFileToEnd ? graph.measureSustainedSignals().frames : graph.frames
+        if let failure = graph.failures.error { throw failure }
+        let output = AudioBuffer(channelCount: graph.outputChannelCount, frameCapacity: frames)
+        output.withBlock(frames: 0..<frames) { graph.makeGroup(0).render(into: $0) }
+        let sustainedIsRendered = request.pulses == nil && request.fades == nil
+        let measurements = sustainedIsRendered
+            ? (0..<graph.signalCount).map { s in output.withChannel(s) { measureChunked(UnsafeBufferPointer($0)) } }
+            : graph.measureSustainedSignals().meters
+        if let failure = graph.failures.error { throw failure }
+        let (signalGains, peak) = graph.gainsAndPeak(for: measurements, frames: frames)
         return RenderedSound(request: request, buffer: output, gains: graph.channelGains(signalGains), peak: peak,
                              renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
     }
@@ -89,21 +110,44 @@ public enum Renderer {
         let sink: FileSink
         _ = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
         let graph = try SoundGraph(request)
-        let layout = graph.layout
         sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(request.sampleRate),
-                            channelMap: (0..<layout.outputChannelCount).map(layout.signal(forOutputChannel:)),
-                            ditherKeys: (0..<graph.signalCount).map { SeedStream.dither.key(seed: request.seed, channel: $0) },
+                            channelMap: graph.channelMap,
+                            ditherKeys: (0..<graph.signalCount).map { SeedStream.dither.key(seed: request.resolvedSeed, channel: $0) },
                             comment: Self.comment(for: request, renderedFrequencyHz: graph.renderedFrequencyHz,
-                                                  renderedModulationHz: graph.renderedModulationHz, format: sampleFormat))
-        let signals = SourceGroups(channelCounts: Array(repeating: 1, count: graph.signalCount), make: graph.makeSignal)
+                                                  renderedModulationHz: graph.renderedModulationHz, format: sampleFormat),
+                            chunkFrames: graph.layout == nil ? FileChain.blockFrames : FileSink.defaultChunkFrames)
+        let signals = SourceGroups(channelCounts: graph.groupChannelCounts, make: graph.makeGroup)
+
+        switch request.level {
+        case .loudness:
+            throw .usage("a loudness target is the catalogue's (it measures the rendered sound with libebur128); render takes an RMS level or a true-peak ceiling")
+        case .truePeakCeiling(let ceiling):
+            // Pass 1: the written sound's true peak and length; pass 2: the same at the gain that keeps it under the ceiling.
+            let (peaks, frames) = graph.measure(meters: Array(repeating: TruePeakMeter(sampleRate: request.sampleRate), count: graph.signalCount))
+            if let failure = graph.failures.error { throw failure }
+            let peak = peaks.map(\.peak).max() ?? 0
+            let gain = LevelPolicy.ceilingGain(forPeak: peak, ceilingDBTP: ceiling, format: sampleFormat)
+            try sink.write(signals, frames: frames, gains: Array(repeating: gain, count: graph.signalCount))
+            if let failure = graph.failures.error { throw failure }
+            return FileRenderReport(gains: Array(repeating: gain, count: graph.signalCount), rmsDBFS: nil, peak: peak * Double(gain),
+                                    truePeakDBTP: Decibels.fromAmplitude(peak * Double(gain)), frames: frames,
+                                    renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
+        case .rms:
+            break
+        }
         // One pass when it will almost surely land within the tolerance (3 standard deviations).
         let onePass = graph.knownMeasurements == nil && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
 
         var written: (gains: [Float], peak: Double) = ([], 0)
+        var frames = graph.frames
         if !onePass {
-            written = graph.gainsAndPeak(for: graph.knownMeasurements ?? graph.measureSustainedSignals())
-            try FileSink.refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
-            try sink.write(signals, frames: graph.frames, gains: written.gains)
+            let measured = graph.knownMeasurements.map { ($0, graph.frames) } ?? graph.measureSustainedSignals()
+            if let failure = graph.failures.error { throw failure }
+            frames = measured.1
+            written = graph.gainsAndPeak(for: measured.0, frames: frames)
+            try LevelPolicy.refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, format: sampleFormat)
+            try sink.write(signals, frames: frames, gains: written.gains)
+            if let failure = graph.failures.error { throw failure }
         } else {
             try sink.create { (writer: FileSink.Writer) throws(ShadesError) in
                 // The expected gain: the stream's level is the asked one, times the modulation's ratio.
@@ -111,7 +155,7 @@ public enum Renderer {
                 let measured = try writer.write(signals, frames: graph.frames, gains: expected,
                                                 meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))!
                 let exact = graph.gainsAndPeak(for: measured)
-                try FileSink.refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, sampleFormat: sampleFormat)
+                try LevelPolicy.refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, format: sampleFormat)
                 let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
                 let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
                 if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
@@ -123,7 +167,8 @@ public enum Renderer {
             }
         }
         return FileRenderReport(gains: written.gains, rmsDBFS: request.levelDBFS + Decibels.fromAmplitude(graph.levelRatio),
-                                peak: written.peak, renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
+                                peak: written.peak, truePeakDBTP: nil, frames: frames,
+                                renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
     }
 
     /// Σx² and peak over samples in memory, in the chunks of a measuring pass (same order, same sums).
@@ -135,11 +180,19 @@ public enum Renderer {
         return total
     }
 
-    /// The comment tag: every parameter needed to render the file again.
+    /// The comment tag: every parameter needed to render the file again. A generator's in the words of the
+    /// command line; a mix or a file as its JSON sound.
     public static func comment(for r: RenderRequest, renderedFrequencyHz: Double?, renderedModulationHz: Double? = nil,
                                format: SampleFormat) -> String {
-        var text = "\(AudioFileWriter.software) render \(r.sound.summary)"
-        if let f = renderedFrequencyHz, case .tone(let asked) = r.sound, f != asked { text += " rendered_frequency=\(f)Hz" }
+        guard let generator = r.sound.generator, r.sound.swell == nil else {
+            var text = "\(AudioFileWriter.software) render sound=\(r.sound.compactJSON)"
+            if r.durationSeconds.isFinite { text += " duration=\(formatNumber(r.durationSeconds))s" }
+            text += " rate=\(formatNumber(r.sampleRate)) channels=\(r.resolvedLayout.rawValue) level=\(r.level.summary)"
+            text += " seed=\(r.resolvedSeed) loop=\(r.loop) format=\(format.rawValue)"
+            return text
+        }
+        var text = "\(AudioFileWriter.software) render \(generator.summary)"
+        if let f = renderedFrequencyHz, case .tone(let asked) = generator, f != asked { text += " rendered_frequency=\(f)Hz" }
         if let m = r.modulation {
             text += " " + m.summary
             if let applied = renderedModulationHz, applied != m.rateHz { text += " rendered_am=\(applied)Hz" }
@@ -147,11 +200,12 @@ public enum Renderer {
         for n in r.notches ?? [] {
             text += " notch=\(formatNumber(n.centreHz))Hz notch_width=\(formatNumber(n.widthOctaves))oct"
             if n.edgeBoostDB > 0 { text += " edge_boost=\(formatNumber(n.edgeBoostDB))dB edge_width=\(formatNumber(n.edgeWidthOctaves))oct" }
+            if n.ears != .both { text += " notch_ears=\(n.ears.rawValue)" }
         }
         if let p = r.pulses { text += " pulse=" + p.summary }
         if let f = r.fades { text += " fade_in/out=" + f.summary }
-        text += " duration=\(formatNumber(r.durationSeconds))s rate=\(formatNumber(r.sampleRate)) channels=\(r.layout.rawValue)"
-        text += " level=\(formatNumber(r.levelDBFS))dBFS seed=\(r.seed) loop=\(r.loop) format=\(format.rawValue)"
+        text += " duration=\(formatNumber(r.durationSeconds))s rate=\(formatNumber(r.sampleRate)) channels=\(r.resolvedLayout.rawValue)"
+        text += " level=\(formatNumber(r.levelDBFS))dBFS seed=\(r.resolvedSeed) loop=\(r.loop) format=\(format.rawValue)"
         return text
     }
 

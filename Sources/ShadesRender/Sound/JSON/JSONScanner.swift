@@ -1,11 +1,11 @@
 import ShadesDSP
 
-// JSON with positions: the syntax layer under PresetParser. Every value and key keeps its line and
+// JSON with positions: the syntax layer under the sound reader and PresetParser. Every value and key keeps its line and
 // column, so a preset's errors can name the exact spot.
 
 /// A JSON value and where it starts.
-struct JSONValue {
-    indirect enum Kind {
+package struct JSONValue: Sendable {
+    package indirect enum Kind: Sendable {
         case object([Member])
         case array([JSONValue])
         case string(String)
@@ -14,7 +14,7 @@ struct JSONValue {
         case bool(Bool)
         case null
 
-        var name: String {
+        package var name: String {
             switch self {
             case .object: return "an object"
             case .array: return "an array"
@@ -25,20 +25,22 @@ struct JSONValue {
             }
         }
     }
-    var kind: Kind
-    var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
+
+    package init(kind: Kind, location: SourceLocation) { (self.kind, self.location) = (kind, location) }
 }
 
 /// One key of an object, in document order.
-struct Member {
-    var key: String
-    var keyLocation: SourceLocation
-    var value: JSONValue
+package struct Member: Sendable {
+    package var key: String
+    package var keyLocation: SourceLocation
+    package var value: JSONValue
 }
 
 /// A strict RFC 8259 reader that tracks line and column (Foundation's errors on Linux give at most a
 /// character offset), so a syntax error names the exact spot and every key keeps its position.
-struct JSONScanner {
+package struct JSONScanner {
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
@@ -46,12 +48,12 @@ struct JSONScanner {
     private var depth = 0
     private static let maximumDepth = 256
 
-    init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         // A UTF-8 byte-order mark is skipped.
         self.bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
     }
 
-    mutating func document() throws(ShadesError) -> JSONValue {
+    package mutating func document() throws(ShadesError) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw fail("the file is empty (expected a JSON object)") }
         let value = try parseValue()

@@ -34,9 +34,7 @@ extension SoundGraph {
 
     /// Output channel that carries each signal first; other channels copy it or are silent.
     var firstChannel: [Int] {
-        (0..<layout.signalCount).map { s in
-            (0..<layout.outputChannelCount).first { layout.signal(forOutputChannel: $0) == s }!
-        }
+        (0..<signalCount).map { s in channelMap.firstIndex(of: s)! }
     }
 }
 

@@ -1,7 +1,8 @@
 import ShadesDSP
 
-/// What to render: a source and its own parameters (duration, rate, level … are in ``RenderRequest``).
-public enum SoundDescription: Sendable, Equatable, Codable {
+/// A generator of a ``Sound``: a source and its own parameters (duration, rate, level … are the
+/// ``RenderRequest``'s).
+public enum Generator: Sendable, Equatable, Codable {
     /// Noise of PSD ∝ f^−β.
     case noise(colour: NoiseColour, distribution: WhiteDistribution)
     /// A pure tone.

@@ -1,0 +1,127 @@
+import ShadesDSP
+import ShadesIO
+
+/// How loud a sound is made: the one place the gain of a rendered, written, built or played sound is
+/// chosen. `render`, `notch`, `stimuli`, the catalogue and `play` all go through it.
+public enum LevelPolicy: Sendable, Equatable, Codable {
+    /// The RMS of the sustained sound (after modulation, before pulses and fades) exactly at this level,
+    /// dBFS (−150 … 0). A generator's independent signals each get it; a mix or a file gets one gain for
+    /// the mean power of its sounding channels. A level that would clip is refused.
+    case rms(dBFS: Double)
+    /// Integrated loudness (ITU-R BS.1770, libebur128) at this target, LUFS, with the true peak at or below
+    /// the ceiling, dBTP (EBU R 128: −1); a target whose true peak would pass the ceiling is refused.
+    case loudness(lufs: Double, truePeakCeilingDBTP: Double)
+    /// The sound's own level (gain 1), lowered only as far as keeps its true peak at or below the ceiling,
+    /// dBTP (−20 … 0): music, notched or not.
+    case truePeakCeiling(dBTP: Double)
+
+    /// The default for `sound`: a file at its own level under a −1 dBTP ceiling; anything else at −20 dBFS
+    /// RMS (a spectral ripple at −30 dBFS: its sine-phase harmonic complex has a crest factor near 20 dB).
+    public static func `default`(for sound: Sound) -> LevelPolicy {
+        if sound.file != nil { return .truePeakCeiling(dBTP: -1) }
+        if case .spectralRipple = sound.generator { return .rms(dBFS: -30) }
+        return .rms(dBFS: -20)
+    }
+
+    /// The asked RMS level, dBFS, for ``rms(dBFS:)``.
+    public var rmsDBFS: Double? {
+        if case .rms(let level) = self { return level }
+        return nil
+    }
+
+    /// Short text for comments: "-20dBFS", "-23LUFS/-1dBTP", "ceiling=-1dBTP".
+    public var summary: String {
+        switch self {
+        case .rms(let level): return "\(formatNumber(level))dBFS"
+        case .loudness(let lufs, let ceiling): return "\(formatNumber(lufs))LUFS/\(formatNumber(ceiling))dBTP"
+        case .truePeakCeiling(let ceiling): return "ceiling=\(formatNumber(ceiling))dBTP"
+        }
+    }
+
+    /// Checks the numbers; the error names the parameter and its allowed range.
+    public func validate() throws(ShadesError) {
+        switch self {
+        case .rms(let level):
+            guard level.isFinite, level <= 0, level >= -150 else {
+                throw ShadesError(parameter: "level", value: "\(formatNumber(level)) dBFS", allowed: "-150 … 0 dBFS")
+            }
+        case .loudness(let lufs, let ceiling):
+            guard lufs.isFinite, Self.allowedLoudnessLUFS.contains(lufs) else {
+                throw ShadesError(parameter: "loudness", value: "\(formatNumber(lufs)) LUFS", allowed: "-70 … 0 LUFS")
+            }
+            try Self.validateCeiling(ceiling)
+        case .truePeakCeiling(let ceiling):
+            try Self.validateCeiling(ceiling)
+        }
+    }
+
+    /// Allowed loudness targets, LUFS.
+    public static let allowedLoudnessLUFS: ClosedRange<Double> = -70 ... 0
+    /// Allowed true-peak ceilings, dBTP.
+    public static let allowedCeilingDBTP: ClosedRange<Double> = -20 ... 0
+
+    private static func validateCeiling(_ ceiling: Double) throws(ShadesError) {
+        guard ceiling.isFinite, allowedCeilingDBTP.contains(ceiling) else {
+            throw ShadesError(parameter: "ceiling", value: "\(formatNumber(ceiling)) dBTP", allowed: "-20 … 0 dBTP")
+        }
+    }
+
+    // MARK: The gain
+
+    /// Headroom kept below a ceiling for the quantisation (rounding and TPDF dither move a sample by at most
+    /// 1.5 LSB, its interpolated true peak by under 2): 2 LSB of `format` (0 for f32), linear full scale.
+    public static func quantisationMargin(_ format: SampleFormat) -> Double {
+        switch format {
+        case .s16: return 2.0 / 32_768
+        case .s24: return 2.0 / 8_388_608
+        case .f32: return 0
+        }
+    }
+
+    /// The linear gain (≤ 1) that keeps a true peak of `peak` (linear) at or below `ceilingDBTP` as
+    /// `format` holds it (``quantisationMargin(_:)`` below the ceiling and the format's clipping limit).
+    public static func ceilingGain(forPeak peak: Double, ceilingDBTP: Double, format: SampleFormat) -> Float {
+        let limit = min(Decibels.amplitude(ceilingDBTP), format.clipLimit) - quantisationMargin(format)
+        guard peak > limit else { return 1 }
+        return Float(limit / peak)
+    }
+
+    /// For ``rms(dBFS:)``: the gain that brings an RMS of `rms` (linear) to `levelDBFS` times `levelRatio`
+    /// (below 1 when a modulation keeps the peak instead of the RMS); 1 for silence.
+    public static func rmsGain(forRMS rms: Double, levelDBFS: Double, levelRatio: Double = 1) -> Float {
+        rms > 0 ? Float(Decibels.amplitude(levelDBFS) * levelRatio / rms) : 1
+    }
+
+    /// For ``rms(dBFS:)``: throws when samples reaching `peak` (linear, after the gain) would clip in
+    /// `format`, naming the highest level that fits.
+    public static func refuseClipping(peak: Double, levelDBFS: Double, format: SampleFormat) throws(ShadesError) {
+        let limit = format.clipLimit
+        guard peak > limit else { return }
+        let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)
+        throw .runtime("level \(formatNumber(levelDBFS)) dBFS would clip (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) dBFS in \(format.rawValue)); the highest level that fits is \(formatFloor(highest)) dBFS")
+    }
+
+    /// For ``loudness(lufs:truePeakCeilingDBTP:)``: the gain in dB that brings `measuredLUFS` to the target
+    /// (loudness moves 1 LU per dB of gain; the peaks move with it), or the refusal when the true peak or
+    /// sample peak would pass the ceiling or the format's limit, naming the highest loudness that fits.
+    public func loudnessGainDB(measuredLUFS: Double, truePeakDBTP: Double, samplePeakDBFS: Double?,
+                               format: SampleFormat) throws(ShadesError) -> Double {
+        guard case .loudness(let target, let ceiling) = self else { return 0 }
+        let gainDB = target - measuredLUFS
+        let limit = Decibels.fromAmplitude(Decibels.amplitude(ceiling) - Self.quantisationMargin(format))
+        let peakAfter = truePeakDBTP + gainDB
+        let samplePeakAfter = (samplePeakDBFS ?? -.infinity) + gainDB
+        if peakAfter > limit || samplePeakAfter > Decibels.fromAmplitude(format.clipLimit) {
+            let highest = target - max(peakAfter - limit, samplePeakAfter - Decibels.fromAmplitude(format.clipLimit))
+            throw LevelPolicy.loudnessRefusal(targetLUFS: target, truePeakDBTP: peakAfter, ceilingDBTP: ceiling,
+                                              highestLUFS: highest)
+        }
+        return gainDB
+    }
+
+    /// "loudness −10.0 LUFS would put the true peak at +2.31 dBTP (limit −1.0 dBTP); the highest loudness
+    /// that fits is −13.4 LUFS".
+    static func loudnessRefusal(targetLUFS: Double, truePeakDBTP: Double, ceilingDBTP: Double, highestLUFS: Double) -> ShadesError {
+        .runtime("loudness \(String(format: targetLUFS, digits: 1)) LUFS would put the true peak at \(formatSigned(truePeakDBTP, digits: 2)) dBTP (limit \(String(format: ceilingDBTP, digits: 1)) dBTP); the highest loudness that fits is \(formatFloor(highestLUFS)) LUFS")
+    }
+}

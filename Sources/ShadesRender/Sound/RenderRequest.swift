@@ -1,0 +1,352 @@
+import ShadesDSP
+import ShadesIO
+
+/// A sound made for one output: the ``Sound`` and its output settings (length, rate, channels, seed, loop,
+/// level). The same request and seed always give the same samples.
+public struct RenderRequest: Sendable, Equatable, Codable {
+    public var sound: Sound
+    /// Length in seconds (> 0, up to 24 h); ``untilEndOfFile`` for a sound that is a file: its whole length.
+    public var durationSeconds: Double
+    /// Sample rate in Hz (8,000 … 192,000).
+    public var sampleRate: Double
+    /// Channel layout, unless the sound fixes its own (``Sound/channels``).
+    public var layout: ChannelLayout
+    /// How loud: see ``LevelPolicy``.
+    public var level: LevelPolicy
+    /// Random seed, unless the sound fixes its own (``Sound/seed``).
+    public var seed: UInt64
+    /// Loop mode: the file repeats seamlessly (noise shaped over the whole length, tones and modulation
+    /// with whole cycles).
+    public var loop: Bool
+
+    /// The length of a file sound: all of it.
+    public static let untilEndOfFile = Double.infinity
+
+    public init(sound: Sound, durationSeconds: Double, sampleRate: Double = 48_000, layout: ChannelLayout = .stereo,
+                level: LevelPolicy? = nil, seed: UInt64 = 1, loop: Bool = false) {
+        self.sound = sound
+        self.durationSeconds = durationSeconds
+        self.sampleRate = sampleRate
+        self.layout = layout
+        self.level = level ?? .default(for: sound)
+        self.seed = seed
+        self.loop = loop
+    }
+
+    /// A generator with its modifiers at an RMS level: the common case, spelled out.
+    public init(sound generator: Generator, durationSeconds: Double, sampleRate: Double = 48_000,
+                layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1, loop: Bool = false,
+                modulation: Modulation? = nil, pulses: Pulses? = nil, fades: Fades? = nil, notches: [NotchSpec]? = nil) {
+        self.init(sound: Sound(.generator(generator), notches: notches, modulation: modulation, pulses: pulses, fades: fades),
+                  durationSeconds: durationSeconds, sampleRate: sampleRate, layout: layout, level: .rms(dBFS: levelDBFS),
+                  seed: seed, loop: loop)
+    }
+
+    /// The layout made: the sound's own, else the request's.
+    public var resolvedLayout: ChannelLayout { sound.channels ?? layout }
+    /// The seed used: the sound's own, else the request's.
+    public var resolvedSeed: UInt64 { sound.seed ?? seed }
+
+    /// The sound with its channels and seed stated: what a manifest records.
+    public var resolvedSound: Sound {
+        var s = sound
+        s.channels = resolvedLayout
+        s.seed = resolvedSeed
+        return s
+    }
+
+    /// The RMS level asked, dBFS (``LevelPolicy/rms(dBFS:)``); for other policies the reference level a
+    /// graph is first made at (−20 dBFS).
+    public var levelDBFS: Double {
+        get { level.rmsDBFS ?? Self.referenceLevelDBFS }
+        set { level = .rms(dBFS: newValue) }
+    }
+
+    /// The level a sound is first made at when a loudness target or a ceiling decides its final gain, and
+    /// each layer of a mix is brought to, dBFS.
+    public static let referenceLevelDBFS = -20.0
+
+    /// The top-level modifiers of the sound.
+    public var modulation: Modulation? { sound.modulation }
+    public var pulses: Pulses? { sound.pulses }
+    public var fades: Fades? { sound.fades }
+    public var notches: [NotchSpec]? { sound.notches.flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// Frames in the file: duration × rate, rounded (0 for ``untilEndOfFile``: the graph knows them).
+    public var frameCount: Int { durationSeconds.isFinite ? Int((durationSeconds * sampleRate).rounded()) : 0 }
+
+    /// Shortest loop, in frames.
+    public static let minimumLoopFrames = 64
+
+    /// Checks every parameter of the request and of each part of its sound; the error names the parameter
+    /// and its allowed range.
+    public func validate() throws(ShadesError) {
+        try validateSampleRate(sampleRate)
+        guard sampleRate == sampleRate.rounded() else {
+            throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+        }
+        if durationSeconds == Self.untilEndOfFile {
+            guard sound.file != nil else {
+                throw ShadesError(parameter: "duration", value: "until the end of the file", allowed: "a length for a sound that is not a file")
+            }
+        } else {
+            guard durationSeconds.isFinite, durationSeconds > 0, frameCount >= 1 else {
+                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", allowed: "longer than 0 s (at least one sample)")
+            }
+            guard durationSeconds <= 24 * 3600 else {
+                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", allowed: "up to 24 h")
+            }
+        }
+        if loop && frameCount < Self.minimumLoopFrames {
+            throw ShadesError(parameter: "duration", value: "\(durationSeconds) s",
+                              allowed: "at least \(Self.minimumLoopFrames) samples for a loop")
+        }
+        try level.validate()
+        try validateSound()
+    }
+
+    /// The sound's parts, each at this request's rate, length and loop mode.
+    func validateSound() throws(ShadesError) {
+        if let notches { _ = try NotchDesign(notches: notches.filter { $0.ears == .both }, sampleRate: sampleRate) }
+        if let notches, notches.contains(where: { $0.ears != .both }) {
+            for ear in [Ears.left, .right] {
+                _ = try NotchDesign(notches: notches.filter { $0.ears == .both || $0.ears == ear }, sampleRate: sampleRate)
+            }
+        }
+        if let modulation { try modulation.validate(sampleRate: sampleRate) }
+        if let pulses {
+            try pulses.validate(sampleRate: sampleRate)
+            if loop {
+                throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with loop",
+                                  allowed: "pulses in a file of their own length")
+            }
+        }
+        if let fades {
+            try fades.validate(sampleRate: sampleRate, frames: frameCount > 0 ? frameCount : Int.max / 2)
+            if loop {
+                throw ShadesError(parameter: "fade", value: fades.summary, problem: "cannot be combined with loop",
+                                  allowed: "fades on a file that is not a loop (a loop has no ends)")
+            }
+        }
+        if let swell = sound.swell {
+            guard swell.periodSeconds.isFinite, Swell.allowedPeriodSeconds.contains(swell.periodSeconds) else {
+                throw ShadesError(parameter: "swell", value: "\(formatNumber(swell.periodSeconds)) s", allowed: "2 … 60 s")
+            }
+            guard swell.depth.isFinite, Swell.allowedDepth.contains(swell.depth) else {
+                throw ShadesError(parameter: "swell-depth", value: "\(formatNumber(swell.depth))", allowed: "0 … 1")
+            }
+        }
+        switch sound.source {
+        case .generator(let generator): try validate(generator)
+        case .file:
+            if loop {
+                throw ShadesError(parameter: "loop", value: "on", problem: "cannot be combined with a sound file",
+                                  allowed: "a file's own length (music does not repeat seamlessly)")
+            }
+        case .mix(let layers):
+            guard !layers.isEmpty else {
+                throw ShadesError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more layers")
+            }
+            for (index, layer) in layers.enumerated() {
+                do throws(ShadesError) {
+                    guard layer.gainDB.isFinite, Layer.allowedGainDB.contains(layer.gainDB) else {
+                        throw ShadesError(parameter: "gainDB", value: "\(formatNumber(layer.gainDB)) dB", allowed: "-60 … 0 dB")
+                    }
+                    try layerRequest(layer, index: index).validate()
+                } catch {
+                    var located = error
+                    located.layerPath.insert(index, at: 0)
+                    throw located
+                }
+            }
+        }
+    }
+
+    /// The request of layer `index` of a mix: its sound at the reference level (each layer's sustained
+    /// sound at one RMS, then its gain), seed + index, in its ears, with this request's length and loop.
+    package func layerRequest(_ layer: Layer, index: Int) throws(ShadesError) -> RenderRequest {
+        let parent = resolvedLayout
+        var layout = layer.sound.channels ?? parent
+        switch layer.ears {
+        case .both: break
+        case .left, .right:
+            guard parent.outputChannelCount == 2 else {
+                throw ShadesError(parameter: "ears", value: layer.ears.rawValue, problem: "needs two channels",
+                                  allowed: "both, in a mono sound")
+            }
+            layout = layer.ears == .left ? .left : .right
+        }
+        guard layout.outputChannelCount == parent.outputChannelCount else {
+            throw ShadesError(parameter: "channels", value: layout.rawValue, problem: "does not fit the mix's \(parent.rawValue)",
+                              allowed: "a layout with as many channels as the mix")
+        }
+        var sound = layer.sound
+        sound.swell = nil  // applied where the layer's gain is
+        sound.channels = nil
+        return RenderRequest(sound: sound, durationSeconds: durationSeconds, sampleRate: sampleRate, layout: layout,
+                             level: .rms(dBFS: Self.referenceLevelDBFS), seed: resolvedSeed &+ UInt64(index), loop: loop)
+    }
+
+    private func validate(_ generator: Generator) throws(ShadesError) {
+        switch generator {
+        case .noise(let colour, let distribution):
+            _ = try NoiseColour(beta: colour.beta)
+            if distribution == .uniform && colour.beta != 0 {
+                throw ShadesError(parameter: "distribution", value: "uniform", allowed: "uniform only for white noise (beta 0)")
+            }
+        case .tone(let frequencyHz):
+            try validateFrequency(frequencyHz, sampleRate: sampleRate)
+        case .grey:
+            if frameCount < Self.minimumLoopFrames {
+                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s",
+                                  allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
+            }
+        case .narrowBandNoise(let centreHz, let widthOctaves):
+            _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
+            if loop {
+                do throws(ShadesError) {
+                    _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves,
+                                                         sampleRate: sampleRate, frameCount: frameCount)
+                } catch {
+                    throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
+                                      allowed: error.allowed ?? "")
+                }
+            }
+        case .coordinatedReset(let pattern):
+            try pattern.validate(sampleRate: sampleRate)
+            try refusePatternCombinations("coordinated reset")
+        case .spectralRipple(let ripple):
+            try ripple.validate(sampleRate: sampleRate)
+            try refusePatternCombinations("spectral ripple")
+        }
+        if let notches, loop {
+            switch generator {
+            case .noise, .grey: break
+            default:
+                throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                                  problem: "cannot be combined with loop for this source",
+                                  allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
+            }
+        }
+        if let notches, notches.contains(where: { $0.ears != .both }), resolvedLayout != .stereo {
+            throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                              problem: "has notches for one ear in a \(resolvedLayout.rawValue) sound",
+                              allowed: "notches for one ear in stereo (independent ears) only")
+        }
+    }
+}
+
+extension RenderRequest {
+    /// Timed therapy patterns carry their own timing and spectrum: loops, notches, modulation and pulses
+    /// are refused (fades are allowed).
+    func refusePatternCombinations(_ name: String) throws(ShadesError) {
+        if loop {
+            throw ShadesError(parameter: "loop", value: "on", problem: "cannot be combined with \(name)",
+                              allowed: "a file of its own length (the pattern does not repeat within a loop)")
+        }
+        if let notches, !notches.isEmpty {
+            throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                              problem: "cannot be combined with \(name)",
+                              allowed: "no notch (the stimulus defines its own spectrum)")
+        }
+        if let modulation {
+            throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz", problem: "cannot be combined with \(name)",
+                              allowed: "no amplitude modulation (the stimulus defines its own envelope)")
+        }
+        if let pulses {
+            throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with \(name)",
+                              allowed: "no pulses (the stimulus defines its own timing)")
+        }
+    }
+}
+
+/// Amplitude modulation x(t)·(1 + m·sin(2π·fm·t + φ)).
+public struct Modulation: Sendable, Equatable, Codable {
+    /// Modulation rate fm in Hz (0.5 … 100; 10 Hz in the studies).
+    public var rateHz: Double
+    /// Depth m in [0, 1].
+    public var depth: Double
+    /// Start phase φ in radians.
+    public var startPhase: Double
+    /// What stays equal to the unmodulated sound: its RMS (default) or its peak.
+    public var keep: AmplitudeModulationLevel
+
+    public init(rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0, keep: AmplitudeModulationLevel = .rms) {
+        (self.rateHz, self.depth, self.startPhase, self.keep) = (rateHz, depth, startPhase, keep)
+    }
+
+    func validate(sampleRate: Double) throws(ShadesError) {
+        _ = try AmplitudeModulatedSource(carrier: SilenceSource(sampleRate: sampleRate), rateHz: rateHz, depth: depth, startPhase: startPhase, keep: keep)
+    }
+
+    /// RMS of the modulated sound relative to the unmodulated one (1 when the RMS is kept).
+    var levelRatio: Double {
+        keep == .rms ? 1 : (1 + depth * depth / 2).squareRoot() / (1 + depth)
+    }
+
+    var summary: String {
+        "am=\(formatNumber(rateHz))Hz am_depth=\(formatNumber(depth)) am_phase=\(formatNumber(startPhase)) am_keep=\(keep.rawValue)"
+    }
+}
+
+/// Pulses: `onSeconds` on, `offSeconds` off, raised-cosine ramps inside the on time.
+public struct Pulses: Sendable, Equatable, Codable {
+    public var onSeconds: Double
+    public var offSeconds: Double
+    public var rampSeconds: Double
+    /// Number of pulses, or nil for as many as the duration holds.
+    public var count: Int?
+
+    public init(onSeconds: Double = 0.2, offSeconds: Double = 0.2, rampSeconds: Double = 0.025, count: Int? = nil) {
+        (self.onSeconds, self.offSeconds, self.rampSeconds, self.count) = (onSeconds, offSeconds, rampSeconds, count)
+    }
+
+    func validate(sampleRate: Double) throws(ShadesError) {
+        _ = try PulsedSource(source: SilenceSource(sampleRate: sampleRate), onSeconds: onSeconds, offSeconds: offSeconds,
+                             rampSeconds: rampSeconds, pulseCount: count)
+    }
+
+    /// Length of `count` pulses (the last one without its off time), in seconds.
+    public var countedDurationSeconds: Double? {
+        count.map { Double($0) * (onSeconds + offSeconds) - offSeconds }
+    }
+
+    var summary: String {
+        "\(formatNumber(onSeconds * 1000))ms/\(formatNumber(offSeconds * 1000))ms ramp=\(formatNumber(rampSeconds * 1000))ms"
+            + (count.map { " pulses=\($0)" } ?? "")
+    }
+}
+
+/// Raised-cosine fade-in and fade-out; the sound ends with its fade-out at the file's end, or earlier at
+/// `endSeconds` with silence after it (a residual-inhibition masker and the silence that follows it).
+public struct Fades: Sendable, Equatable, Codable {
+    public var inSeconds: Double
+    /// 0 for an abrupt end.
+    public var outSeconds: Double
+    /// Where the fade-out ends and silence begins, in seconds from the start; nil: the file's end.
+    public var endSeconds: Double?
+
+    public init(inSeconds: Double, outSeconds: Double, endSeconds: Double? = nil) {
+        (self.inSeconds, self.outSeconds, self.endSeconds) = (inSeconds, outSeconds, endSeconds)
+    }
+
+    /// Frames until silence in a file of `frames` frames at `sampleRate`.
+    func soundFrames(sampleRate: Double, frames: Int) -> Int {
+        endSeconds.map { Int(($0 * sampleRate).rounded()) } ?? frames
+    }
+
+    func validate(sampleRate: Double, frames: Int) throws(ShadesError) {
+        if let endSeconds {
+            guard endSeconds.isFinite, endSeconds > 0, soundFrames(sampleRate: sampleRate, frames: frames) <= frames else {
+                throw ShadesError(parameter: "fade-end", value: "\(formatNumber(endSeconds)) s",
+                                  allowed: "above 0 and at most the duration, \(formatNumber(Double(frames) / sampleRate)) s")
+            }
+        }
+        _ = try FadedSource(source: SilenceSource(sampleRate: sampleRate), fadeInSeconds: inSeconds,
+                            fadeOutSeconds: outSeconds, totalFrames: soundFrames(sampleRate: sampleRate, frames: frames))
+    }
+
+    var summary: String {
+        "\(formatNumber(inSeconds * 1000))ms/\(formatNumber(outSeconds * 1000))ms" + (endSeconds.map { " fade_end=\(formatNumber($0))s" } ?? "")
+    }
+}

@@ -1,0 +1,176 @@
+import ShadesDSP
+
+/// A sound: what is heard, independent of how long, at what rate and how loud it is made (those are a
+/// ``RenderRequest``'s). The one description that `render`, `play`, the catalogue and `notch` all make the
+/// same thing from; its JSON is the preset format's `sound` (Presets/README.md).
+///
+/// A sound is a ``Source`` (a generator, a decoded file, or a mix of layers, each layer a sound again) and
+/// the modifiers over it, applied in this order: notches → amplitude modulation → pulses → fades, then
+/// the swell where the layer's gain is applied. `channels` and `seed` are the sound's own when set;
+/// otherwise the request's.
+///
+/// ```swift
+/// let sound = Sound(.noise(.pink)).modulated(rateHz: 10)              // 10 Hz AM pink noise (Neff 2017)
+/// let music = Sound(.file(path: "song.mp3")).notched(at: 6000)        // notched music (Okamoto 2010)
+/// ```
+public struct Sound: Sendable, Equatable {
+    /// What the sound starts from.
+    public indirect enum Source: Sendable, Equatable {
+        /// A generator: noise, a tone, a therapy stimulus.
+        case generator(Generator)
+        /// A sound file decoded (and resampled to the request's rate).
+        case file(SoundFileReference)
+        /// Layers summed, each at its gain and in its ears.
+        case mix([Layer])
+    }
+
+    public var source: Source
+    /// Notches cut from the sound (Okamoto 2010; Stein 2016 with edge boosts); each may be one ear's.
+    public var notches: [NotchSpec]?
+    /// Sinusoidal amplitude modulation (Neff 2017/2019, Schoisswohl 2019).
+    public var modulation: Modulation?
+    /// Pulses (audiometry): on/off times with raised-cosine ramps.
+    public var pulses: Pulses?
+    /// Raised-cosine fade-in and fade-out.
+    public var fades: Fades?
+    /// A slow random-like swell of the level (textures: surf, wind), applied with the sound's gain.
+    public var swell: Swell?
+    /// The channel layout, when the sound fixes it (else the request's).
+    public var channels: ChannelLayout?
+    /// The seed, when the sound fixes it (else the request's); layer i of a mix uses seed + i.
+    public var seed: UInt64?
+
+    public init(_ source: Source, notches: [NotchSpec]? = nil, modulation: Modulation? = nil, pulses: Pulses? = nil,
+                fades: Fades? = nil, swell: Swell? = nil, channels: ChannelLayout? = nil, seed: UInt64? = nil) {
+        self.source = source
+        self.notches = notches
+        self.modulation = modulation
+        self.pulses = pulses
+        self.fades = fades
+        self.swell = swell
+        self.channels = channels
+        self.seed = seed
+    }
+
+    /// A generator with no modifiers.
+    public init(_ generator: Generator) { self.init(.generator(generator)) }
+
+    /// A mix of `layers`.
+    public static func mix(_ layers: [Layer], channels: ChannelLayout? = nil, seed: UInt64? = nil) -> Sound {
+        Sound(.mix(layers), channels: channels, seed: seed)
+    }
+
+    /// A sound file, decoded and resampled to the request's rate.
+    public static func file(path: String) -> Sound { Sound(.file(SoundFileReference(path: path))) }
+
+    /// The same sound amplitude modulated at `rateHz` (0.5 … 100 Hz) to `depth` (0 … 1).
+    public func modulated(rateHz: Double, depth: Double = 1) -> Sound {
+        var copy = self
+        copy.modulation = Modulation(rateHz: rateHz, depth: depth)
+        return copy
+    }
+
+    /// The same sound with a notch `widthOctaves` wide (default one octave, Okamoto 2010) at `centreHz`.
+    public func notched(at centreHz: Double, widthOctaves: Double = 1) -> Sound {
+        var copy = self
+        copy.notches = (notches ?? []) + [NotchSpec(centreHz: centreHz, widthOctaves: widthOctaves)]
+        return copy
+    }
+
+    /// The generator, when the sound is one (whatever its modifiers).
+    public var generator: Generator? {
+        if case .generator(let g) = source { return g }
+        return nil
+    }
+
+    /// The file, when the sound is one.
+    public var file: SoundFileReference? {
+        if case .file(let f) = source { return f }
+        return nil
+    }
+
+    /// The layers, when the sound is a mix.
+    public var layers: [Layer]? {
+        if case .mix(let l) = source { return l }
+        return nil
+    }
+
+    /// The same sound with every file reference replaced by `transform` of it (paths made absolute,
+    /// lengths recorded).
+    public func mappingFiles(_ transform: (SoundFileReference) -> SoundFileReference) -> Sound {
+        var copy = self
+        switch source {
+        case .generator: break
+        case .file(let f): copy.source = .file(transform(f))
+        case .mix(let layers):
+            copy.source = .mix(layers.map { layer in
+                var l = layer
+                l.sound = layer.sound.mappingFiles(transform)
+                return l
+            })
+        }
+        return copy
+    }
+
+    /// True when the sound or any layer of it has a notch.
+    public var hasNotch: Bool {
+        if !(notches ?? []).isEmpty { return true }
+        return layers?.contains { $0.sound.hasNotch } ?? false
+    }
+
+    /// Every sound file the sound reads, depth first.
+    public var files: [SoundFileReference] {
+        switch source {
+        case .generator: return []
+        case .file(let f): return [f]
+        case .mix(let layers): return layers.flatMap(\.sound.files)
+        }
+    }
+}
+
+/// One layer of a mix: a sound, its gain in dB and the ears it goes to.
+public struct Layer: Sendable, Equatable {
+    public var sound: Sound
+    /// Gain in the mix, dB (−60 … 0). Each layer is first brought to one reference level (RMS of its
+    /// sustained sound), so only the differences between layers matter.
+    public var gainDB: Double
+    /// Where the layer is heard.
+    public var ears: Ears
+
+    public init(_ sound: Sound, gainDB: Double = 0, ears: Ears = .both) {
+        (self.sound, self.gainDB, self.ears) = (sound, gainDB, ears)
+    }
+
+    /// Allowed layer gains, dB.
+    public static let allowedGainDB: ClosedRange<Double> = -60...0
+}
+
+/// A sound file used as a source. `path` is what the file is found by (relative to the current folder,
+/// or for a catalogue to its music folder); the rest is recorded when it is known, so a description names
+/// exactly the file it was made from.
+public struct SoundFileReference: Sendable, Equatable, Codable {
+    public var path: String
+    /// Size of the file in bytes, when recorded.
+    public var bytes: Int?
+    /// Frames decoded (at the file's own rate), when recorded.
+    public var frames: Int?
+    /// The file's own sample rate in Hz, when recorded.
+    public var sampleRate: Double?
+
+    public init(path: String, bytes: Int? = nil, frames: Int? = nil, sampleRate: Double? = nil) {
+        (self.path, self.bytes, self.frames, self.sampleRate) = (path, bytes, frames, sampleRate)
+    }
+}
+
+/// A slow random-like amplitude swell (waves, gusts); rendered by `SwellEnvelope`.
+public struct Swell: Sendable, Codable, Equatable {
+    /// Mean period of a swell, seconds (2 … 60).
+    public var periodSeconds: Double
+    /// Depth 0 … 1 (0: none; 1: the level falls to silence between swells).
+    public var depth: Double
+
+    public init(periodSeconds: Double, depth: Double = 0.5) { (self.periodSeconds, self.depth) = (periodSeconds, depth) }
+
+    public static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
+    public static let allowedDepth: ClosedRange<Double> = 0...1
+}
