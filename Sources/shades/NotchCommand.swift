@@ -176,7 +176,7 @@ struct NotchCommand: ParsableCommand {
     func makeJobs() throws -> [NotchJob] {
         guard !inputs.isEmpty else { throw ShadesError.usage("no input file given") }
         func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] { try shape.specs(texts, parameter: parameter) }
-        let notches: NotchLayout
+        let notches: [NotchSpec]
         if !left.isEmpty || !right.isEmpty {
             guard frequency.isEmpty else {
                 throw ShadesError.usage("--frequency cannot be combined with --left/--right (allowed: one or the other)")
@@ -193,7 +193,7 @@ struct NotchCommand: ParsableCommand {
             guard !centres.isEmpty else {
                 throw ShadesError.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
             }
-            notches = .everyChannel(try specs(centres, parameter: "frequency"))
+            notches = try specs(centres, parameter: "frequency")
         }
         let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
         var info = stat()

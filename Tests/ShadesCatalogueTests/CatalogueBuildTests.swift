@@ -121,10 +121,9 @@ import ShadesTestSupport
             #expect(decoded.buffer.frameCapacity == asset.request.frameCount && sound.frames == asset.request.frameCount)
             #expect(sound.loop == asset.request.loop && sound.frequencyHz == asset.frequencyHz)
             #expect(sound.container == asset.container && sound.sampleFormat == asset.sampleFormat)
-            // The recipe is the asset's sound with the level the builder chose.
-            var expected = asset.request
-            expected.levelDBFS = sound.recipe.levelDBFS
-            #expect(sound.recipe == expected)
+            // The recipe is the asset's sound, its channels and seed stated.
+            #expect(sound.recipe == asset.request.resolvedSound)
+            #expect(sound.recipe.seed == asset.request.seed && sound.recipe.channels == asset.request.layout)
             if asset.request.loop {
                 for c in 0..<decoded.buffer.channelCount {
                     var seam = SeamAccumulator()
@@ -270,7 +269,7 @@ import ShadesTestSupport
         let colours: [NoiseColour] = [.white, .pink, .brown, .blue, .violet]
         var assets: [CatalogueAsset] = []
         for i in 0..<15 {
-            let sound: SoundDescription = i < 10 ? .noise(colour: colours[i % 5], distribution: .gaussian)
+            let sound: Generator = i < 10 ? .noise(colour: colours[i % 5], distribution: .gaussian)
                 : i < 13 ? .narrowBandNoise(centreHz: 1_000 * Double(i - 9), widthOctaves: 0.5) : .tone(frequencyHz: 500 * Double(i))
             assets.append(CatalogueAsset(id: "s\(i)", category: "all", titles: ["en": "Sound \(i)", "de": "Klang \(i)"],
                                          request: RenderRequest(sound: sound, durationSeconds: 60, layout: .stereo, seed: UInt64(i),

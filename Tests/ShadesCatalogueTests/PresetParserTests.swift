@@ -63,16 +63,16 @@ import ShadesTestSupport
                         "rain", "waterfall", "ocean-surf", "wind"])
         #expect(document.sounds.allSatisfy { $0.sound.loop && $0.sound.titles["en"] != nil && $0.sound.titles["de"] != nil })
         let pink = try #require(document.sounds.first { $0.sound.id == "pink" }?.sound)
-        #expect(pink.recipe == Recipe(layers: [Layer(source: .colour(.pink))]))
+        #expect(pink.sound == Sound(.noise(colour: .pink, distribution: .gaussian)))
         #expect(pink.titles == ["en": "Pink noise", "de": "Rosa Rauschen"])
         #expect(pink.fileName(defaults: document.defaults) == "pink.wav")
         for id in ["white-am10", "pink-am10", "brown-am10"] {
             let sound = try #require(document.sounds.first { $0.sound.id == id }?.sound)
-            #expect(sound.recipe.layers.map(\.am) == [Modulation(rateHz: 10, depth: 1)])
+            #expect(sound.sound.modulation == Modulation(rateHz: 10, depth: 1))
         }
         let rain = try #require(document.sounds.first { $0.sound.id == "rain" }?.sound)
-        #expect(rain.recipe.layers[2].source == .nbn(centreHz: 5000, widthOctaves: 2))  // "5kHz"
-        #expect(document.sounds.filter { $0.category.id == "nature" }.allSatisfy { (1...3).contains($0.sound.recipe.layers.count) })
+        #expect(rain.sound.layers?[2].sound.generator == .narrowBandNoise(centreHz: 5000, widthOctaves: 2))  // "5kHz"
+        #expect(document.sounds.filter { $0.category.id == "nature" }.allSatisfy { (1...3).contains($0.sound.sound.layers?.count ?? 0) })
     }
 
     @Test func modelRoundTripsThroughCodable() throws {
@@ -85,14 +85,14 @@ import ShadesTestSupport
         let document = try parse(catalogue("""
             { "id": "s", "titles": { "en": "S", "de": "S" }, "lengthSeconds": 30, "loop": false, "rate": "96kHz",
               "format": "flac", "sampleFormat": "s24", "loudnessLUFS": -30,
-              "recipe": { "channels": "diotic", "seed": 18446744073709551615, "fades": { "inSeconds": 1, "outSeconds": 2 },
+              "sound": { "channels": "diotic", "seed": 18446744073709551615, "fades": { "inSeconds": 1, "outSeconds": 2 },
                           "layers": [ { "source": "tone", "frequency": "30kHz", "gainDB": -3 } ] } }
             """))
         let sound = document.categories[0].sounds[0]
         #expect(sound.settings(defaults: document.defaults)
                 == CatalogueDefaults(loudnessLUFS: -30, rate: 96_000, format: "flac", sampleFormat: "s24", lengthSeconds: 30))
-        #expect(sound.recipe == Recipe(layers: [Layer(source: .tone(frequencyHz: 30_000), gainDB: -3)], channels: .diotic,
-                                       seed: .max, fades: Fades(inSeconds: 1, outSeconds: 2)))
+        #expect(sound.sound == Sound(.mix([Layer(Sound(.tone(frequencyHz: 30_000)), gainDB: -3)]), fades: Fades(inSeconds: 1, outSeconds: 2),
+                                     channels: .diotic, seed: .max))
         #expect(!sound.loop)
         #expect(sound.fileName(defaults: document.defaults) == "s.flac")
         try PresetParser.validate([("t.json", document)])  // 30 kHz is fine at 96 kHz
@@ -125,27 +125,27 @@ import ShadesTestSupport
     }
 
     @Test func unknownKeySuggestsTheNearest() {
-        let text = catalogue(#"{ "id": "s", "titel": { "en": "S", "de": "S" }, "recipe": { "layers": [ { "source": "pink" } ] } }"#)
+        let text = catalogue(#"{ "id": "s", "titel": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "pink" } ] } }"#)
         #expect(readingError(text)?.description == "Presets/t.json:5:22: unknown key 'titel' (did you mean 'titles'?)")
         let far = catalogue(#"{ "id": "s", "colour": "pink" }"#)
-        #expect(readingError(far)?.message == "unknown key 'colour' (allowed keys: id, titles, recipe, lengthSeconds, loop, "
+        #expect(readingError(far)?.message == "unknown key 'colour' (allowed keys: id, titles, sound, lengthSeconds, loop, "
                 + "loudnessLUFS, rate, format, sampleFormat)")
         #expect(readingError(#"{ "categorys": [] }"#)?.message == "unknown key 'categorys' (did you mean 'categories'?)")
     }
 
     @Test func unknownSourceSuggestsTheNearest() {
-        let text = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "recipe": { "layers": [ { "source": "pinkk" } ] } }"#)
-        #expect(readingError(text)?.description == "Presets/t.json:5:94: unknown source 'pinkk' (did you mean 'pink'?)")
-        let far = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "recipe": { "layers": [ { "source": "thunderstorm" } ] } }"#)
+        let text = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "pinkk" } ] } }"#)
+        #expect(readingError(text)?.description == "Presets/t.json:5:93: unknown source 'pinkk' (did you mean 'pink'?)")
+        let far = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "thunderstorm" } ] } }"#)
         #expect(readingError(far)?.message == "unknown source 'thunderstorm' (allowed sources: white, pink, brown, blue, violet, "
-                + "noise, tone, nbn, grey)")
+                + "noise, grey, tone, nbn, cr, ripple, file)")
     }
 
     @Test func wrongTypesAndMissingKeysAreReadingErrors() {
         func layers(_ layers: String) -> String {
-            catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "recipe": { "layers": [ \#(layers) ] } }"#)
+            catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ \#(layers) ] } }"#)
         }
-        #expect(readingError(catalogue(#"{ "id": "s", "recipe": { "layers": [] } }"#))?.description
+        #expect(readingError(catalogue(#"{ "id": "s", "sound": { "layers": [] } }"#))?.description
                 == "Presets/t.json:5:9: missing key 'titles' in a sound")
         #expect(readingError(layers(#"{ "source": "noise" }"#))?.message
                 == "missing key 'beta' in a layer (source 'noise' needs a spectral exponent beta, -2 … 2)")
@@ -156,7 +156,7 @@ import ShadesTestSupport
         #expect(readingError(layers(#"{ "source": "pink", "gainDB": "-3" }"#))?.message == "'gainDB' must be a number, not a string")
         #expect(readingError(layers(#"{ "source": "pink", "am": { "keep": "peek" } }"#))?.message
                 == "unknown keep 'peek' (did you mean 'peak'?)")
-        #expect(readingError(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "loop": "yes", "recipe": { "layers": [] } }"#))?
+        #expect(readingError(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "loop": "yes", "sound": { "source": "pink" } }"#))?
                 .message == "'loop' must be true or false, not a string")
         #expect(readingError(#"{ "categories": [], "categories": [] }"#)?.message == "duplicate key 'categories'")
     }
@@ -165,7 +165,7 @@ import ShadesTestSupport
 
     func sound(_ id: String, en: String = "S", de: String? = "S", extra: String = "", layer: String = #"{ "source": "pink" }"#) -> String {
         let titles = de.map { #"{ "en": "\#(en)", "de": "\#($0)" }"# } ?? #"{ "en": "\#(en)" }"#
-        return #"{ "id": "\#(id)", "titles": \#(titles),\#(extra) "recipe": { "layers": [ \#(layer) ] } }"#
+        return #"{ "id": "\#(id)", "titles": \#(titles),\#(extra) "sound": \#(layer) }"#
     }
 
     @Test func duplicateIDsInOneFile() {
@@ -219,7 +219,7 @@ import ShadesTestSupport
     @Test func frequencyAtOrAboveNyquistIsRefusedAtTheSoundsRate() {
         let tone = #"{ "source": "tone", "frequency": "30kHz" }"#
         #expect(validationErrors(catalogue(sound("s", layer: tone))).map(\.description) == [
-            "Presets/t.json:5:102: sound 's': frequency 30000.0 Hz is out of range (allowed: above 0 and below Nyquist (24000.0 Hz))",
+            "Presets/t.json:5:87: sound 's': frequency 30000.0 Hz is out of range (allowed: above 0 and below Nyquist (24000.0 Hz))",
         ])
         #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "tone", "frequency": 24000 }"#))).count == 1)
         #expect(validationErrors(catalogue(sound("s", extra: #" "rate": 96000,"#, layer: tone))).isEmpty)
@@ -236,9 +236,10 @@ import ShadesTestSupport
                 == ["Presets/t.json:5:58: sound 's': lengthSeconds -5.0 is out of range (allowed: above 0 s, up to 86400 s)"])
         #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "am": { "depth": 2 } }"#))).map(\.message)
                 == ["sound 's': am-depth 2.0 is out of range (allowed: 0 … 1)"])
-        #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "swell": { "periodSeconds": 1, "depth": 1.5 } }"#)))
-                .map(\.message) == ["sound 's': swell periodSeconds 1.0 is out of range (allowed: 2 … 60 s)",
-                                    "sound 's': swell depth 1.5 is out of range (allowed: 0 … 1)"])
+        #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "swell": { "periodSeconds": 1, "depth": 0.5 } }"#)))
+                .map(\.message) == ["sound 's': swell 1 s is out of range (allowed: 2 … 60 s)"])
+        #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "swell": { "periodSeconds": 10, "depth": 1.5 } }"#)))
+                .map(\.message) == ["sound 's': swell-depth 1.5 is out of range (allowed: 0 … 1)"])
         #expect(validationErrors(catalogue(sound("s", extra: #" "format": "flac", "sampleFormat": "f32","#))).map(\.message)
                 == ["sound 's': sampleFormat 'f32' cannot be written as flac (allowed: s16, s24; or format wav)"])
         #expect(validationErrors(catalogue(sound("s"), defaults: #"{ "loudnessLUFS": 3, "rate": 4000 }"#)).map(\.message) == [
@@ -247,12 +248,12 @@ import ShadesTestSupport
             "sound 's': loudnessLUFS 3.0 is out of range (allowed: -60 … -5 LUFS)",
             "sound 's': rate 4000.0 Hz is out of range (allowed: 8000 … 192000 Hz)",
         ])
-        #expect(validationErrors(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "recipe": { "layers": [] } }"#))
-                .map(\.message) == ["sound 's' has no layers (allowed: one or more)"])
-        #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "gainDB": 6 }"#))).map(\.message)
-                == ["sound 's': gainDB 6.0 is out of range (allowed: -60 … 0 dB)"])
+        #expect(readingError(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [] } }"#))?
+                .message == "'layers' is empty (allowed: one or more layers)")
+        #expect(validationErrors(catalogue(sound("s", layer: #"{ "layers": [ { "source": "pink" }, { "source": "pink", "gainDB": 6 } ] }"#)))
+                .map(\.message) == ["sound 's' layer 2: gainDB 6 dB is out of range (allowed: -60 … 0 dB)"])
         // The library's own rule: fades make no sense on a loop.
-        #expect(validationErrors(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "recipe": { "fades": { "inSeconds": 1 }, "#
+        #expect(validationErrors(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "fades": { "inSeconds": 1 }, "#
                                            + #""layers": [ { "source": "pink" } ] } }"#))
                 .first?.message.hasPrefix("sound 's': fade") == true)
     }
@@ -268,7 +269,7 @@ import ShadesTestSupport
 
     @Test func nearestNameNeedsAtMostThreeEdits() {
         #expect(readingError(catalogue(sound("s", layer: #"{ "source": "bruwn" }"#)))?.message == "unknown source 'bruwn' (did you mean 'brown'?)")
-        #expect(readingError(catalogue(sound("s", layer: #"{ "source": "pink", "gain": 1 }"#)))?.message
+        #expect(readingError(catalogue(sound("s", layer: #"{ "layers": [ { "source": "pink", "gain": 1 } ] }"#)))?.message
                 == "unknown key 'gain' (did you mean 'gainDB'?)")
     }
 }

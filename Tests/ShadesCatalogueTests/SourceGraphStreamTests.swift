@@ -53,7 +53,7 @@ import ShadesTestSupport
         let personal = try PresetAssets.personal(frequencyHz: 6_000, defaults: documents[0].document.defaults, musicFolder: music)
         assets += personal.assets
         categories.append(personal.category)
-        #expect(assets.count == 13 + 8 && assets.contains { $0.music != nil })
+        #expect(assets.count == 13 + 8 && assets.contains { $0.request.sound.file != nil })
         for i in assets.indices { assets[i].sampleFormat = .f32 }
 
         let folder = temporaryFolder("stream-catalogue")
@@ -68,7 +68,7 @@ import ShadesTestSupport
             let file = try DecodedAudio(contentsOf: "\(folder)/\(sound.file)").buffer
             #expect(file.frameCapacity == stream.frameCount, "\(asset.id)")
             // The loudness gain the builder applied, from the level it recorded.
-            let gain = Float(Decibels.amplitude(sound.recipe.levelDBFS - asset.request.levelDBFS))
+            let gain = Float(Decibels.amplitude(sound.levelGainDB))
             for c in 0..<streamed.channelCount {
                 let x = streamed.samples(channel: c), y = built.buffer.samples(channel: c), z = file.samples(channel: c)
                 #expect(x == y, "\(asset.id) channel \(c): the stream is not the builder's buffer")
@@ -112,7 +112,7 @@ import ShadesTestSupport
         defer { try? FileManager.default.removeItem(atPath: music) }
         let output = "\(music)/notched.wav"
         let report = try NotchedMusic.process(NotchJob(inputPath: "\(music)/song.mp3", outputPath: output,
-                                                       notches: .everyChannel([NotchSpec(centreHz: 6_000)]),
+                                                       notches: [NotchSpec(centreHz: 6_000)],
                                                        outputRateHz: 48_000, sampleFormat: .f32))
         let file = try AudioFileSource(path: "\(music)/song.mp3", sampleRate: 48_000)
         let notched = try NotchedSource(source: file, design: NotchDesign(notches: [NotchSpec(centreHz: 6_000)], sampleRate: 48_000),

@@ -19,9 +19,9 @@ import ShadesTestSupport
       "defaults": { "loudnessLUFS": -23, "rate": 48000, "lengthSeconds": 5 },
       "categories": [
         { "id": "noise", "titles": { "en": "Noise", "de": "Rauschen" }, "sounds": [
-          { "id": "pink", "titles": { "en": "Pink", "de": "Rosa" }, "recipe": { "layers": [ { "source": "pink" } ] } },
+          { "id": "pink", "titles": { "en": "Pink", "de": "Rosa" }, "sound": { "layers": [ { "source": "pink" } ] } },
           { "id": "surf", "titles": { "en": "Surf", "de": "Brandung" },
-            "recipe": { "layers": [ { "source": "brown", "swell": { "periodSeconds": 2.5, "depth": 0.6 } },
+            "sound": { "layers": [ { "source": "brown", "swell": { "periodSeconds": 2.5, "depth": 0.6 } },
                                     { "source": "grey", "gainDB": -12 } ] } }
         ] }
       ]

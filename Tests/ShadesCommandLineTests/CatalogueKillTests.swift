@@ -11,7 +11,7 @@ import ShadesTestSupport
     /// Presets of three `seconds`-long sounds; `seed` makes them differ from another set's.
     func writePresets(_ name: String, seconds: Double, seed: Int) throws {
         let sounds = ["pink", "brown", "white"].map { colour in
-            #"{ "id": "\#(colour)", "titles": { "en": "\#(colour)", "de": "\#(colour)" }, "recipe": { "seed": \#(seed), "layers": [ { "source": "\#(colour)" } ] } }"#
+            #"{ "id": "\#(colour)", "titles": { "en": "\#(colour)", "de": "\#(colour)" }, "sound": { "seed": \#(seed), "layers": [ { "source": "\#(colour)" } ] } }"#
         }
         let text = #"{ "defaults": { "lengthSeconds": \#(seconds) }, "categories": [ { "id": "noise", "titles": { "en": "Noise", "de": "Rauschen" }, "sounds": [ "#
             + sounds.joined(separator: ", ") + " ] } ] }"

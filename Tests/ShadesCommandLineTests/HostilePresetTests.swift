@@ -15,7 +15,7 @@ import ShadesTestSupport
         """
         { "defaults": { "lengthSeconds": 1 },
           "categories": [ { "id": \(quoted(category)), "titles": { "en": "C", "de": "C" }, "sounds": [
-            { "id": \(quoted(sound)), "titles": { "en": "S", "de": "S" }, "recipe": { "layers": [ { "source": "pink" } ] } } ] } ] }
+            { "id": \(quoted(sound)), "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "pink" } ] } } ] } ] }
         """
     }
 

@@ -41,11 +41,13 @@ import ShadesTestSupport
         ("stimuli pitch-match -o pitch", "pitch", "56c53fbea01e98cec6d7c78ba849e2b425257382efe6c5bf1c198ed6a59b7871"),
         ("stimuli audiometry --ear both -o audiometry", "audiometry", "b2033a6174a756f47c9cc8bdfaf140a6905d5b17465bb922e975a800a3acf6d3"),
         // The manifest holds every asset's SHA-256 (and the resolved recipes, loudness and true peaks) and the
+        // presets folder. Recorded anew with manifest schema 2 (the recipe is the asset's Sound; notched assets
+        // are 24-bit); every noise, tone and AM asset's hash in it is unchanged. Before that: and the
         // presets folder as given: `presets`, a link to the repository's, so the bytes do not depend on where
         // the repository is (the hashes recorded with an absolute path held only in one checkout).
-        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "c2e8355143cf97a2391a8f301cd64c48e04d741c6393f13b87bc27acc407464b"),
+        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "01a74388fa029a4333786306d77cad6d366304130b71b1dd10813d4826741e42"),
         ("catalogue build presets -o personal --tinnitus-frequency 6kHz",
-         "personal/manifest.json", "7bdab894b8f37178244d467ae557d2c4e862fe88d408e825e4d11fecb8eaacf2"),
+         "personal/manifest.json", "4f726600175c07fe166fa8a559d5ccc2e668fe4a37b1210621600817bac3a54e"),
     ]
 
     /// SHA-256 of a file, or of a folder's files concatenated in name order.

@@ -84,7 +84,7 @@ import ShadesTestSupport
     /// Notches `input` at 3 kHz (½ octave, +20 dB edges: the command) into `output` as f32.
     func notch(_ input: String, _ output: String, rate: Double? = nil) throws(ShadesError) -> NotchReport {
         try NotchedMusic.process(NotchJob(inputPath: input, outputPath: output,
-                                          notches: .everyChannel([NotchSpec(centreHz: 3_000, widthOctaves: 0.5, edgeBoostDB: 20)]),
+                                          notches: [NotchSpec(centreHz: 3_000, widthOctaves: 0.5, edgeBoostDB: 20)],
                                           outputRateHz: rate, sampleFormat: .f32))
     }
 

@@ -105,7 +105,7 @@ import ShadesTestSupport
         let input = try noiseFile("in44.wav", rate: 44_100, layout: .mono, seconds: 7)
         let output = "\(folder)/out48.wav"
         let report = try NotchedMusic.process(NotchJob(inputPath: input, outputPath: output,
-                                                       notches: .everyChannel([NotchSpec(centreHz: 6_000)]),
+                                                       notches: [NotchSpec(centreHz: 6_000)],
                                                        outputRateHz: 48_000, sampleFormat: .f32))
         let n = 7 * 44_100
         let y = try decoded(output)
@@ -135,7 +135,7 @@ import ShadesTestSupport
                                   sampleFormat: .f32, ditherKey: 1, comment: nil)
         let output = "\(folder)/short-out-\(channels)-\(frames).flac"
         let report = try NotchedMusic.process(NotchJob(inputPath: path, outputPath: output,
-                                                       notches: .everyChannel([NotchSpec(centreHz: 2_000)])))
+                                                       notches: [NotchSpec(centreHz: 2_000)]))
         let y = try decoded(output)
         #expect(y.buffer.frameCapacity == frames && y.buffer.channelCount == channels && y.sampleRate == 22_050)
         #expect(report.outputDelayFrames > 0 && report.frames == frames)
@@ -155,7 +155,7 @@ import ShadesTestSupport
         let output = "\(folder)/loud-out-\(format).wav"
         let stein = NotchSpec(centreHz: 4_000, widthOctaves: 0.5, edgeBoostDB: 20, edgeWidthOctaves: 0.375)
         let report = try NotchedMusic.process(NotchJob(inputPath: input, outputPath: output,
-                                                       notches: .everyChannel([stein]), sampleFormat: format))
+                                                       notches: [stein], sampleFormat: format))
         #expect(report.truePeakBeforeGainDBTP > 0)
         #expect(report.gainDB < -1)
         #expect(abs(report.truePeakDBTP - -1) < 0.01)
@@ -168,7 +168,7 @@ import ShadesTestSupport
 
     @Test func quietInputKeepsItsGainAndRunsAreByteIdentical() throws {
         let input = try noiseFile("quiet.wav", colour: .pink, seconds: 4)
-        var job = NotchJob(inputPath: input, outputPath: "\(folder)/q1.wav", notches: .everyChannel([NotchSpec(centreHz: 5_200)]),
+        var job = NotchJob(inputPath: input, outputPath: "\(folder)/q1.wav", notches: [NotchSpec(centreHz: 5_200)],
                            sampleFormat: .s16)
         let report = try NotchedMusic.process(job)
         job.outputPath = "\(folder)/q2.wav"
@@ -183,7 +183,7 @@ import ShadesTestSupport
     @Test func suitabilityReportsTheSharesAndWarnsWhenTooLittlePowerIsNearTheNotch() throws {
         let pink = try noiseFile("pink.wav", colour: .pink, layout: .mono, seconds: 8)
         let good = try NotchedMusic.process(NotchJob(inputPath: pink, outputPath: "\(folder)/pink-out.wav",
-                                                     notches: .everyChannel([NotchSpec(centreHz: 4_000)])))
+                                                     notches: [NotchSpec(centreHz: 4_000)]))
         let s = try #require(good.suitability.first)
         // Pink noise: equal power per octave, about 10.2 octaves from 20 Hz to 24 kHz.
         let perOctave = 100 / log2(24_000 / 20.0)
@@ -195,7 +195,7 @@ import ShadesTestSupport
 
         let brown = try noiseFile("brown.wav", colour: .brown, layout: .mono, seconds: 8)
         let poor = try NotchedMusic.process(NotchJob(inputPath: brown, outputPath: "\(folder)/brown-out.wav",
-                                                     notches: .everyChannel([NotchSpec(centreHz: 4_000)])))
+                                                     notches: [NotchSpec(centreHz: 4_000)]))
         let b = try #require(poor.suitability.first)
         #expect(b.nearSharePercent < NotchedMusic.minimumNearSharePercent, "near \(b.nearSharePercent) %")
         #expect(b.warning?.contains("too little power near 4000 Hz") == true, "\(b.warning ?? "no warning")")
@@ -234,7 +234,7 @@ import ShadesTestSupport
         try writeWithLibsndfile(buffer, rate: rate, to: path, format: format)
         let output = "\(folder)/music-\(kind).wav"
         let report = try NotchedMusic.process(NotchJob(inputPath: path, outputPath: output,
-                                                       notches: .everyChannel([NotchSpec(centreHz: 3_000)])))
+                                                       notches: [NotchSpec(centreHz: 3_000)]))
         let x = try decoded(path), y = try decoded(output)
         #expect(y.buffer.frameCapacity == x.buffer.frameCapacity && report.inputFrames == x.buffer.frameCapacity)
         #expect(y.sampleRate == x.sampleRate && y.buffer.channelCount == 2)
@@ -251,7 +251,7 @@ import ShadesTestSupport
         let b = try noiseFile("b.flac", colour: .pink, rate: 44_100, seconds: 3, format: .s24)
         let c = try noiseFile("c.wav", colour: .white, seconds: 3)
         let out = "\(folder)/batch/out"   // does not exist yet
-        let notches = NotchLayout.everyChannel([NotchSpec(centreHz: 5_200)])
+        let notches = [NotchSpec(centreHz: 5_200)]
         let jobs = [a, b, c, "\(folder)/missing.wav"].map { input in
             NotchJob(inputPath: input, outputPath: "\(out)/\((input as NSString).lastPathComponent)-notched.wav", notches: notches)
         }
@@ -272,7 +272,7 @@ import ShadesTestSupport
         let a = try noiseFile("x.wav", layout: .mono, seconds: 1)
         let b = try noiseFile("y.wav", layout: .mono, seconds: 1)
         let before = bytes(b)
-        let notches = NotchLayout.everyChannel([NotchSpec(centreHz: 5_000)])
+        let notches = [NotchSpec(centreHz: 5_000)]
         let results = NotchedMusic.processBatch([NotchJob(inputPath: a, outputPath: "\(folder)/./y.wav", notches: notches),
                                                  NotchJob(inputPath: b, outputPath: "\(folder)/z.wav", notches: notches)])
         guard case .failure(let error) = results[0], error.kind == .parameter else { Issue.record("\(results[0])"); return }
@@ -307,7 +307,7 @@ import ShadesTestSupport
         try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
         var input = "\(sub)/in.wav"
         var output = "\(sub)/out.wav"
-        var notches = NotchLayout.everyChannel([NotchSpec(centreHz: 4_000)])
+        var notches: [NotchSpec] = [NotchSpec(centreHz: 4_000)]
         var rate: Double?
         var format = SampleFormat.s24
         var ceiling = -1.0
@@ -334,14 +334,14 @@ import ShadesTestSupport
         case .unknownFormat:   // an AAC/MP4 header: not a format libsndfile reads
             input = "\(sub)/in.m4a"
             _ = FileManager.default.createFile(atPath: input, contents: Data([0, 0, 0, 0x20] + Array("ftypM4A ".utf8) + [UInt8](repeating: 0, count: 2_000)))
-        case .bandToZero: _ = try make("in.wav"); notches = .everyChannel([NotchSpec(centreHz: 25, widthOctaves: 1)])
-        case .bandToNyquist: _ = try make("in.wav"); notches = .everyChannel([NotchSpec(centreHz: 20_000, widthOctaves: 0.5)])
+        case .bandToZero: _ = try make("in.wav"); notches = [NotchSpec(centreHz: 25, widthOctaves: 1)]
+        case .bandToNyquist: _ = try make("in.wav"); notches = [NotchSpec(centreHz: 20_000, widthOctaves: 0.5)]
         case .boostToNyquist:
             _ = try make("in.wav")
-            notches = .everyChannel([NotchSpec(centreHz: 15_000, widthOctaves: 0.5, edgeBoostDB: 20)])
-        case .zeroWidth: _ = try make("in.wav"); notches = .everyChannel([NotchSpec(centreHz: 4_000, widthOctaves: 0)])
-        case .negativeWidth: _ = try make("in.wav"); notches = .everyChannel([NotchSpec(centreHz: 4_000, widthOctaves: -1)])
-        case .tooWide: _ = try make("in.wav"); notches = .everyChannel([NotchSpec(centreHz: 4_000, widthOctaves: 3.01)])
+            notches = [NotchSpec(centreHz: 15_000, widthOctaves: 0.5, edgeBoostDB: 20)]
+        case .zeroWidth: _ = try make("in.wav"); notches = [NotchSpec(centreHz: 4_000, widthOctaves: 0)]
+        case .negativeWidth: _ = try make("in.wav"); notches = [NotchSpec(centreHz: 4_000, widthOctaves: -1)]
+        case .tooWide: _ = try make("in.wav"); notches = [NotchSpec(centreHz: 4_000, widthOctaves: 3.01)]
         case .outputIsInput: _ = try make("in.wav"); output = input
         case .outputIsInputRelative:
             _ = try make("in.wav")
@@ -363,7 +363,7 @@ import ShadesTestSupport
         case .perEarOnMono:
             _ = try make("in.wav", layout: .mono)
             notches = .perEar(left: [NotchSpec(centreHz: 4_000)], right: [NotchSpec(centreHz: 6_000)])
-        case .noNotch: _ = try make("in.wav"); notches = .everyChannel([])
+        case .noNotch: _ = try make("in.wav"); notches = []
         case .badRate: _ = try make("in.wav"); rate = 4_000
         case .badCeiling: _ = try make("in.wav"); ceiling = 3
         }

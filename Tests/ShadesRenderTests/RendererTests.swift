@@ -11,7 +11,7 @@ import ShadesTestSupport
 
     @Test(arguments: [SampleFormat.s16, .s24, .f32])
     func writtenFileHasTheAskedRMSWithin0_01dB(format: SampleFormat) throws {
-        for (sound, level) in [(SoundDescription.noise(colour: .pink, distribution: .gaussian), -20.0),
+        for (sound, level) in [(Generator.noise(colour: .pink, distribution: .gaussian), -20.0),
                                (.noise(colour: .brown, distribution: .gaussian), -31.5),
                                (.tone(frequencyHz: 440), -12.0)] {
             let request = RenderRequest(sound: sound, durationSeconds: 5, sampleRate: 48_000, layout: .stereo,

@@ -40,8 +40,8 @@ import ShadesTestSupport
     }
 
     @Test func combinationsThatMakeNoSenseAreRefused() {
-        let cr = SoundDescription.coordinatedReset(CoordinatedResetPattern(tinnitusFrequencyHz: 4000))
-        let ripple = SoundDescription.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4000))
+        let cr = Generator.coordinatedReset(CoordinatedResetPattern(tinnitusFrequencyHz: 4000))
+        let ripple = Generator.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4000))
         for sound in [cr, ripple] {
             let base = RenderRequest(sound: sound, durationSeconds: 10)
             var pulsed = base; pulsed.pulses = Pulses()

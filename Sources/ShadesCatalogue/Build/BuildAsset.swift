@@ -37,10 +37,22 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     /// The file's name inside the catalogue folder, e.g. `pink.wav`.
     public var fileName: String { "\(id).\(container.rawValue)" }
 
-    /// Integrated loudness of the file in LUFS (BS.1770-4, −70 … 0).
+    /// An asset of `request`'s sound and output at `loudnessLUFS` under the catalogue's −1 dBTP ceiling.
+    public init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
+                container: Container = .wav, sampleFormat: SampleFormat = .s16, frequencyHz: Double? = nil) {
+        var leveled = request
+        leveled.level = .loudness(lufs: loudnessLUFS, truePeakCeilingDBTP: CatalogueLimits.maximumTruePeakDBTP)
+        self.init(id: id, category: category, titles: titles, request: leveled, container: container,
+                  sampleFormat: sampleFormat, frequencyHz: frequencyHz)
+    }
+
+    /// Integrated loudness of the file in LUFS (BS.1770-4, −70 … 0): the request's loudness target.
     public var loudnessLUFS: Double {
-        if case .loudness(let lufs, _) = request.level { return lufs }
-        return CatalogueDefaults().loudnessLUFS
+        get {
+            if case .loudness(let lufs, _) = request.level { return lufs }
+            return CatalogueDefaults().loudnessLUFS
+        }
+        set { request.level = .loudness(lufs: newValue, truePeakCeilingDBTP: CatalogueLimits.maximumTruePeakDBTP) }
     }
 
     /// The request with every relative file path found in ``filesFolder``: what is rendered.

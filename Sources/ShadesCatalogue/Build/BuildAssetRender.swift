@@ -143,7 +143,8 @@ enum AssetRenderer {
             sampleRate: measured.sampleRate, channels: measured.channels, container: asset.container,
             sampleFormat: asset.sampleFormat, loop: asset.request.loop, targetLoudnessLUFS: asset.loudnessLUFS,
             integratedLoudnessLUFS: measured.integratedLUFS ?? -.infinity, truePeakDBTP: measured.truePeakDBTP ?? -.infinity,
-            sha256: sha, recipe: written.resolvedSound, frequencyHz: asset.frequencyHz, cacheKey: cacheKey)
+            sha256: sha, recipe: written.resolvedSound, levelGainDB: written.levelDBFS - RenderRequest.referenceLevelDBFS,
+            frequencyHz: asset.frequencyHz, cacheKey: cacheKey)
         return BuiltSound(sound: sound, spectrumSVG: measured.spectrumSVG() ?? "", reused: false)
     }
 }

@@ -65,6 +65,9 @@ public struct Manifest: Sendable, Codable, Equatable {
         /// with its bytes, decoded frames and rate), in the preset format's JSON: `shades render --sound` of it
         /// with this entry's duration, rate and loop gives this file's samples up to the level gain.
         public var recipe: ShadesRender.Sound
+        /// The gain that brought the sound, made at the reference level (each generator signal, or each layer
+        /// of a mix, at −20 dBFS RMS; a file as it is), to its loudness, dB.
+        public var levelGainDB: Double
         /// The tinnitus frequency of a personalised sound, in Hz.
         public var frequencyHz: Double?
         /// SHA-256 over what decides the file's bytes (recipe, target loudness, format, library version):

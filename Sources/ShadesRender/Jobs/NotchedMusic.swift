@@ -7,33 +7,19 @@ import ShadesPlatform
 
 // MARK: - Jobs and reports
 
-/// Which notches each channel of a file gets.
-public enum NotchLayout: Sendable, Equatable, Codable {
-    /// The same notches on every channel (unilateral tinnitus, or the same frequency in both ears).
-    case everyChannel([NotchSpec])
-    /// Bilateral tinnitus with a different frequency per ear: channel 0 (left) and channel 1 (right) of a
-    /// stereo file each get their own list. An empty list leaves that ear unfiltered (only delayed, so the
-    /// ears stay aligned).
-    case perEar(left: [NotchSpec], right: [NotchSpec])
-
-    /// The notches of each of `channelCount` channels.
-    func notches(channelCount: Int) -> [[NotchSpec]] {
-        switch self {
-        case .everyChannel(let list): return Array(repeating: list, count: channelCount)
-        case .perEar(let left, let right): return [left, right]
-        }
-    }
-
-    /// Text for the comment tag, e.g. "notch=6000Hz/1oct" or "left=4000Hz/0.5oct+20dB/0.375oct right=…".
-    var summary: String {
-        switch self {
-        case .everyChannel(let notches): return "notch=" + notches.summaryText
-        case .perEar(let left, let right): return "left=\(left.summaryText) right=\(right.summaryText)"
-        }
-    }
-}
-
 extension [NotchSpec] {
+    /// Notches for bilateral tinnitus with a frequency per ear: `left`'s for the left ear, `right`'s for
+    /// the right (an ear with none is left unfiltered, only delayed, so the ears stay aligned).
+    public static func perEar(left: [NotchSpec], right: [NotchSpec]) -> [NotchSpec] {
+        left.map { var n = $0; n.ears = .left; return n } + right.map { var n = $0; n.ears = .right; return n }
+    }
+
+    /// The notches of each of `channelCount` channels (a notch for one ear goes to that channel of a
+    /// stereo file).
+    func notches(channelCount: Int) -> [[NotchSpec]] {
+        (0..<channelCount).map { c in filter { $0.ears == .both || $0.ears.includes(outputChannel: c, of: channelCount) } }
+    }
+
     /// "6000Hz/1oct", "4000Hz/0.5oct+20dB/0.375oct,8000Hz/1oct" or "none".
     var summaryText: String {
         isEmpty ? "none" : map { n in
@@ -41,14 +27,22 @@ extension [NotchSpec] {
                 + (n.edgeBoostDB == 0 ? "" : "+\(formatNumber(n.edgeBoostDB))dB/\(formatNumber(n.edgeWidthOctaves))oct")
         }.joined(separator: ",")
     }
+
+    /// Text for the comment tag: "notch=6000Hz/1oct", or per ear "left=4000Hz/0.5oct+20dB/0.375oct right=…".
+    var commentSummary: String {
+        guard contains(where: { $0.ears != .both }) else { return "notch=" + summaryText }
+        let left = filter { $0.ears != .right }, right = filter { $0.ears != .left }
+        return "left=\(left.summaryText) right=\(right.summaryText)"
+    }
 }
 
-/// One file to notch: an input in any format libsndfile reads, an output WAV or FLAC.
+/// One file to notch: the music and its notches as a ``Sound`` (a file with notches, each for both ears
+/// or one), and the output settings: an output WAV or FLAC, its rate, format and true-peak ceiling.
 public struct NotchJob: Sendable, Equatable, Codable {
-    public var inputPath: String
+    /// The music (``Sound/file``) and its ``Sound/notches``: nothing else.
+    public var sound: Sound
     /// Output file, `.wav` or `.flac`; its folder is created if missing.
     public var outputPath: String
-    public var notches: NotchLayout
     /// Output rate in Hz (8,000 … 192,000, whole); nil keeps the input's rate.
     public var outputRateHz: Double?
     /// libsamplerate converter used when the rate changes.
@@ -58,16 +52,22 @@ public struct NotchJob: Sendable, Equatable, Codable {
     /// Highest true peak the output may reach, in dBTP (−20 … 0; −1 by default, EBU R 128).
     public var ceilingDBTP: Double
 
-    public init(inputPath: String, outputPath: String, notches: NotchLayout, outputRateHz: Double? = nil,
+    public init(inputPath: String, outputPath: String, notches: [NotchSpec], outputRateHz: Double? = nil,
                 resamplerQuality: Resampler.Quality = .best, sampleFormat: SampleFormat = .s24, ceilingDBTP: Double = -1) {
-        self.inputPath = inputPath
+        self.sound = Sound(.file(SoundFileReference(path: inputPath)), notches: notches)
         self.outputPath = outputPath
-        self.notches = notches
         self.outputRateHz = outputRateHz
         self.resamplerQuality = resamplerQuality
         self.sampleFormat = sampleFormat
         self.ceilingDBTP = ceilingDBTP
     }
+
+    /// The music file's path.
+    public var inputPath: String { sound.file?.path ?? "" }
+    /// The notches, each for both ears or one.
+    public var notches: [NotchSpec] { sound.notches ?? [] }
+    /// How the gain is chosen: the music's own level, lowered to keep its true peak under the ceiling.
+    public var level: LevelPolicy { .truePeakCeiling(dBTP: ceilingDBTP) }
 }
 
 /// How much of the music's power lies in and beside one notch: what a notched-music therapy needs to
@@ -177,7 +177,7 @@ public struct NotchReport: Sendable, Codable, Equatable {
 /// length is the decoded one, found by pass 1: for MP3 and Ogg the header only estimates it.
 public enum NotchedMusic {
     /// Frames per block read, filtered and written.
-    public static let blockFrames = 131_072
+    public static let blockFrames = FileChain.blockFrames
     /// A notch whose band plus the half octaves beside it hold less than this share of the music's power
     /// (in percent: 1 % is −20 dB) gets a warning. Pink noise, equal power per octave over the ten audible
     /// octaves, holds 20 % in the two octaves of a 1-octave notch and its half octaves; music whose energy
@@ -223,20 +223,6 @@ public enum NotchedMusic {
         }
     }
 
-    /// The gain (≤ 1) that brings a true peak of `peak` (linear) to `ceilingDBTP`, less a margin for the
-    /// quantisation (2 LSB in s16 and s24).
-    package static func ceilingGain(forPeak peak: Double, ceilingDBTP: Double, sampleFormat: SampleFormat) -> Float {
-        let margin: Double
-        switch sampleFormat {
-        case .s16: margin = 2.0 / 32_768
-        case .s24: margin = 2.0 / 8_388_608
-        case .f32: margin = 0
-        }
-        let limit = min(Decibels.amplitude(ceilingDBTP), sampleFormat.clipLimit) - margin
-        guard peak > limit else { return 1 }
-        return Float(limit / peak)
-    }
-
     /// Notches several files, `concurrency` at a time (the core count by default); each job is independent,
     /// written atomically, and has its own result, in the order of `jobs`. A job whose output is another
     /// job's input or an earlier job's output fails without running.
@@ -279,7 +265,7 @@ public enum NotchedMusic {
     /// The comment tag: every parameter needed to make the file again, and the gain applied.
     public static func comment(for job: NotchJob, inputRate: Double, outputRate: Double, gainDB: Double) -> String {
         let name = job.inputPath.split(separator: "/").last.map(String.init) ?? job.inputPath
-        var text = "\(AudioFileWriter.software) notch input=\(name) \(job.notches.summary)"
+        var text = "\(AudioFileWriter.software) notch input=\(name) \(job.notches.commentSummary)"
         text += " rate=\(formatNumber(outputRate))"
         if outputRate != inputRate { text += " input_rate=\(formatNumber(inputRate)) resampler=\(job.resamplerQuality.rawValue)" }
         text += " format=\(job.sampleFormat.rawValue) ceiling=\(formatNumber(job.ceilingDBTP))dBTP"
@@ -309,8 +295,11 @@ struct NotchPlan {
     init(job: NotchJob) throws(ShadesError) {
         self.job = job
         format = try AudioFileFormat(container: try Container(path: job.outputPath), sampleFormat: job.sampleFormat)
-        guard job.ceilingDBTP.isFinite, job.ceilingDBTP >= -20, job.ceilingDBTP <= 0 else {
-            throw ShadesError(parameter: "ceiling", value: "\(job.ceilingDBTP) dBTP", allowed: "-20 … 0 dBTP")
+        try job.level.validate()
+        var plain = job.sound
+        plain.notches = nil
+        guard job.sound.file != nil, plain == Sound(job.sound.source) else {
+            throw .usage("a notch job is a sound file and its notches (allowed: no other modifiers; render --sound takes any sound)")
         }
         if let rate = job.outputRateHz {
             try validateSampleRate(rate)
@@ -330,7 +319,7 @@ struct NotchPlan {
         announcedFrames = input.frameCount
         outputRate = job.outputRateHz ?? inputRate
 
-        if case .perEar = job.notches, channelCount != 2 {
+        if job.notches.contains(where: { $0.ears != .both }), channelCount != 2 {
             throw .usage("left/right need a stereo input: \(job.inputPath) has \(channelCount) "
                          + "channel\(channelCount == 1 ? "" : "s") (allowed: 2 channels, or the same notches for every channel)")
         }
@@ -361,7 +350,7 @@ struct NotchPlan {
 
     /// The gain that keeps the output's true peak at or below the job's ceiling.
     func gain(forPeak peak: Double) -> Float {
-        NotchedMusic.ceilingGain(forPeak: peak, ceilingDBTP: job.ceilingDBTP, sampleFormat: job.sampleFormat)
+        LevelPolicy.ceilingGain(forPeak: peak, ceilingDBTP: job.ceilingDBTP, format: job.sampleFormat)
     }
 
     /// The suitability of each group of channels that share their notches.
@@ -433,17 +422,17 @@ struct NotchPlan {
     /// The chain: the file decoded (and resampled) by a file source, then the notches with a silent past
     /// (delay removed, as long as the input).
     func chain(measuring: Bool) throws(ShadesError) -> (file: AudioFileSource, tap: InputPeakTap?, notched: NotchedSource) {
-        let file = try AudioFileSource(path: job.inputPath, sampleRate: outputRate, quality: job.resamplerQuality,
-                                       blockFrames: NotchedMusic.blockFrames)
+        let rate = outputRate
+        let everyDesign = designs.map { $0 ?? (try! NotchDesign(notches: [], sampleRate: rate)) }
+        var tap: InputPeakTap?
+        let chain = try FileChain.make(path: job.inputPath, sampleRate: outputRate, quality: job.resamplerQuality, designs: everyDesign,
+                                       measuringInputSpectrum: measuring,
+                                       tap: measuring ? { file in let t = InputPeakTap(file: file); tap = t; return t } : nil)
+        let file = chain.file
         guard file.inputSampleRate == inputRate, file.channelCount == channelCount, file.announcedInputFrames == announcedFrames else {
             throw changed
         }
-        let tap = measuring ? InputPeakTap(file: file) : nil
-        let rate = outputRate
-        let everyDesign = designs.map { $0 ?? (try! NotchDesign(notches: [], sampleRate: rate)) }
-        let notched = try! NotchedSource(source: tap ?? file, designs: everyDesign, alignment: .silentPast,
-                                         measuringInputSpectrum: measuring)
-        return (file, tap, notched)
+        return (file, tap, chain.notched!)
     }
 
     var changed: ShadesError { .input("cannot read \(job.inputPath): the file changed while it was being processed") }

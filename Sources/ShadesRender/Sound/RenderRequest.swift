@@ -22,6 +22,29 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     /// The length of a file sound: all of it.
     public static let untilEndOfFile = Double.infinity
 
+    private enum CodingKeys: String, CodingKey { case sound, durationSeconds, sampleRate, layout, level, seed, loop }
+
+    /// The JSON form: `durationSeconds` absent for ``untilEndOfFile``.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(sound: try c.decode(Sound.self, forKey: .sound),
+                  durationSeconds: try c.decodeIfPresent(Double.self, forKey: .durationSeconds) ?? Self.untilEndOfFile,
+                  sampleRate: try c.decode(Double.self, forKey: .sampleRate), layout: try c.decode(ChannelLayout.self, forKey: .layout),
+                  level: try c.decode(LevelPolicy.self, forKey: .level), seed: try c.decode(UInt64.self, forKey: .seed),
+                  loop: try c.decode(Bool.self, forKey: .loop))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sound, forKey: .sound)
+        if durationSeconds.isFinite { try c.encode(durationSeconds, forKey: .durationSeconds) }
+        try c.encode(sampleRate, forKey: .sampleRate)
+        try c.encode(layout, forKey: .layout)
+        try c.encode(level, forKey: .level)
+        try c.encode(seed, forKey: .seed)
+        try c.encode(loop, forKey: .loop)
+    }
+
     public init(sound: Sound, durationSeconds: Double, sampleRate: Double = 48_000, layout: ChannelLayout = .stereo,
                 level: LevelPolicy? = nil, seed: UInt64 = 1, loop: Bool = false) {
         self.sound = sound
@@ -67,10 +90,23 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     public static let referenceLevelDBFS = -20.0
 
     /// The top-level modifiers of the sound.
-    public var modulation: Modulation? { sound.modulation }
-    public var pulses: Pulses? { sound.pulses }
-    public var fades: Fades? { sound.fades }
-    public var notches: [NotchSpec]? { sound.notches.flatMap { $0.isEmpty ? nil : $0 } }
+    public var modulation: Modulation? {
+        get { sound.modulation }
+        set { sound.modulation = newValue }
+    }
+    public var pulses: Pulses? {
+        get { sound.pulses }
+        set { sound.pulses = newValue }
+    }
+    public var fades: Fades? {
+        get { sound.fades }
+        set { sound.fades = newValue }
+    }
+    /// The notches (nil when there are none).
+    public var notches: [NotchSpec]? {
+        get { sound.notches.flatMap { $0.isEmpty ? nil : $0 } }
+        set { sound.notches = newValue }
+    }
 
     /// Frames in the file: duration × rate, rounded (0 for ``untilEndOfFile``: the graph knows them).
     public var frameCount: Int { durationSeconds.isFinite ? Int((durationSeconds * sampleRate).rounded()) : 0 }
