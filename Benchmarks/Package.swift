@@ -5,6 +5,8 @@ import PackageDescription
 
 let package = Package(
     name: "ShadesBenchmarks",
+    // Shades needs macOS 15 (see its Package.swift); a package below it cannot depend on it.
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Shades", path: "../"),
         // The MallocInterposer trait provides the malloc counters (mallocCountTotal) on Swift 6.3.

@@ -7,6 +7,8 @@ import PackageDescription
 
 let package = Package(
     name: "ShadesFuzz",
+    // Shades needs macOS 15 (see its Package.swift); a package below it cannot depend on it.
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Shades", path: "../"),
     ],

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import ShadesPlatform
 
 /// Why a file-system call failed, in a few words for a one-line error: the POSIX reason ("No such file or

@@ -4,7 +4,10 @@ import ShadesPlatform
 // FoundationEssentials: it starts in about half the time).
 
 extension String {
-    /// printf-style formatting (`vsnprintf`): `String(format: "%.2f", x)`.
+    #if canImport(FoundationEssentials)
+    /// printf-style formatting (`vsnprintf`): `String(format: "%.2f", x)`. Where there is no
+    /// FoundationEssentials (Apple systems) the files import Foundation, whose `String(format:)` this one
+    /// would make ambiguous; it formats numbers the same way (no locale).
     init(format: String, _ arguments: CVarArg...) {
         var buffer = [CChar](repeating: 0, count: 64)
         while true {
@@ -15,6 +18,7 @@ extension String {
         }
         self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+    #endif
 
     /// The string cut or padded with spaces to `length` characters.
     func padded(to length: Int) -> String {

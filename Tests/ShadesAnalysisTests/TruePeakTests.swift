@@ -3,6 +3,8 @@ import ShadesAnalysis
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The SIMD true-peak meter reads what libebur128's own true-peak mode reads.

@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Streaming analysers: Welch spectrum and its report, tone fit, seam check, notch check.

@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Acoustic coordinated reset (Tass et al. 2012; timing after Adamchic et al. 2017, Fig. 1).

@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A player's day: pink, brown, 10 Hz AM pink and a 6 kHz tone streamed through `render(into:)` in random

@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Constant samples in every channel: a modifier's output is then its gain curve.

@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Narrow-band noise against its spec: band f·2^(∓w/2); flat inside; energy beyond 1/12 octave outside

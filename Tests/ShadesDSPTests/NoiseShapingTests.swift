@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The generator's spectral shaping itself, against the ideal line f^−β (offset fitted):

@@ -1,6 +1,8 @@
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Renders `frames` frames in blocks of pseudo-random sizes (1 … maxBlock) from a fixed generator.

@@ -2,6 +2,8 @@ import Testing
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite struct ToneTests {

@@ -3,6 +3,19 @@ import Foundation
 /// Runs the built `shades` executable, as a user would.
 public struct Shell {
     public static var executable: String {
+        #if canImport(Darwin)
+        // On macOS the suites run inside `xctest` or `swiftpm-testing-helper`, so arguments[0] is not in the
+        // build folder; the test bundle's own binary is (…/debug/ShadesPackageTests.xctest/Contents/MacOS/…).
+        var image = Dl_info()
+        if dladdr(#dsohandle, &image) != 0, let binary = image.dli_fname {
+            var folder = URL(fileURLWithPath: String(cString: binary)).deletingLastPathComponent()
+            for _ in 0..<4 {
+                folder = folder.deletingLastPathComponent()
+                let path = folder.appendingPathComponent("shades").path
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+            }
+        }
+        #endif
         // The test bundle sits beside the products in the build folder.
         let bundleFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundleFolder, bundleFolder.deletingLastPathComponent()] {
@@ -81,7 +94,11 @@ public enum KillRun {
     /// The id of a process that has ended and been reaped (what a killed run's leftovers carry).
     public static func goneProcessID() throws -> Int32 {
         let process = Process()
+        #if canImport(Darwin)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/true")   // macOS has no /bin/true
+        #else
         process.executableURL = URL(fileURLWithPath: "/bin/true")
+        #endif
         try process.run()
         process.waitUntilExit()
         return process.processIdentifier

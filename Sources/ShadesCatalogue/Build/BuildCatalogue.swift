@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import Synchronization
 import ShadesDSP
 import ShadesIO

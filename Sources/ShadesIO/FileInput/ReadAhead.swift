@@ -82,6 +82,20 @@ package final class ReadAhead: @unchecked Sendable {
             return
         }
         Unmanaged<AnyObject>.fromOpaque(context).release()
+        #elseif canImport(Darwin)
+        // Darwin's pthread_t is an optional pointer, and its start routine's argument is non-optional in
+        // the current SDKs: the cast to an optional fits either (as swift-nio's ThreadPosix does).
+        let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
+        var thread: pthread_t?
+        let started = pthread_create(&thread, nil, { context in
+            (Unmanaged<AnyObject>.fromOpaque((context as UnsafeMutableRawPointer?)!).takeRetainedValue() as! ReaderTask).run()
+            return nil
+        }, context)
+        if started == 0 {
+            if let thread { pthread_detach(thread) }
+            return
+        }
+        Unmanaged<AnyObject>.fromOpaque(context).release()
         #endif
         DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread of its own to be had
     }

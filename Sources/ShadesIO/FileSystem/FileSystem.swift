@@ -65,8 +65,13 @@ package enum FileSystem {
         _ = Platform.close(descriptor)
     }
 
-    /// `fsync(2)`: the file's data and size reach the disk before this returns.
+    /// `fsync(2)`: the file's data and size reach the disk before this returns. On Darwin `fcntl(2)` with
+    /// F_FULLFSYNC first: Darwin's fsync leaves the data in the drive's cache (its man page); where the file
+    /// system cannot (some network and FAT ones), fsync.
     package static func sync(_ descriptor: Int32) throws(ShadesError) {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) != -1 { return }
+        #endif
         _ = try call("fsync") { fsync(descriptor) }
     }
 

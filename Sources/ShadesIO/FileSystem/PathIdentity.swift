@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import ShadesDSP
 import ShadesPlatform
 
@@ -15,7 +19,8 @@ package struct PathIdentity: Hashable {
     package init(_ path: String) {
         var info = stat()
         let exists = stat(path, &info) == 0
-        device = exists ? UInt64(info.st_dev) : nil
+        // Darwin's dev_t is Int32: a negative one must not trap (only equality matters).
+        device = exists ? UInt64(truncatingIfNeeded: info.st_dev) : nil
         inode = exists ? UInt64(info.st_ino) : nil
         self.path = Self.canonical(path)
     }
