@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import ShadesDSP
 
 // The JSON form of a `Sound`: one schema, read by `SoundReader` (presets, `--sound FILE.json`, the
