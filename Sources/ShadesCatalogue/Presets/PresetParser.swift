@@ -123,7 +123,7 @@ public enum PresetParser {
             if settings.rate != settings.rate.rounded() {
                 throw ShadesError(parameter: "rate", value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
             }
-        } catch { fail(path + ".rate", "\(what): \(error)") }
+        } catch { fail(path + ".rate", "\(what): \(error.described(naming: { presetKeys[$0] }))") }
         if settings.format == "flac" && settings.sampleFormat == "f32" {
             fail(path + ".sampleFormat", "\(what): sampleFormat 'f32' cannot be written as flac (allowed: s16, s24; or format wav)")
         }
@@ -163,21 +163,22 @@ public enum PresetParser {
             // Everything else by the library's own rules, at this sound's rate, length and loop mode.
             let request = layer.renderRequest(recipe: recipe, loop: sound.loop, settings: settings, seed: recipe.seed)
             do throws(ShadesError) { try request.validate() } catch {
-                fail(layerPath + "." + jsonKey(forParameter: error.parameter), "\(layerOwner): \(error)")
+                fail(layerPath + "." + (error.parameter.flatMap { presetKeys[$0] } ?? "source"),
+                     "\(layerOwner): \(error.described(naming: { presetKeys[$0] }))")
             }
         }
     }
 
-    /// The JSON key nearest to a library parameter name, for the error's position.
-    private static func jsonKey(forParameter parameter: String?) -> String {
-        switch parameter {
-        case "frequency", "width", "beta": return parameter!
-        case "am", "am-depth", "am-phase": return "am"
-        case "notch": return "notch"
-        case "fade": return "fades"
-        default: return "source"
-        }
-    }
+    /// The library's parameters as a preset names them: their JSON key paths (in a layer, or a sound's
+    /// settings), for the error's words and its position.
+    static let presetKeys: [ParameterID: String] = [
+        .rate: "rate", .duration: "lengthSeconds", .loudness: "loudnessLUFS", .sampleFormat: "sampleFormat",
+        .layout: "channels", .seed: "seed", .beta: "beta", .frequency: "frequency", .width: "width",
+        .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
+        .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
+        .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
+        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds",
+    ]
 
     // MARK: Files
 
@@ -468,7 +469,7 @@ private struct ObjectReader {
         switch value.kind {
         case .number(let number, _): return number
         case .string(let text) where form == .hertz:
-            do throws(ShadesError) { return try ValueParsing.hertz(text, parameter: key) } catch {
+            do throws(ShadesError) { return try ValueParsing.hertz(text, parameter: ParameterID(rawValue: key)) } catch {
                 throw reader.error(value.location, "\(error)")
             }
         default:
