@@ -1,37 +1,79 @@
 import ShadesDSP
 
-/// Parses the text forms users type for durations, frequencies and levels.
+/// Parses the text forms users type for durations, frequencies and levels. Text that does not read as the
+/// kind of value asked for throws ``ParameterProblem/notParseable(expected:examples:)`` naming the
+/// parameter and the text ("frequency '6 kHz': not a frequency (e.g. 6kHz, 6000)"); whether a value that
+/// parses is allowed is the parameter's own check, with its range.
 public enum ValueParsing {
+    /// A kind of value and the suffixes it takes.
+    struct Form {
+        /// What the text should be, for the message: "a frequency".
+        let expected: String
+        /// Forms that parse, for the message: "6kHz, 6000".
+        let examples: String
+        /// Case-insensitive unit suffixes and their factors to the unit returned; longest first.
+        let units: [(suffix: String, factor: Double)]
+
+        static let duration = Form(expected: "a duration", examples: "90s, 10m, 1h, 50ms",
+                                   units: [("ms", 0.001), ("min", 60), ("s", 1), ("m", 60), ("h", 3600)])
+        static let frequency = Form(expected: "a frequency", examples: "6kHz, 6000", units: [("khz", 1000), ("hz", 1), ("k", 1000)])
+        static let level = Form(expected: "a level", examples: "-20, -20dBFS", units: [("dbfs", 1), ("db", 1)])
+        static let loudness = Form(expected: "a loudness", examples: "-23, -23LUFS", units: [("lufs", 1), ("lu", 1)])
+        static let number = Form(expected: "a number", examples: "0.5, -2", units: [])
+    }
+
     /// "90s", "10m", "1h", "1.5s", "50ms", "2min" or plain seconds → seconds.
-    public static func seconds(_ text: String, parameter: String = "duration") throws(ShadesError) -> Double {
-        let units: [(suffix: String, factor: Double)] = [("ms", 0.001), ("min", 60), ("s", 1), ("m", 60), ("h", 3600)]
-        return try number(text, parameter: parameter, units: units, example: "a time such as 90s, 10m, 1h, 1.5s, 50ms or plain seconds")
+    public static func seconds(_ text: String, parameter: ParameterID = .duration) throws(ShadesError) -> Double {
+        try parse(text, parameter: parameter, form: .duration)
     }
 
     /// "6000", "6kHz", "6k", "440Hz" → Hz.
-    public static func hertz(_ text: String, parameter: String = "frequency") throws(ShadesError) -> Double {
-        let units: [(suffix: String, factor: Double)] = [("khz", 1000), ("hz", 1), ("k", 1000)]
-        return try number(text, parameter: parameter, units: units, example: "a frequency such as 6000, 6kHz or 440Hz")
+    public static func hertz(_ text: String, parameter: ParameterID = .frequency) throws(ShadesError) -> Double {
+        try parse(text, parameter: parameter, form: .frequency)
     }
 
-    /// "-20", "-20dB", "-20dBFS" → dBFS.
-    public static func decibels(_ text: String, parameter: String = "level") throws(ShadesError) -> Double {
-        let units: [(suffix: String, factor: Double)] = [("dbfs", 1), ("db", 1)]
-        return try number(text, parameter: parameter, units: units, example: "a level in dBFS such as -20 or -20dBFS")
+    /// "-20", "-20dB", "-20dBFS" → dBFS (or dB, for a gain).
+    public static func decibels(_ text: String, parameter: ParameterID = .level) throws(ShadesError) -> Double {
+        try parse(text, parameter: parameter, form: .level)
     }
 
     /// "-23", "-23LUFS", "-23LU" → LUFS (integrated loudness).
-    public static func loudness(_ text: String, parameter: String = "loudness") throws(ShadesError) -> Double {
-        let units: [(suffix: String, factor: Double)] = [("lufs", 1), ("lu", 1)]
-        return try number(text, parameter: parameter, units: units, example: "a loudness in LUFS such as -23 or -23LUFS")
+    public static func loudness(_ text: String, parameter: ParameterID = .loudness) throws(ShadesError) -> Double {
+        try parse(text, parameter: parameter, form: .loudness)
     }
 
-    private static func number(_ text: String, parameter: String, units: [(suffix: String, factor: Double)],
-                               example: String) throws(ShadesError) -> Double {
+    /// A plain decimal number: "0.5", "-2", "1e3".
+    public static func number(_ text: String, parameter: ParameterID) throws(ShadesError) -> Double {
+        try parse(text, parameter: parameter, form: .number)
+    }
+
+    // MARK: The old path: parameters named by strings
+
+    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
+    public static func seconds(_ text: String, parameter: String) throws(ShadesError) -> Double {
+        try seconds(text, parameter: ParameterID(legacyName: parameter))
+    }
+
+    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
+    public static func hertz(_ text: String, parameter: String) throws(ShadesError) -> Double {
+        try hertz(text, parameter: ParameterID(legacyName: parameter))
+    }
+
+    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
+    public static func decibels(_ text: String, parameter: String) throws(ShadesError) -> Double {
+        try decibels(text, parameter: ParameterID(legacyName: parameter))
+    }
+
+    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
+    public static func loudness(_ text: String, parameter: String) throws(ShadesError) -> Double {
+        try loudness(text, parameter: ParameterID(legacyName: parameter))
+    }
+
+    private static func parse(_ text: String, parameter: ParameterID, form: Form) throws(ShadesError) -> Double {
         let trimmed = text.trimmingSpaces.lowercased()
         var body = Substring(trimmed)
         var factor = 1.0
-        for unit in units where body.hasSuffix(unit.suffix) {
+        for unit in form.units where body.hasSuffix(unit.suffix) {
             body = body.dropLast(unit.suffix.count)
             factor = unit.factor
             break
@@ -40,8 +82,8 @@ public enum ValueParsing {
         // factor too ("1e308kHz" overflowed to infinity, found by the value fuzzer).
         let allowed = Set("0123456789.-+e")
         guard !body.isEmpty, body.allSatisfy({ allowed.contains($0) }), body.contains(where: \.isNumber),
-              let value = Double(body.trimmingSpaces), (value * factor).isFinite else {
-            throw ShadesError(parameter: parameter, value: "'\(text)'", allowed: example)
+              let value = Double(body), (value * factor).isFinite else {
+            throw ShadesError(parameter, .notParseable(expected: form.expected, examples: form.examples), value: .given(text))
         }
         return value * factor
     }

@@ -64,15 +64,12 @@ struct AnalyzeCommand: ParsableCommand {
             }
         }
         if notch != nil && reference == nil {
-            throw ShadesError(parameter: "notch", value: notch!, problem: "needs a reference",
-                              allowed: "--notch together with --reference INPUT")
+            throw ShadesError(.bandCentre, .other("needs a reference"), value: .given(notch!),
+                              allowed: AllowedValues(note: "--notch together with --reference INPUT"))
         }
         options.referencePath = reference
         if let notch {
-            let centreHz = try ValueParsing.hertz(notch, parameter: "notch")
-            do throws(ShadesError) { options.notch = try OctaveBand(centreHz: centreHz, widthOctaves: width) } catch {
-                throw error.naming(["centre": "notch"])
-            }
+            options.notch = try OctaveBand(centreHz: try ValueParsing.hertz(notch, parameter: .bandCentre), widthOctaves: width)
         }
         if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
         if let listen {

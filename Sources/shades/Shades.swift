@@ -24,11 +24,13 @@ struct Shades: ParsableCommand {
 
     static func main() {
         installInterruptCleanup()
+        var flags = ParameterFlags.common
         do {
             var command = try parseAsRoot()
+            flags = ParameterFlags.names(for: command)
             try command.run()
         } catch let error as ShadesError {
-            fail(error.description, code: error.kind.exitCode)
+            fail(error.described(naming: { flags[$0] }), code: error.kind.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }  // --help, --version

@@ -41,7 +41,7 @@ import ShadesTestSupport
         let fade = try PresetParser.parse(data: try #require(corpus["leak-fade-longer-than-sound.json"]), file: "f.json")
         var problems: [ShadesError] = []
         do throws(PresetErrors) { try PresetParser.validate([("f.json", fade)]) } catch { problems = error.errors }
-        #expect(problems.count == 1 && problems.first?.message.contains("fade-in") == true, "\(problems)")
+        #expect(problems.count == 1 && problems.first?.message.contains("fades.inSeconds") == true, "\(problems)")
         #expect {
             try PresetParser.parse(data: try #require(corpus["frequency-overflow.json"]), file: "o.json")
         } throws: { error in

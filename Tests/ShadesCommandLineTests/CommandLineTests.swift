@@ -68,6 +68,31 @@ import ShadesTestSupport
         #expect(outputs.isEmpty, "\(command) left \(outputs)")
     }
 
+    /// The library's errors name parameters by the options the user typed, in each command's own words.
+    @Test(arguments: [
+        ("render pink --duration 1s --am 10 --am-depth 1.5 -o out.wav", "--am-depth 1.5 is out of range (allowed: 0 … 1)"),
+        ("render cr --frequency 4k --cycle-rate 20 --duration 1s -o out.wav", "--cycle-rate 20 Hz is out of range (allowed: 0.1 … 10 Hz)"),
+        ("render pink --notch 4k --edge-boost 40 --duration 1s -o out.wav", "--edge-boost 40 dB is out of range (allowed: 0 … 30 dB)"),
+        ("render tone --frequency 6_kHz --duration 1s -o out.wav", "--frequency '6_kHz': not a frequency (e.g. 6kHz, 6000)"),
+        ("render pink --duration abc -o out.wav", "--duration 'abc': not a duration (e.g. 90s, 10m, 1h, 50ms)"),
+        ("render pink --duration 1s --level x -o out.wav", "--level 'x': not a level (e.g. -20, -20dBFS)"),
+        ("notch-filter --frequency 4k --width 5 -o out.wav", "--width 5 octaves is out of range (allowed: above 0 and at most 3 octaves)"),
+        ("stimuli residual-inhibition --frequency 4k --mml-step 3 -o out", "--mml-step 3 dB is out of range (allowed: 1 or 2 dB)"),
+    ])
+    func errorsNameTheOptionsTyped(command: String, line: String) throws {
+        let result = try Shell.run(command.split(separator: " ").map(String.init), in: folder)
+        #expect(result.status == 2, "\(command): \(result.stderr)")
+        #expect(result.stderr == "shades: error: \(line)\n")
+    }
+
+    /// A file where the output's folder should be is called a file, not a missing folder.
+    @Test func aFileInTheOutputPathIsCalledAFile() throws {
+        try Data("x".utf8).write(to: URL(fileURLWithPath: "\(folder)/p5.wav"))
+        let result = try Shell.run(["render", "pink", "--duration", "1s", "-o", "p5.wav/x.wav"], in: folder)
+        #expect(result.status == 1)
+        #expect(result.stderr == "shades: error: cannot write p5.wav/x.wav: p5.wav is a file, not a folder\n")
+    }
+
     @Test func helpShowsExamples() throws {
         let result = try Shell.run(["render", "--help"], in: folder)
         #expect(result.status == 0)

@@ -48,8 +48,8 @@ import Darwin
     }
 
     /// Parameter named by the error `body` throws, or nil.
-    static func rejectedParameter(_ body: () throws -> Void) -> String? {
-        do { try body() } catch { return (error as? ShadesError)?.parameter ?? "\(error)" }
+    static func rejectedParameter(_ body: () throws -> Void) -> ParameterID? {
+        do { try body() } catch { return (error as? ShadesError)?.parameter ?? ParameterID(rawValue: "\(error)") }
         return nil
     }
 
@@ -119,12 +119,12 @@ import Darwin
     }
 
     @Test func emptyTinyAndSilentInputsAreRejected() throws {
-        #expect(Self.rejectedParameter { _ = try SpectrumAccumulator(sampleRate: 48_000).result() } == "file")
-        #expect(Self.rejectedParameter { _ = try Self.spectrum(of: [1, 2, 3]) } == "file")
-        #expect(Self.rejectedParameter { _ = try SpectrumAccumulator(sampleRate: 1_000) } == "rate")
-        #expect(Self.rejectedParameter { _ = try SpectrumAccumulator(sampleRate: 48_000, segmentLength: 1000) } == "segment-length")
+        #expect(Self.rejectedParameter { _ = try SpectrumAccumulator(sampleRate: 48_000).result() } == .signal)
+        #expect(Self.rejectedParameter { _ = try Self.spectrum(of: [1, 2, 3]) } == .signal)
+        #expect(Self.rejectedParameter { _ = try SpectrumAccumulator(sampleRate: 1_000) } == .rate)
+        #expect(Self.rejectedParameter { _ = try SpectrumAccumulator(sampleRate: 48_000, segmentLength: 1000) } == .segmentLength)
         let silent = try Self.spectrum(of: [Float](repeating: 0, count: 100_000))
-        #expect(Self.rejectedParameter { _ = try SpectrumReport(spectrum: silent, sampleRate: 48_000) } == "file")
+        #expect(Self.rejectedParameter { _ = try SpectrumReport(spectrum: silent, sampleRate: 48_000) } == .signal)
     }
 
     // MARK: Block-size invariance
@@ -221,11 +221,11 @@ import Darwin
         #expect(abs(withDC.dcOffset - 0.25) < 1e-6 && withDC.thdPlusNoiseDB < -120)
 
         func estimate(_ samples: [Float]) throws { _ = try samples.withUnsafeBufferPointer { try ToneAnalysis.estimate($0, sampleRate: rate) } }
-        #expect(Self.rejectedParameter { try estimate([]) } == "file")
-        #expect(Self.rejectedParameter { try estimate([Float](repeating: 0.1, count: 100)) } == "file")
-        #expect(Self.rejectedParameter { try estimate([Float](repeating: 0, count: 10_000)) } == "file")
-        #expect(Self.rejectedParameter { try estimate([Float](repeating: 0.3, count: 10_000)) } == "file")
-        #expect(Self.rejectedParameter { _ = try x.withUnsafeBufferPointer { try ToneAnalysis.estimate($0, sampleRate: 5) } } == "rate")
+        #expect(Self.rejectedParameter { try estimate([]) } == .signal)
+        #expect(Self.rejectedParameter { try estimate([Float](repeating: 0.1, count: 100)) } == .signal)
+        #expect(Self.rejectedParameter { try estimate([Float](repeating: 0, count: 10_000)) } == .signal)
+        #expect(Self.rejectedParameter { try estimate([Float](repeating: 0.3, count: 10_000)) } == .signal)
+        #expect(Self.rejectedParameter { _ = try x.withUnsafeBufferPointer { try ToneAnalysis.estimate($0, sampleRate: 5) } } == .rate)
     }
 
     // MARK: Seam
@@ -267,8 +267,8 @@ import Darwin
     }
 
     @Test func seamEdgeCases() throws {
-        #expect(Self.rejectedParameter { _ = try SeamAccumulator().result() } == "file")
-        #expect(Self.rejectedParameter { _ = try Self.seam(of: [0, 1, 0]) } == "file")
+        #expect(Self.rejectedParameter { _ = try SeamAccumulator().result() } == .signal)
+        #expect(Self.rejectedParameter { _ = try Self.seam(of: [0, 1, 0]) } == .signal)
         // Silence loops seamlessly: every step, the seam's included, is zero.
         let silent = try Self.seam(of: [Float](repeating: 0, count: 1_000))
         #expect(silent.isSeamless && silent.firstDifference == 0 && silent.firstDifferencePercentile == 50)
@@ -353,16 +353,16 @@ import Darwin
 
     @Test func notchEdgeCases() throws {
         let band = try OctaveBand(centreHz: 1_000, widthOctaves: 1)
-        #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 48_000, band: band).result() } == "file")
-        #expect(Self.rejectedParameter { _ = try OctaveBand(centreHz: 0, widthOctaves: 1) } == "centre")
-        #expect(Self.rejectedParameter { _ = try OctaveBand(centreHz: 1_000, widthOctaves: -1) } == "width")
-        #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 8_000, band: try OctaveBand(centreHz: 6_000, widthOctaves: 1)) } == "notch")
+        #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 48_000, band: band).result() } == .signal)
+        #expect(Self.rejectedParameter { _ = try OctaveBand(centreHz: 0, widthOctaves: 1) } == .bandCentre)
+        #expect(Self.rejectedParameter { _ = try OctaveBand(centreHz: 1_000, widthOctaves: -1) } == .bandWidth)
+        #expect(Self.rejectedParameter { _ = try NotchCheckAccumulator(sampleRate: 8_000, band: try OctaveBand(centreHz: 6_000, widthOctaves: 1)) } == .bandCentre)
         let x = try Self.whiteNoise(frames: 20_000, seed: 1)
         let zeros = [Float](repeating: 0, count: 20_000)
-        #expect(Self.rejectedParameter { _ = try Self.notchReport(x: zeros, y: x, band: band) } == "reference")
-        #expect(Self.rejectedParameter { _ = try Self.notchReport(x: x, y: zeros, band: band) } == "output")
+        #expect(Self.rejectedParameter { _ = try Self.notchReport(x: zeros, y: x, band: band) } == .reference)
+        #expect(Self.rejectedParameter { _ = try Self.notchReport(x: x, y: zeros, band: band) } == .signal)
         // No notch to find in an unprocessed copy.
-        #expect(Self.rejectedParameter { _ = try Self.notchReport(x: x, y: x, band: nil) } == "notch")
+        #expect(Self.rejectedParameter { _ = try Self.notchReport(x: x, y: x, band: nil) } == .bandCentre)
         // Short input (0.4 s): one segment; an identical copy has 0 dB everywhere.
         let same = try Self.notchReport(x: x, y: x, band: band)
         #expect(same.depthDB == 0 && same.passbandRippleDB == 0 && same.lagSamples == 0)

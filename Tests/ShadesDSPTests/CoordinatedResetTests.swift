@@ -127,14 +127,14 @@ import Darwin
     }
 
     @Test func badParametersNameTheParameter() {
-        let cases: [(CoordinatedResetPattern, String)] = [
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 20_000), "frequency"),
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, toneSeconds: 0.2), "tone-length"),
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, rampSeconds: 0.1), "tone-ramp"),
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, cycleRateHz: 0), "cycle-rate"),
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, onCycles: 0), "on-cycles"),
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, offCycles: -1), "off-cycles"),
-            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, toneGainsDB: [0, 0, 0]), "tone-gains"),
+        let cases: [(CoordinatedResetPattern, ParameterID)] = [
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 20_000), .frequency),
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, toneSeconds: 0.2), .toneLength),
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, rampSeconds: 0.1), .toneRamp),
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, cycleRateHz: 0), .cycleRate),
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, onCycles: 0), .onCycles),
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, offCycles: -1), .offCycles),
+            (CoordinatedResetPattern(tinnitusFrequencyHz: 4000, toneGainsDB: [0, 0, 0]), .toneGains),
         ]
         for (p, parameter) in cases {
             #expect(throws: ShadesError.self) { try p.validate(sampleRate: 48_000) }

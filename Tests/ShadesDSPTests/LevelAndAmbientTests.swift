@@ -229,7 +229,7 @@ private func feedInRandomBlocks(_ buffer: AudioBuffer, maxBlock: Int, seed: UInt
     @Test(arguments: ["94dB", "94dB@", "@-20dBFS", "loud@-20dBFS", "94dB@-20dBFS@1", "94dB@-20dB SPL", "300dB@-20dBFS", "94dB@-300dBFS", ""])
     func badCalibrationsAreRejected(text: String) {
         #expect(throws: ShadesError.self) { try SPLCalibration(parsing: text) }
-        do { _ = try SPLCalibration(parsing: text) } catch { #expect(error.parameter == "calibration") }
+        do { _ = try SPLCalibration(parsing: text) } catch { #expect(error.parameter == .calibration) }
     }
 
     @Test func nioshDoseUsesEightHoursAt85dBAAndA3dBExchangeRate() throws {

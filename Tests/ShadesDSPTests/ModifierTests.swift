@@ -22,8 +22,8 @@ private final class ConstantSource: AudioSource {
 }
 
 /// The parameter named by the error `body` throws, or nil if it does not throw.
-private func rejectedParameter(_ body: () throws -> Void) -> String? {
-    do { try body() } catch { return (error as? ShadesError)?.parameter ?? "\(error)" }
+private func rejectedParameter(_ body: () throws -> Void) -> ParameterID? {
+    do { try body() } catch { return (error as? ShadesError)?.parameter ?? ParameterID(rawValue: "\(error)") }
     return nil
 }
 
@@ -233,7 +233,7 @@ private func ramp(_ x: Int, _ n: Int) -> Double { 0.5 - 0.5 * cos(Double.pi * Do
             _ = try PulsedSource(source: ConstantSource(), onSeconds: 0.2, rampSeconds: 0.12)
             Issue.record("ramp 120 ms accepted")
         } catch {
-            #expect(error.parameter == "ramp")
+            #expect(error.parameter == .ramp && error.value == .number(0.12, .seconds) && error.allowedValues?.range == ParameterRange(0...0.1, unit: .seconds))
             #expect(error.description == "ramp 120 ms is longer than half the 200 ms pulse (allowed: 0 … 100 ms, so rise and fall fit in the on time)")
         }
         #expect(try PulsedSource(source: ConstantSource(), onSeconds: 0.2, rampSeconds: 0.1).rampFrames == 4_800)
@@ -279,36 +279,36 @@ private func ramp(_ x: Int, _ n: Int) -> Double { 0.5 - 0.5 * cos(Double.pi * Do
 
     @Test func badParametersAreRejectedByName() {
         let c = ConstantSource()
-        let rejected: [(String, String?)] = [
-            ("am", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: 0.49) }),
-            ("am", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: 100.01) }),
-            ("am", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: .nan) }),
-            ("am-depth", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, depth: -0.01) }),
-            ("am-depth", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, depth: 1.01) }),
-            ("am-depth", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, depth: .nan) }),
-            ("am-phase", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, startPhase: .infinity) }),
-            ("am-phase", rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, startPhase: .nan) }),
-            ("fade-in", rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: -0.001, fadeOutSeconds: 0, totalFrames: 48_000) }),
-            ("fade-in", rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: .nan, fadeOutSeconds: 0, totalFrames: 48_000) }),
-            ("fade-in", rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 1.01, fadeOutSeconds: 0, totalFrames: 48_000) }),
-            ("fade-out", rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 0, fadeOutSeconds: -1, totalFrames: 48_000) }),
-            ("fade-out", rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 0, fadeOutSeconds: .infinity, totalFrames: 48_000) }),
-            ("fade", rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 0.6, fadeOutSeconds: 0.5, totalFrames: 48_000) }),
-            ("fade", rejectedParameter { _ = try FadedSource(source: c, fadeSeconds: 0.51, totalFrames: 48_000) }),
-            ("fade", rejectedParameter { _ = try FadedSource(source: c, fadeSeconds: -0.1, totalFrames: 48_000) }),
-            ("duration", rejectedParameter { _ = try FadedSource(source: c, fadeSeconds: 0, totalFrames: -1) }),
-            ("pulse", rejectedParameter { _ = try PulsedSource(source: c, onSeconds: 0) }),
-            ("pulse", rejectedParameter { _ = try PulsedSource(source: c, onSeconds: 0.000_001) }),
-            ("pulse", rejectedParameter { _ = try PulsedSource(source: c, onSeconds: .nan) }),
-            ("pulse", rejectedParameter { _ = try PulsedSource(source: c, offSeconds: -0.1) }),
-            ("pulse", rejectedParameter { _ = try PulsedSource(source: c, offSeconds: .infinity) }),
-            ("ramp", rejectedParameter { _ = try PulsedSource(source: c, rampSeconds: -0.001) }),
-            ("ramp", rejectedParameter { _ = try PulsedSource(source: c, rampSeconds: 0.101) }),
-            ("ramp", rejectedParameter { _ = try PulsedSource(source: c, rampSeconds: .nan) }),
-            ("pulse-count", rejectedParameter { _ = try PulsedSource(source: c, pulseCount: 0) }),
-            ("pulse-count", rejectedParameter { _ = try PulsedSource(source: c, pulseCount: -3) }),
+        let rejected: [(ParameterID, ParameterID?)] = [
+            (.amRate, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: 0.49) }),
+            (.amRate, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: 100.01) }),
+            (.amRate, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: .nan) }),
+            (.amDepth, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, depth: -0.01) }),
+            (.amDepth, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, depth: 1.01) }),
+            (.amDepth, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, depth: .nan) }),
+            (.amPhase, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, startPhase: .infinity) }),
+            (.amPhase, rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, startPhase: .nan) }),
+            (.fadeIn, rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: -0.001, fadeOutSeconds: 0, totalFrames: 48_000) }),
+            (.fadeIn, rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: .nan, fadeOutSeconds: 0, totalFrames: 48_000) }),
+            (.fadeIn, rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 1.01, fadeOutSeconds: 0, totalFrames: 48_000) }),
+            (.fadeOut, rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 0, fadeOutSeconds: -1, totalFrames: 48_000) }),
+            (.fadeOut, rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 0, fadeOutSeconds: .infinity, totalFrames: 48_000) }),
+            (.fade, rejectedParameter { _ = try FadedSource(source: c, fadeInSeconds: 0.6, fadeOutSeconds: 0.5, totalFrames: 48_000) }),
+            (.fade, rejectedParameter { _ = try FadedSource(source: c, fadeSeconds: 0.51, totalFrames: 48_000) }),
+            (.fade, rejectedParameter { _ = try FadedSource(source: c, fadeSeconds: -0.1, totalFrames: 48_000) }),
+            (.duration, rejectedParameter { _ = try FadedSource(source: c, fadeSeconds: 0, totalFrames: -1) }),
+            (.pulseOn, rejectedParameter { _ = try PulsedSource(source: c, onSeconds: 0) }),
+            (.pulseOn, rejectedParameter { _ = try PulsedSource(source: c, onSeconds: 0.000_001) }),
+            (.pulseOn, rejectedParameter { _ = try PulsedSource(source: c, onSeconds: .nan) }),
+            (.pulseOff, rejectedParameter { _ = try PulsedSource(source: c, offSeconds: -0.1) }),
+            (.pulseOff, rejectedParameter { _ = try PulsedSource(source: c, offSeconds: .infinity) }),
+            (.ramp, rejectedParameter { _ = try PulsedSource(source: c, rampSeconds: -0.001) }),
+            (.ramp, rejectedParameter { _ = try PulsedSource(source: c, rampSeconds: 0.101) }),
+            (.ramp, rejectedParameter { _ = try PulsedSource(source: c, rampSeconds: .nan) }),
+            (.pulseCount, rejectedParameter { _ = try PulsedSource(source: c, pulseCount: 0) }),
+            (.pulseCount, rejectedParameter { _ = try PulsedSource(source: c, pulseCount: -3) }),
         ]
-        for (name, found) in rejected { #expect(found == name, "expected \(name), got \(found ?? "no error")") }
+        for (name, found) in rejected { #expect(found == name, "expected \(name), got \(found?.rawValue ?? "no error")") }
         // Edges of the ranges are accepted.
         #expect(rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: 0.5, depth: 0) } == nil)
         #expect(rejectedParameter { _ = try AmplitudeModulatedSource(carrier: c, rateHz: 100, depth: 1, startPhase: -7) } == nil)
@@ -317,10 +317,10 @@ private func ramp(_ x: Int, _ n: Int) -> Double { 0.5 - 0.5 * cos(Double.pi * Do
         // Analysis inputs.
         let short = [Float](repeating: 0, count: 48_000)
         short.withUnsafeBufferPointer { x in
-            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 48_000) } == "duration")
-            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 48_000, rateRangeHz: 10...5_000) } == "rate-range")
-            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 48_000, carrierBandHz: 30_000...40_000) } == "carrier-band")
-            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 1_000) } == "rate")
+            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 48_000) } == .duration)
+            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 48_000, rateRangeHz: 10...5_000) } == .modulationRates)
+            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 48_000, carrierBandHz: 30_000...40_000) } == .carrierBand)
+            #expect(rejectedParameter { _ = try ModulationAnalysis.estimate(x, sampleRate: 1_000) } == .rate)
         }
     }
 }

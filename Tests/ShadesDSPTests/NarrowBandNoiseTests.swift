@@ -244,31 +244,32 @@ import Darwin
             error { () throws(ShadesError) in _ = try NarrowBandNoiseSource(centreHz: f, widthOctaves: w, sampleRate: rate, levelDBFS: level) }
         }
         for f in [0, -1000, .nan, .infinity] {
-            #expect(source(f, 0.5)?.parameter == "frequency", "centre \(f)")
+            #expect(source(f, 0.5)?.parameter == .frequency, "centre \(f)")
         }
         for w in [0, -0.5, 4.01, .nan, .infinity] {
-            #expect(source(1_000, w)?.parameter == "width", "width \(w)")
+            #expect(source(1_000, w)?.parameter == .width, "width \(w)")
         }
         #expect(source(1_000, 4) == nil)
         // Upper edge at Nyquist exactly (12 kHz · 2^1) and beyond it.
         for (f, w) in [(12_000.0, 2.0), (21_000, 0.5), (23_500, 1.0 / 12)] {
             let e = source(f, w)
-            #expect(e?.parameter == "frequency", "\(f) Hz, \(w) oct")
-            #expect(e?.allowed?.contains("band edges must lie below Nyquist (24000 Hz)") == true, "\(e?.description ?? "no error")")
+            #expect(e?.parameter == .frequency, "\(f) Hz, \(w) oct")
+            #expect(e?.allowed?.contains("must lie below Nyquist (24000 Hz)") == true, "\(e?.description ?? "no error")")
         }
         #expect(source(21_000, 0.5)?.description
-            == "frequency 21000 Hz (band 17658.8 … 24973.3 Hz for 0.5 octaves) is out of range (allowed: band edges must lie below Nyquist (24000 Hz): a centre below 20181.5 Hz for this width)")
-        #expect(source(1_000, 0.5, rate: 7_999)?.parameter == "rate")
-        #expect(source(1_000, 0.5, level: 1)?.parameter == "level")
-        #expect(source(1_000, 0.5, level: .nan)?.parameter == "level")
-        #expect(source(1_000, 6)?.description == "width 6.0 octaves is out of range (allowed: above 0 and at most 4 octaves)")
+            == "frequency 21000 Hz is out of range (allowed: above 0 and below 20181.5 Hz, for a band 0.5 octaves wide: its edges (here 17658.8 … 24973.3 Hz) must lie below Nyquist (24000 Hz))")
+        #expect(source(21_000, 0.5)?.allowedValues?.range == .above(0, below: 24_000 * pow(2, -0.25), unit: .hertz))
+        #expect(source(1_000, 0.5, rate: 7_999)?.parameter == .rate)
+        #expect(source(1_000, 0.5, level: 1)?.parameter == .level)
+        #expect(source(1_000, 0.5, level: .nan)?.parameter == .level)
+        #expect(source(1_000, 6)?.description == "width 6 octaves is out of range (allowed: above 0 and at most 4 octaves)")
         // The loop checks the same way, and needs enough frames for a bin inside the band.
         let loop = UnsafeMutableBufferPointer<Float>.allocate(capacity: 48_000)
         defer { loop.deallocate() }
-        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 0, widthOctaves: 0.5, sampleRate: 48_000, key: 1, into: loop) }?.parameter == "frequency")
-        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 1_000, widthOctaves: 5, sampleRate: 48_000, key: 1, into: loop) }?.parameter == "width")
-        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 23_000, widthOctaves: 0.5, sampleRate: 48_000, key: 1, into: loop) }?.parameter == "frequency")
+        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 0, widthOctaves: 0.5, sampleRate: 48_000, key: 1, into: loop) }?.parameter == .frequency)
+        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 1_000, widthOctaves: 5, sampleRate: 48_000, key: 1, into: loop) }?.parameter == .width)
+        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 23_000, widthOctaves: 0.5, sampleRate: 48_000, key: 1, into: loop) }?.parameter == .frequency)
         let short = UnsafeMutableBufferPointer(rebasing: loop[0..<100])
-        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 1_000, widthOctaves: 0.01, sampleRate: 48_000, key: 1, into: short) }?.parameter == "length")
+        #expect(error { () throws(ShadesError) in try LoopNarrowBandNoise.render(centreHz: 1_000, widthOctaves: 0.01, sampleRate: 48_000, key: 1, into: short) }?.parameter == .loopLength)
     }
 }

@@ -277,19 +277,19 @@ import ShadesDSP
         func error(_ notch: NotchSpec, rate: Double = 48_000) -> ShadesError? {
             do { _ = try NotchDesign(notches: [notch], sampleRate: rate); return nil } catch { return error }
         }
-        for f in [0, -1_000, .nan, .infinity] { #expect(error(NotchSpec(centreHz: f))?.parameter == "notch", "centre \(f)") }
+        for f in [0, -1_000, .nan, .infinity] { #expect(error(NotchSpec(centreHz: f))?.parameter == .notchCentre, "centre \(f)") }
         for w in [0, -0.5, 3.01, .nan, .infinity] {
-            #expect(error(NotchSpec(centreHz: 1_000, widthOctaves: w))?.parameter == "width", "width \(w)")
+            #expect(error(NotchSpec(centreHz: 1_000, widthOctaves: w))?.parameter == .notchWidth, "width \(w)")
         }
         for b in [-1, 30.01, .nan, .infinity] {
-            #expect(error(NotchSpec(centreHz: 1_000, edgeBoostDB: b))?.parameter == "edge-boost", "boost \(b)")
+            #expect(error(NotchSpec(centreHz: 1_000, edgeBoostDB: b))?.parameter == .edgeBoost, "boost \(b)")
         }
         for e in [0, -0.375, 3.5, .nan] {
-            #expect(error(NotchSpec(centreHz: 1_000, edgeBoostDB: 20, edgeWidthOctaves: e))?.parameter == "edge-width", "edge width \(e)")
+            #expect(error(NotchSpec(centreHz: 1_000, edgeBoostDB: 20, edgeWidthOctaves: e))?.parameter == .edgeWidth, "edge width \(e)")
         }
         #expect(error(NotchSpec(centreHz: 1_000, widthOctaves: 3)) == nil)
         #expect(error(NotchSpec(centreHz: 1_000, edgeBoostDB: 30)) == nil)
-        #expect(error(NotchSpec(centreHz: 1_000), rate: 7_999)?.parameter == "rate")
+        #expect(error(NotchSpec(centreHz: 1_000), rate: 7_999)?.parameter == .rate)
 
         // The allowed centres: the notch (and boosts) with 1/12 octave beside them within 20 Hz … Nyquist.
         let one = NotchSpec(centreHz: 1_000).allowedCentresHz(sampleRate: 48_000)
@@ -300,10 +300,10 @@ import ShadesDSP
         #expect(error(NotchSpec(centreHz: 29.9)) != nil && error(NotchSpec(centreHz: 30)) == nil)
         for notch in [NotchSpec(centreHz: 16_100), NotchSpec(centreHz: 25), NotchSpec(centreHz: 14_700, widthOctaves: 0.5, edgeBoostDB: 20),
                       NotchSpec(centreHz: 2_000, widthOctaves: 3, edgeBoostDB: 10, edgeWidthOctaves: 3)] {
-            #expect(error(notch)?.parameter == "notch", "\(notch)")
+            #expect(error(notch)?.parameter == .notchCentre, "\(notch)")
         }
         #expect(error(NotchSpec(centreHz: 16_500))?.description
-            == "notch 16500 Hz (affecting 11012.4 … 24722.1 Hz) is out of range (allowed: a centre from 30 to below 16018.1 Hz for this width at 48000 Hz: the notch and 1/12 octave beside it must lie within 20 Hz … Nyquist (24000 Hz))")
+            == "notch centre 16500 Hz is out of range (allowed: from 29.97 to below 16018.1 Hz, for this width at 48000 Hz: the notch and 1/12 octave beside it (here 11012.4 … 24722.1 Hz) must lie within 20 Hz … Nyquist (24000 Hz))")
         #expect(error(NotchSpec(centreHz: 1_000, widthOctaves: 3, edgeBoostDB: 10, edgeWidthOctaves: 3), rate: 8_000)?.allowed?
             .hasPrefix("no centre fits this width at 8000 Hz") == true)
 
@@ -313,12 +313,12 @@ import ShadesDSP
         do throws(ShadesError) {
             _ = try NotchedSource(source: stereo, designs: [design])
             Issue.record("one design for two channels accepted")
-        } catch { #expect(error.parameter == "channels") }
+        } catch { #expect(error.parameter == .channels) }
         let at44 = try NoiseSource(colour: .white, sampleRate: 44_100, layout: .mono)
         do throws(ShadesError) {
             _ = try NotchedSource(source: at44, design: design)
             Issue.record("rate mismatch accepted")
-        } catch { #expect(error.parameter == "rate") }
+        } catch { #expect(error.parameter == .rate) }
     }
 
     @Test func specDecodesWithDefaults() throws {

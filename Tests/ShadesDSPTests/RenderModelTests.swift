@@ -84,7 +84,7 @@ import ShadesDSP
         #expect(throws: ShadesError.self) { try ToneSource(frequencyHz: 24_000, sampleRate: 48_000) }
         #expect(throws: ShadesError.self) { try ToneSource(frequencyHz: 0, sampleRate: 48_000) }
         do { _ = try NoiseColour(beta: 3) } catch {
-            #expect(error.description == "beta 3.0 is out of range (allowed: -2 … 2)")
+            #expect(error.description == "beta 3 is out of range (allowed: -2 … 2)")
         }
     }
 }

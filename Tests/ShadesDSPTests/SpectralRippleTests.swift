@@ -174,11 +174,11 @@ import Darwin
     }
 
     @Test func badParametersNameTheParameter() {
-        let cases: [(SpectralRipple, Double, String)] = [
-            (SpectralRipple(tinnitusFrequencyHz: 500), 48_000, "frequency"),
-            (SpectralRipple(tinnitusFrequencyHz: 4000), 32_000, "rate"),
-            (SpectralRipple(tinnitusFrequencyHz: 4000, bandGainsDB: [0, 0]), 48_000, "band-gains"),
-            (SpectralRipple(tinnitusFrequencyHz: 4000, bandGainsDB: [0, 0, 0, 0, 0, 0, 0, 99]), 48_000, "band-gains"),
+        let cases: [(SpectralRipple, Double, ParameterID)] = [
+            (SpectralRipple(tinnitusFrequencyHz: 500), 48_000, .frequency),
+            (SpectralRipple(tinnitusFrequencyHz: 4000), 32_000, .rate),
+            (SpectralRipple(tinnitusFrequencyHz: 4000, bandGainsDB: [0, 0]), 48_000, .bandGains),
+            (SpectralRipple(tinnitusFrequencyHz: 4000, bandGainsDB: [0, 0, 0, 0, 0, 0, 0, 99]), 48_000, .bandGains),
         ]
         for (r, rate, parameter) in cases {
             do { try r.validate(sampleRate: rate); Issue.record("\(parameter) accepted") } catch { #expect(error.parameter == parameter) }

@@ -93,3 +93,54 @@ import ShadesTestSupport
         #expect(try KillRun.listing(disk.path).isEmpty)
     }
 }
+
+/// Folder problems are named as the user sees them: the path they gave, the real reason, never a
+/// temporary name nor "cannot create" a folder that exists.
+extension AtomicFileTests {
+    /// The message of the error `body` throws, or "no error".
+    func message(_ body: () throws -> Void) -> String {
+        do { try body() } catch { return (error as? ShadesError)?.description ?? "not a ShadesError: \(error)" }
+        return "no error"
+    }
+
+    @Test func aFileWhereAFolderShouldBeIsCalledAFile() throws {
+        let file = "\(folder)/p5.wav"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        for target in ["\(file)/x.wav", "\(file)/sub/x.wav"] {
+            let expected = "cannot write \(target): \(file) is a file, not a folder"
+            #expect(message { try AtomicFile.checkWritable(target) } == expected)
+            #expect(message { _ = try FolderCreation.missingFolders(for: target) } == expected)
+            #expect(message { try AtomicFile.write(Array("x".utf8), to: target) } == expected)
+        }
+        #expect(message { _ = try FolderCreation.create(["\(file)/sub"]) } == "cannot create folder \(file)/sub: \(file) is a file, not a folder")
+        #expect(message { try AtomicFile.checkWritable("\(folder)/none/x.wav") } == "cannot write \(folder)/none/x.wav: folder \(folder)/none does not exist")
+        #expect(try FolderCreation.missingFolders(for: "\(folder)/new/deeper/x.wav") == ["\(folder)/new", "\(folder)/new/deeper"])
+    }
+
+    /// A folder that exists but is not writable: read-only for everyone on a read-only tmpfs (root), or by
+    /// its mode for anyone else.
+    @Test(.enabled(if: getuid() != 0 || SmallDisk.canMount, "root needs mount(8) for a read-only tmpfs"))
+    func aReadOnlyFolderIsCalledNotWritable() throws {
+        let disk = getuid() == 0 ? SmallDisk(megabytes: 1, readOnly: true) : nil
+        defer { disk?.unmount() }
+        let ro = disk?.path ?? "\(folder)/ro"
+        if disk == nil {
+            try FileManager.default.createDirectory(atPath: ro, withIntermediateDirectories: false)
+            chmod(ro, 0o555)
+        }
+        defer { if disk == nil { chmod(ro, 0o755) } }
+        let notWritable = "folder \(ro) is not writable"
+        #expect(message { try AtomicFile.checkWritable("\(ro)/x.wav") }.hasPrefix("cannot write \(ro)/x.wav: \(notWritable)"))
+        #expect(message { _ = try FolderCreation.missingFolders(for: "\(ro)/x.wav") }.hasPrefix("cannot write \(ro)/x.wav: \(notWritable)"))
+        #expect(message { _ = try FolderCreation.missingFolders(for: "\(ro)/sub/x.wav") }
+            .hasPrefix("cannot create folder \(ro)/sub for \(ro)/sub/x.wav: \(notWritable)"))
+        #expect(message { _ = try FolderCreation.create(["\(ro)/sub"]) }.hasPrefix("cannot create folder \(ro)/sub: \(notWritable)"))
+        defer { AtomicFile.usesUnnamedFiles = true }
+        for unnamed in [true, false] {
+            AtomicFile.usesUnnamedFiles = unnamed
+            let written = message { try AtomicFile.write(Array("x".utf8), to: "\(ro)/x.wav") }
+            #expect(written.hasPrefix("cannot write \(ro)/x.wav: \(notWritable)") && !written.contains(".tmp"), "\(written)")
+        }
+        if disk != nil { #expect(message { try AtomicFile.checkWritable("\(ro)/x.wav") }.hasSuffix("(Read-only file system)")) }
+    }
+}

@@ -15,7 +15,7 @@ import ShadesTestSupport
                 let value = try parse(text)
                 #expect(value.isFinite, "\(parameter) '\(text)' parsed to \(value)")
             } catch {
-                #expect(error.parameter == parameter)
+                #expect(error.parameter?.rawValue == parameter)
             }
         }
     }
@@ -32,7 +32,7 @@ import ShadesTestSupport
                     let value = try parse(text)
                     #expect(value.isFinite, "\(name): \(parameter) '\(text)' parsed to \(value)")
                 } catch {
-                    #expect(error.parameter == parameter, "\(name)")
+                    #expect(error.parameter?.rawValue == parameter, "\(name)")
                 }
             }
         }

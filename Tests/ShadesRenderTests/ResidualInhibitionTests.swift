@@ -55,10 +55,10 @@ import ShadesTestSupport
                     onsetRampSeconds: 0.5, offsetRampSeconds: 0, probeFromDB: from, probeToDB: to, probeStepDB: step, probeSeconds: 5,
                     layout: .diotic, sampleRate: 48_000, seed: 1)
                 return nil
-            } catch { return error.parameter }
+            } catch { return error.parameter?.rawValue }
         }
         #expect(attempt() == nil)
-        #expect(attempt(step: 3) == "mml-step")
+        #expect(attempt(step: 3) == "mmlStep")
         #expect(attempt(from: 10, to: 0) == "mml-from/mml-to")
         #expect(attempt(silence: -1) == "silence")
     }

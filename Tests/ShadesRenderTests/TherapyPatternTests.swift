@@ -48,7 +48,7 @@ import ShadesTestSupport
             var notched = base; notched.notches = [NotchSpec(centreHz: 4000, widthOctaves: 1)]
             var modulated = base; modulated.modulation = Modulation()
             var looped = base; looped.loop = true
-            for (request, parameter) in [(pulsed, "pulse"), (notched, "notch"), (modulated, "am"), (looped, "loop")] {
+            for (request, parameter) in [(pulsed, ParameterID.pulse), (notched, .notchCentre), (modulated, .amRate), (looped, .loop)] {
                 do { try request.validate(); Issue.record("\(parameter) accepted") } catch { #expect(error.parameter == parameter) }
             }
             var faded = base; faded.fades = Fades(inSeconds: 1, outSeconds: 1)

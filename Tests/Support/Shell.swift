@@ -123,10 +123,12 @@ public struct SmallDisk {
         return true
     }()
 
-    /// Mounts a `megabytes` tmpfs on a new temporary folder; nil when that is not allowed.
-    public init?(megabytes: Int) {
+    /// Mounts a `megabytes` tmpfs on a new temporary folder, read-only if `readOnly` (a folder even root
+    /// cannot write into); nil when that is not allowed.
+    public init?(megabytes: Int, readOnly: Bool = false) {
         let folder = temporaryFolder("small-disk")
-        guard SmallDisk.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", folder]) else {
+        let options = "size=\(megabytes)m" + (readOnly ? ",ro" : "")
+        guard SmallDisk.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", folder]) else {
             try? FileManager.default.removeItem(atPath: folder)
             return nil
         }

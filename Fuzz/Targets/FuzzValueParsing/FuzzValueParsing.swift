@@ -19,7 +19,7 @@ public func fuzzValueParsing(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
             let value = try parse(text)
             require(value.isFinite, "\(parameter) '\(text)' parsed to \(value)")
         } catch {
-            require(error.parameter == parameter, "\(parameter) '\(text)': error names '\(error.parameter ?? "none")'")
+            require(error.parameter?.rawValue == parameter, "\(parameter) '\(text)': error names '\(error.parameter?.rawValue ?? "none")'")
             require(!error.description.isEmpty, "\(parameter) '\(text)': empty message")
         }
     }

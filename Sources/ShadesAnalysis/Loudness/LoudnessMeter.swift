@@ -49,14 +49,10 @@ public final class LoudnessMeter {
     ///   - dualMono: for one channel, count it twice (EBU dual mono); ignored for two or more channels.
     ///   - truePeak: measure true peak (dBTP); costs about three times the rest of the meter.
     public init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true) throws(ShadesError) {
-        guard (1...Self.maximumChannelCount).contains(channelCount) else {
-            throw .invalidParameter(ShadesError(parameter: "channels", value: "\(channelCount)",
-                                                allowed: "1 … \(Self.maximumChannelCount)"))
-        }
-        guard supportedSampleRates.contains(sampleRate), sampleRate == sampleRate.rounded() else {
-            throw .invalidParameter(ShadesError(parameter: "sample rate", value: "\(sampleRate) Hz",
-                                                allowed: "a whole number of Hz in 8,000 … 192,000"))
-        }
+        do throws(ShadesError) {
+            try Parameter.channels.check(Double(channelCount), within: ParameterRange(1...Double(Self.maximumChannelCount)))
+            try Parameter.rate.check(sampleRate, within: .wholeSampleRates)
+        } catch { throw .invalidParameter(error) }
         self.channelCount = channelCount
         self.sampleRate = sampleRate
         self.dualMono = dualMono
@@ -213,9 +209,7 @@ public struct LoudnessReport: Codable, Sendable, Equatable {
 /// A loudness measurement that could not be made: one line beginning "loudness: ".
 extension ShadesError {
     /// A channel count or sample rate the meter does not accept.
-    static func invalidParameter(_ error: ShadesError) -> ShadesError {
-        ShadesError(.parameter, "loudness: \(error)", parameter: error.parameter)
-    }
+    static func invalidParameter(_ error: ShadesError) -> ShadesError { error.within("loudness") }
     /// Input that does not fit the meter (channel count, lengths).
     static func mismatchedInput(_ message: String) -> ShadesError { .usage("loudness: \(message)") }
     /// libebur128 could not allocate memory.

@@ -126,7 +126,7 @@ public enum PresetParser {
             if settings.rate != settings.rate.rounded() {
                 throw ShadesError(parameter: "rate", value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
             }
-        } catch { fail(path + ".rate", "\(what): \(error)") }
+        } catch { fail(path + ".rate", "\(what): \(error.described(naming: { presetKeys[$0] }))") }
         if settings.format == "flac" && settings.sampleFormat == "f32" {
             fail(path + ".sampleFormat", "\(what): sampleFormat 'f32' cannot be written as flac (allowed: s16, s24; or format wav)")
         }
@@ -152,24 +152,23 @@ public enum PresetParser {
             let layers = error.layerPath.map { "layers[\($0)]" }
             let nodePath = ([path + ".sound"] + layers).joined(separator: ".")
             let layerOwner = error.layerPath.isEmpty ? owner : "\(owner) layer \(error.layerPath.map { String($0 + 1) }.joined(separator: "."))"
-            var message = error
-            message.layerPath = []
-            fail(nodePath + "." + jsonKey(forParameter: error.parameter), "\(layerOwner): \(message)")
+            var located = error
+            located.layerPath = []
+            fail(nodePath + "." + (error.parameter.flatMap { presetKeys[$0] } ?? "source"),
+                 "\(layerOwner): \(located.described(naming: { presetKeys[$0] }))")
         }
     }
 
-    /// The JSON key nearest to a library parameter name, for the error's position.
-    private static func jsonKey(forParameter parameter: String?) -> String {
-        switch parameter {
-        case "frequency", "width", "beta", "gainDB", "channels", "ears": return parameter!
-        case "am", "am-depth", "am-phase": return "am"
-        case "notch": return "notch"
-        case "fade", "fade-end": return "fades"
-        case "pulse", "ramp": return "pulses"
-        case "swell", "swell-depth": return "swell"
-        default: return "source"
-        }
-    }
+    /// The library's parameters as a preset names them: their JSON key paths (in a layer, or a sound's
+    /// settings), for the error's words and its position.
+    static let presetKeys: [ParameterID: String] = [
+        .rate: "rate", .duration: "lengthSeconds", .loudness: "loudnessLUFS", .sampleFormat: "sampleFormat",
+        .layout: "channels", .seed: "seed", .beta: "beta", .frequency: "frequency", .width: "width",
+        .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
+        .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
+        .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
+        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds",
+    ]
 
     // MARK: Files
 

@@ -137,13 +137,18 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
     /// dB to add to a dBFS level to get dB SPL.
     public var offsetDB: Double { splDB - dbfs }
 
+    /// Allowed sound pressure levels of the reference signal, dB SPL.
+    public static let allowedSPLDB: ClosedRange<Double> = 0...200
+    /// Allowed levels of the reference signal in the recording, dBFS (a calibration tone may be given
+    /// above full scale of the recording).
+    public static let allowedDBFS: ClosedRange<Double> = -200...20
+
     /// - Parameters:
     ///   - splDB: dB SPL, 0 … 200.
     ///   - dbfs: dBFS, −200 … 0 … +20 (a calibration tone may be given above full scale of the recording).
     public init(splDB: Double, dbfs: Double) throws(ShadesError) {
-        guard splDB.isFinite, (0...200).contains(splDB), dbfs.isFinite, (-200...20).contains(dbfs) else {
-            throw ShadesError(parameter: "calibration", value: "\(splDB) dB SPL at \(dbfs) dBFS",
-                              allowed: "0 … 200 dB SPL at −200 … 20 dBFS")
+        guard splDB.isFinite, Self.allowedSPLDB.contains(splDB), dbfs.isFinite, Self.allowedDBFS.contains(dbfs) else {
+            throw Parameter.calibration.error(.outOfRange, value: .text("\(formatNumber(splDB)) dB SPL at \(formatNumber(dbfs)) dBFS"))
         }
         (self.splDB, self.dbfs) = (splDB, dbfs)
     }
@@ -151,8 +156,8 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
     /// Parses "94dB@-20dBFS" (spaces, "dB SPL"/"dBSPL" and case are free; the "dB" units may be left out):
     /// `<dB SPL>[dB[SPL]]@<dBFS>[dBFS]`.
     public init(parsing text: String) throws(ShadesError) {
-        let bad = ShadesError(parameter: "calibration", value: "\"\(text)\"", problem: "is not a calibration",
-                              allowed: "<dB SPL>dB@<level>dBFS, e.g. 94dB@-20dBFS")
+        let bad = Parameter.calibration.error(.notParseable(expected: "a calibration", examples: "94dB@-20dBFS"), value: .given(text),
+                                              allowed: AllowedValues(note: "<dB SPL>dB@<level>dBFS"))
         let compact = text.lowercased().filter { !$0.isWhitespace }
         let parts = compact.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw bad }
@@ -220,12 +225,8 @@ public struct AmbientLevel: Sendable {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - channelCount: channels per frame (≥ 1).
     public init(sampleRate: Double, channelCount: Int) throws(ShadesError) {
-        guard supportedSampleRates.contains(sampleRate) else {
-            throw ShadesError(parameter: "sample rate", value: "\(sampleRate) Hz", allowed: "8,000 … 192,000 Hz")
-        }
-        guard channelCount >= 1 else {
-            throw ShadesError(parameter: "channels", value: "\(channelCount)", allowed: "≥ 1")
-        }
+        try Parameter.rate.check(sampleRate)
+        try Parameter.channels.check(Double(channelCount))
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         let alpha = 1 - exp(-1 / (Self.fastTimeConstantSeconds * sampleRate))

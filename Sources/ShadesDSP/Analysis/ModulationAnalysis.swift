@@ -66,21 +66,23 @@ public enum ModulationAnalysis {
         try validateSampleRate(sampleRate)
         guard rateRangeHz.lowerBound.isFinite, rateRangeHz.upperBound.isFinite, rateRangeHz.lowerBound > 0,
               rateRangeHz.upperBound > rateRangeHz.lowerBound, rateRangeHz.upperBound <= sampleRate / 32 else {
-            throw ShadesError(parameter: "rate-range", value: "\(rateRangeHz.lowerBound) … \(rateRangeHz.upperBound) Hz",
-                              allowed: "0 < lower < upper ≤ \(sampleRate / 32) Hz (rate / 32)")
+            throw ShadesError(.modulationRates, .outOfRange, value: .text("\(formatNumber(rateRangeHz.lowerBound)) … \(formatNumber(rateRangeHz.upperBound)) Hz"),
+                              allowed: AllowedValues(range: .above(0, atMost: sampleRate / 32, unit: .hertz),
+                                                     note: "lower below upper (the rate / 32 at most)"))
         }
         let band = carrierBandHz ?? defaultCarrierBandHz(sampleRate: sampleRate)
         guard band.lowerBound.isFinite, band.upperBound.isFinite, band.lowerBound >= 1,
               band.upperBound > band.lowerBound, band.lowerBound < sampleRate / 2 else {
-            throw ShadesError(parameter: "carrier-band", value: "\(band.lowerBound) … \(band.upperBound) Hz",
-                              allowed: "1 Hz ≤ lower < upper, lower below Nyquist (\(sampleRate / 2) Hz)")
+            throw ShadesError(.carrierBand, .outOfRange, value: .text("\(formatNumber(band.lowerBound)) … \(formatNumber(band.upperBound)) Hz"),
+                              allowed: AllowedValues(range: .from(1, below: sampleRate / 2, unit: .hertz),
+                                                     note: "for the lower edge, below the upper (Nyquist is \(formatLimit(sampleRate / 2)) Hz)"))
         }
         let blockFrames = max(1, Int(sampleRate / (8 * rateRangeHz.upperBound)))
         let plan = EnvelopePlan(band: band, sampleRate: sampleRate)
         let neededFrames = 2 * plan.guardFrames + Int((2 * sampleRate / rateRangeHz.lowerBound).rounded(.up)) + 16 * blockFrames
         guard samples.count >= neededFrames else {
-            throw ShadesError(parameter: "duration", value: "\(Double(samples.count) / sampleRate) s",
-                              allowed: "at least \(Double(neededFrames) / sampleRate) s (2 cycles of \(rateRangeHz.lowerBound) Hz plus edges)")
+            throw Parameter.duration.outOfRange(Double(samples.count) / sampleRate, range: .atLeast(Double(neededFrames) / sampleRate, unit: .seconds),
+                                                note: "(2 cycles of \(formatNumber(rateRangeHz.lowerBound)) Hz plus edges)")
         }
 
         let (envelope, spectrum) = plan.analyse(samples, blockFrames: blockFrames)

@@ -100,8 +100,9 @@ public struct NotchCheckAccumulator: Sendable {
     public init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ShadesError) {
         let probe = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
         if let band, band.lowerEdgeHz >= sampleRate / 2 {
-            throw ShadesError(parameter: "notch", value: "\(band.centreHz) Hz",
-                              allowed: "a band starting below Nyquist (\(sampleRate / 2) Hz)")
+            throw Parameter.bandCentre.outOfRange(
+                band.centreHz, range: .above(0, below: sampleRate / 2 * pow(2, band.widthOctaves / 2), unit: .hertz),
+                note: "so the band starts below Nyquist (\(formatLimit(sampleRate / 2)) Hz)")
         }
         let length = probe.segmentLength
         self.sampleRate = sampleRate
@@ -174,7 +175,7 @@ public struct NotchCheckAccumulator: Sendable {
     /// Throws for fewer than ``minimumFrameCount`` aligned frames, a silent reference or a silent output,
     /// or a band that cannot be found (no point of the curve 3 dB below the passband).
     public func result() throws(ShadesError) -> NotchCheckReport {
-        try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: "file")
+        try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: .signal)
         var state = self
         if state.lag == nil { state.startAligning() }
         let lag = state.lag!
@@ -183,16 +184,16 @@ public struct NotchCheckAccumulator: Sendable {
             (spectra, size) = (state.spectra, segmentLength)
         } else {
             let aligned = min(state.referencePending.count, state.outputPending.count)
-            try WelchWindow.checkShort(frameCount: aligned, minimum: Self.minimumFrameCount, parameter: "file")
+            try WelchWindow.checkShort(frameCount: aligned, minimum: Self.minimumFrameCount, parameter: .signal)
             (spectra, size) = state.shortSpectra(frames: aligned)
         }
         guard spectra.xx.contains(where: { $0 > 0 }) else {
-            throw ShadesError(parameter: "reference", value: "\(frameCount) frames", problem: "is silent",
-                              allowed: "a signal with power in the checked band")
+            throw ShadesError(.reference, .other("is silent"), value: .number(Double(frameCount), .frames),
+                              allowed: AllowedValues(note: "a signal with power in the checked band"))
         }
         guard spectra.yy.contains(where: { $0 > 0 }) else {
-            throw ShadesError(parameter: "output", value: "\(frameCount) frames", problem: "is silent",
-                              allowed: "a signal with power outside the notch")
+            throw ShadesError(.signal, .other("is silent"), value: .number(Double(frameCount), .frames),
+                              allowed: AllowedValues(note: "a signal with power outside the notch"))
         }
         let grid = TransferGrid(spectra: spectra, binWidthHz: sampleRate / Double(size))
         let nyquist = sampleRate / 2
@@ -399,8 +400,8 @@ private struct TransferGrid {
         while f <= high { frequencies.append(f); levels.append(levelDB(centredOn: f)); f *= pow(2, 1.0 / 48) }
         let reference = levels.sorted()[levels.count / 2]
         guard let deepest = levels.indices.min(by: { levels[$0] < levels[$1] }), levels[deepest] < reference - 3 else {
-            throw ShadesError(parameter: "notch", value: "none found", problem: "is missing",
-                              allowed: "an output at least 3 dB below the reference somewhere from \(Int(low)) to \(Int(high)) Hz, or a given band")
+            throw ShadesError(.bandCentre, .missing, allowed: AllowedValues(
+                note: "a notch found: an output at least 3 dB below the reference somewhere from \(Int(low)) to \(Int(high)) Hz, or a given band"))
         }
         var lower = deepest, upper = deepest
         while lower > 0, levels[lower - 1] < reference - 3 { lower -= 1 }

@@ -134,7 +134,7 @@ public struct SeamAccumulator: Sendable {
     ///
     /// Throws for fewer than ``minimumFrameCount`` frames (an empty file is "empty").
     public func result() throws(ShadesError) -> SeamReport {
-        try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: "file")
+        try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: .signal)
         let (x0, x1) = head, (xm2, xm1) = tail
         let seamStep = x0 - xm1
         let first = abs(seamStep)

@@ -42,10 +42,10 @@ public struct SpectrumAccumulator: Sendable {
     public init(sampleRate: Double, segmentLength: Int? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let length = segmentLength ?? Self.segmentLength(sampleRate: sampleRate)
-        guard length >= 256, length <= 1 << 22, length & (length - 1) == 0 else {
-            throw ShadesError(parameter: "segment-length", value: "\(length) frames",
-                              allowed: "a power of two from 256 to 4194304")
+        guard length & (length - 1) == 0 else {
+            throw Parameter.segmentLength.outOfRange(Double(length))
         }
+        try Parameter.segmentLength.check(Double(length))
         self.sampleRate = sampleRate
         queue = HalfOverlapQueue(length: length)
         window = WelchWindow.hann(length)
@@ -97,7 +97,7 @@ public struct SpectrumAccumulator: Sendable {
             return WelchWindow.density(sum: powerSum, segments: segmentCount, windowPower: windowPower,
                                        size: queue.length, sampleRate: sampleRate)
         }
-        try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: "file")
+        try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: .signal)
         // Shorter than one segment: one Hann window over all of it, zero-padded to a power of two.
         let n = frameCount
         let size = WelchWindow.powerOfTwo(atLeast: n)
@@ -193,8 +193,8 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
         let fitted = all.filter { $0.centreHz <= fitTop * 1.0001 }
         let powers = all.map { spectrum.bandPower(from: $0.lowerEdgeHz, to: $0.upperEdgeHz) }
         guard fitted.count >= 2, powers.prefix(fitted.count).contains(where: { $0 > 0 }) else {
-            throw ShadesError(parameter: "file", value: "spectrum", problem: "is silent",
-                              allowed: "a signal with power between 20 Hz and \(Int(fitTop)) Hz")
+            throw ShadesError(.signal, .other("is silent"), value: .text("spectrum"),
+                              allowed: AllowedValues(note: "a signal with power between 20 Hz and \(Int(fitTop)) Hz"))
         }
         let levels = powers.map { max(Self.levelFloorDB, Decibels.fromPower($0)) }
 
@@ -300,14 +300,10 @@ enum WelchWindow {
     }
 
     /// Throws unless `frameCount` ≥ `minimum`.
-    static func checkShort(frameCount: Int, minimum: Int, parameter: String) throws(ShadesError) {
-        if frameCount == 0 {
-            throw ShadesError(parameter: parameter, value: "0 frames", problem: "is empty",
-                              allowed: "at least \(minimum) frames")
-        }
+    static func checkShort(frameCount: Int, minimum: Int, parameter: ParameterID) throws(ShadesError) {
         if frameCount < minimum {
-            throw ShadesError(parameter: parameter, value: "\(frameCount) frames", problem: "is too short",
-                              allowed: "at least \(minimum) frames")
+            throw ShadesError(parameter, .other(frameCount == 0 ? "is empty" : "is too short"), value: .number(Double(frameCount), .frames),
+                              allowed: AllowedValues(range: .atLeast(Double(minimum), unit: .frames)))
         }
     }
 

@@ -52,7 +52,7 @@ public enum ToneAnalysis {
     public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) throws(ShadesError) -> ToneEstimate {
         try validateSampleRate(sampleRate)
         let n = min(samples.count, Int(maximumSeconds * sampleRate))
-        try WelchWindow.checkShort(frameCount: n, minimum: minimumFrameCount, parameter: "file")
+        try WelchWindow.checkShort(frameCount: n, minimum: minimumFrameCount, parameter: .signal)
         let span = UnsafeBufferPointer(rebasing: samples[0..<n])
         var mean = 0.0
         for x in span { mean += Double(x) }
@@ -60,8 +60,8 @@ public enum ToneAnalysis {
         var acEnergy = 0.0
         for x in span { acEnergy += (Double(x) - mean) * (Double(x) - mean) }
         guard acEnergy > 0 else {
-            throw ShadesError(parameter: "file", value: "first \(n) frames", problem: "is silent",
-                              allowed: "a signal containing a tone")
+            throw ShadesError(.signal, .other("is silent"), value: .text("first \(n) frames"),
+                              allowed: AllowedValues(note: "a signal containing a tone"))
         }
 
         var omega = coarseFrequency(span, mean: mean)   // radians per sample

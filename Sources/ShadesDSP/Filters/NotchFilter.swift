@@ -100,37 +100,26 @@ public struct NotchSpec: Sendable, Equatable, Codable {
 
     /// Checks the spec for `sampleRate` (assumed valid).
     ///
-    /// Throws `notch` for a centre that is not finite and above 0 or outside
-    /// ``allowedCentresHz(sampleRate:)``; `width` outside (0, 3] octaves; `edge-boost` outside 0 … 30 dB;
-    /// `edge-width` outside (0, 3] octaves (checked with or without a boost).
+    /// Throws ``ParameterID/notchCentre`` for a centre that is not finite and above 0 or outside
+    /// ``allowedCentresHz(sampleRate:)``; ``ParameterID/notchWidth`` outside (0, 3] octaves;
+    /// ``ParameterID/edgeBoost`` outside 0 … 30 dB; ``ParameterID/edgeWidth`` outside (0, 3] octaves
+    /// (checked with or without a boost).
     public func validate(sampleRate: Double) throws(ShadesError) {
-        let maximum = Self.maximumWidthOctaves
-        guard centreHz.isFinite, centreHz > 0 else {
-            throw ShadesError(parameter: "notch", value: "\(centreHz) Hz", allowed: "a finite centre above 0 Hz")
-        }
-        guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= maximum else {
-            throw ShadesError(parameter: "width", value: "\(widthOctaves) octaves",
-                              allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
-        }
-        guard edgeBoostDB.isFinite, Self.edgeBoostRangeDB.contains(edgeBoostDB) else {
-            throw ShadesError(parameter: "edge-boost", value: "\(edgeBoostDB) dB",
-                              allowed: "\(formatNumber(Self.edgeBoostRangeDB.lowerBound, roundedTo: 1)) … \(formatNumber(Self.edgeBoostRangeDB.upperBound, roundedTo: 1)) dB")
-        }
-        guard edgeWidthOctaves.isFinite, edgeWidthOctaves > 0, edgeWidthOctaves <= maximum else {
-            throw ShadesError(parameter: "edge-width", value: "\(edgeWidthOctaves) octaves",
-                              allowed: "above 0 and at most \(formatNumber(maximum, roundedTo: 1)) octaves")
-        }
+        try Parameter.notchCentre.check(centreHz)
+        try Parameter.notchWidth.check(widthOctaves)
+        try Parameter.edgeBoost.check(edgeBoostDB)
+        try Parameter.edgeWidth.check(edgeWidthOctaves)
         let allowed = allowedCentresHz(sampleRate: sampleRate)
         guard !allowed.contains(centreHz) else { return }
         let affected = affectedRangeHz
         let what = isBoosted ? "the notch, its boosted bands and 1/12 octave beside them" : "the notch and 1/12 octave beside it"
-        let range = allowed.isEmpty
-            ? "no centre fits this width at \(formatNumber(sampleRate, roundedTo: 1)) Hz"
-            : "a centre from \(formatNumber(allowed.lowerBound, roundedTo: 1)) to below \(formatNumber(allowed.upperBound, roundedTo: 1)) Hz for this width at \(formatNumber(sampleRate, roundedTo: 1)) Hz"
-        throw ShadesError(
-            parameter: "notch",
-            value: "\(formatNumber(centreHz, roundedTo: 1)) Hz (affecting \(formatNumber(affected.lowerBound, roundedTo: 1)) … \(formatNumber(affected.upperBound, roundedTo: 1)) Hz)",
-            allowed: "\(range): \(what) must lie within \(formatNumber(NotchDesign.lowestAffectedHz, roundedTo: 1)) Hz … Nyquist (\(formatNumber(sampleRate / 2, roundedTo: 1)) Hz)")
+        let rate = formatLimit(sampleRate)
+        let rule = "\(what) (here \(formatLimit(affected.lowerBound)) … \(formatLimit(affected.upperBound)) Hz) must lie within "
+            + "\(formatLimit(NotchDesign.lowestAffectedHz)) Hz … Nyquist (\(formatLimit(sampleRate / 2)) Hz)"
+        throw Parameter.notchCentre.outOfRange(centreHz, allowed: allowed.isEmpty
+            ? AllowedValues(note: "no centre fits this width at \(rate) Hz: \(rule)")
+            : AllowedValues(range: .from(allowed.lowerBound, below: allowed.upperBound, unit: .hertz),
+                            note: "for this width at \(rate) Hz: \(rule)"))
     }
 }
 

@@ -71,39 +71,32 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
     /// Checks every parameter at `sampleRate`; the error names the parameter and its allowed range.
     public func validate(sampleRate: Double) throws(ShadesError) {
         try validateSampleRate(sampleRate)
+        let highestRatio = toneSet.ratios[3]
         guard tinnitusFrequencyHz.isFinite, tinnitusFrequencyHz > 0,
               toneFrequenciesHz.allSatisfy({ $0 < sampleRate / 2 }) else {
-            throw ShadesError(parameter: "frequency", value: "\(tinnitusFrequencyHz) Hz",
-                              allowed: "above 0 and with the highest tone (\(formatNumber(toneSet.ratios[3])) × F) below Nyquist (\(sampleRate / 2) Hz)")
+            throw Parameter.frequency.outOfRange(
+                tinnitusFrequencyHz, range: .above(0, below: sampleRate / 2 / highestRatio, unit: .hertz),
+                note: "so the highest tone (\(formatNumber(highestRatio)) × F) lies below Nyquist (\(formatLimit(sampleRate / 2)) Hz)")
         }
-        guard cycleRateHz.isFinite, Self.allowedCycleRateHz.contains(cycleRateHz) else {
-            throw ShadesError(parameter: "cycle-rate", value: "\(cycleRateHz) Hz", allowed: "0.1 … 10 Hz")
-        }
+        try Parameter.cycleRate.check(cycleRateHz)
         let slot = slotSeconds
         if let toneSeconds {
             guard toneSeconds.isFinite, toneSeconds > 0, toneSeconds <= slot * (1 + 1e-12) else {
-                throw ShadesError(parameter: "tone-length", value: "\(toneSeconds) s",
-                                  allowed: "above 0 s and at most the slot, \(formatNumber(slot)) s")
+                throw Parameter.toneLength.outOfRange(toneSeconds, range: .above(0, atMost: slot, unit: .seconds), note: "the slot")
             }
         }
         let tone = toneSeconds ?? slot
         guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= tone * (1 + 1e-12) else {
-            throw ShadesError(parameter: "tone-ramp", value: "\(rampSeconds) s",
-                              allowed: "0 s … half the tone length (\(formatNumber(tone / 2)) s)")
+            throw Parameter.toneRamp.outOfRange(rampSeconds, range: ParameterRange(0...tone / 2, unit: .seconds),
+                                                note: "half the tone length")
         }
-        guard onCycles >= 1, onCycles <= 1000 else {
-            throw ShadesError(parameter: "on-cycles", value: "\(onCycles)", allowed: "1 … 1000")
-        }
-        guard offCycles >= 0, offCycles <= 1000 else {
-            throw ShadesError(parameter: "off-cycles", value: "\(offCycles)", allowed: "0 … 1000")
-        }
+        try Parameter.onCycles.check(Double(onCycles))
+        try Parameter.offCycles.check(Double(offCycles))
         if let toneGainsDB {
             guard toneGainsDB.count == 4 else {
-                throw ShadesError(parameter: "tone-gains", value: "\(toneGainsDB.count) values", allowed: "four gains in dB, one per tone")
+                throw Parameter.toneGains.error(.other("do not match the four tones"), value: .text("\(toneGainsDB.count) values"))
             }
-            for g in toneGainsDB where !(g.isFinite && Self.allowedToneGainDB.contains(g)) {
-                throw ShadesError(parameter: "tone-gains", value: "\(g) dB", allowed: "-40 … 40 dB")
-            }
+            for g in toneGainsDB { try Parameter.toneGains.check(g) }
         }
     }
 }

@@ -47,9 +47,7 @@ public final class NarrowBandNoiseSource: AudioSource {
     public init(centreHz: Double, widthOctaves: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
                 levelDBFS: Double = -20, seed: UInt64 = 1, firstSignal: Int = 0) throws(ShadesError) {
         let design = try NarrowBandDesign(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
-        guard levelDBFS.isFinite, levelDBFS <= 0 else {
-            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
-        }
+        try Parameter.level.check(levelDBFS)
         self.sampleRate = sampleRate
         self.centreHz = centreHz
         self.widthOctaves = widthOctaves
@@ -74,28 +72,21 @@ public final class NarrowBandNoiseSource: AudioSource {
 
     /// Checks a band request and returns its edges, centre·2^(∓width/2), in Hz.
     ///
-    /// Throws for a rate outside 8,000 … 192,000 Hz; a centre (`frequency`) that is not finite and above
+    /// Throws for a rate outside 8,000 … 192,000 Hz; a centre (``ParameterID/frequency``) that is not finite and above
     /// 0; a `width` outside (0, 4] octaves; or a band whose upper edge is at or above Nyquist.
     public static func validate(centreHz: Double, widthOctaves: Double,
                                 sampleRate: Double) throws(ShadesError) -> (lowerHz: Double, upperHz: Double) {
         try validateSampleRate(sampleRate)
         let nyquist = sampleRate / 2
-        guard centreHz.isFinite, centreHz > 0 else {
-            throw ShadesError(parameter: "frequency", value: "\(centreHz) Hz",
-                              allowed: "a finite centre above 0 Hz, band edges below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz)")
-        }
-        guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= maximumWidthOctaves else {
-            throw ShadesError(parameter: "width", value: "\(widthOctaves) octaves",
-                              allowed: "above 0 and at most \(formatNumber(maximumWidthOctaves, roundedTo: 1)) octaves")
-        }
+        try Parameter.frequency.check(centreHz)
+        try Parameter.width.check(widthOctaves)
         let band = OctaveBand(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves)
         let lower = band.lowerEdgeHz, upper = band.upperEdgeHz
         guard upper < nyquist, lower > 0 else {
-            throw ShadesError(
-                parameter: "frequency",
-                value: "\(formatNumber(centreHz, roundedTo: 1)) Hz (band \(formatNumber(lower, roundedTo: 1)) … \(formatNumber(upper, roundedTo: 1)) Hz for \(widthOctaves) octaves)",
-                allowed: "band edges must lie below Nyquist (\(formatNumber(nyquist, roundedTo: 1)) Hz): "
-                    + "a centre below \(formatNumber(nyquist * pow(2, -widthOctaves / 2), roundedTo: 1)) Hz for this width")
+            throw Parameter.frequency.outOfRange(
+                centreHz, range: .above(0, below: nyquist * pow(2, -widthOctaves / 2), unit: .hertz),
+                note: "for a band \(formatNumber(widthOctaves)) octaves wide: its edges (here \(formatLimit(lower)) … "
+                    + "\(formatLimit(upper)) Hz) must lie below Nyquist (\(formatLimit(nyquist)) Hz)")
         }
         return (lower, upper)
     }
@@ -230,7 +221,7 @@ public struct NarrowBandDesign: Sendable {
 /// (about 130 dB below the in-band bins). The band's bins are rate/length apart, so a loop needs at least
 /// rate/(upper − lower) frames.
 public enum LoopNarrowBandNoise {
-    /// The band's FFT bins in a loop of `frameCount` frames. Throws for a bad band, or `length` when the
+    /// The band's FFT bins in a loop of `frameCount` frames. Throws for a bad band, or ``ParameterID/loopLength`` when the
     /// loop is too short for any bin to fall inside the band.
     public static func validate(centreHz: Double, widthOctaves: Double, sampleRate: Double,
                                 frameCount n: Int) throws(ShadesError) -> (firstBin: Int, lastBin: Int) {
@@ -240,8 +231,8 @@ public enum LoopNarrowBandNoise {
         let lastBin = Int((upper * Double(n) / sampleRate).rounded(.down))
         guard n >= 2, firstBin <= lastBin else {
             let needed = Int((sampleRate / (upper - lower)).rounded(.up))
-            throw ShadesError(parameter: "length", value: "\(n) frames",
-                              allowed: "at least \(needed) frames for this band (its bins are rate/length apart)")
+            throw Parameter.loopLength.outOfRange(Double(n), range: .atLeast(Double(needed), unit: .frames),
+                                                  note: "for this band (its bins are rate/length apart)")
         }
         return (firstBin, lastBin)
     }
@@ -251,7 +242,7 @@ public enum LoopNarrowBandNoise {
     /// - Parameters:
     ///   - centreHz, widthOctaves, sampleRate: as ``NarrowBandNoiseSource``, checked the same way.
     ///   - key: the signal's random stream (see ``SeedStream``).
-    /// - Throws: ``ShadesError`` for a bad band, or `length` when the loop is too short for any bin
+    /// - Throws: ``ShadesError`` for a bad band, or ``ParameterID/loopLength`` when the loop is too short for any bin
     ///   to fall inside the band.
     public static func render(centreHz: Double, widthOctaves: Double, sampleRate: Double, key: UInt64,
                               into output: UnsafeMutableBufferPointer<Float>) throws(ShadesError) {

@@ -5,9 +5,7 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Codable, CustomStringC
 
     /// β must lie in ``allowedBeta``.
     public init(beta: Double) throws(ShadesError) {
-        guard beta.isFinite, Self.allowedBeta.contains(beta) else {
-            throw ShadesError(parameter: "beta", value: "\(beta)", allowed: "-2 … 2")
-        }
+        try Parameter.beta.check(beta)
         self.beta = beta
     }
 

@@ -29,12 +29,9 @@ public final class NoiseSource: AudioSource {
                 levelDBFS: Double = -20, seed: UInt64 = 1, distribution: WhiteDistribution = .gaussian,
                 firstSignal: Int = 0) throws(ShadesError) {
         try validateSampleRate(sampleRate)
-        guard levelDBFS.isFinite, levelDBFS <= 0 else {
-            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level ≤ 0 dBFS")
-        }
+        try Parameter.level.check(levelDBFS)
         guard distribution == .gaussian || colour.beta == 0 else {
-            throw ShadesError(parameter: "distribution", value: distribution.rawValue,
-                              allowed: "gaussian for coloured noise; uniform only for white noise")
+            throw Parameter.distribution.error(.conflicts(with: .beta), value: .text(distribution.rawValue))
         }
         self.sampleRate = sampleRate
         self.colour = colour
@@ -104,7 +101,5 @@ struct ColouredNoiseKernel: ChunkKernel {
 
 /// Throws unless `sampleRate` is in ``supportedSampleRates``.
 package func validateSampleRate(_ sampleRate: Double) throws(ShadesError) {
-    guard sampleRate.isFinite, supportedSampleRates.contains(sampleRate) else {
-        throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "8000 … 192000 Hz")
-    }
+    try Parameter.rate.check(sampleRate)
 }

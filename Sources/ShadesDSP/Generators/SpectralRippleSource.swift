@@ -82,21 +82,17 @@ public struct SpectralRipple: Sendable, Equatable, Codable {
     /// Checks every parameter at `sampleRate`; the error names the parameter and its allowed range.
     public func validate(sampleRate: Double) throws(ShadesError) {
         try validateSampleRate(sampleRate)
-        guard sampleRate > 2 * Self.carrierRangeHz.upperBound, sampleRate == sampleRate.rounded() else {
-            throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz",
-                              allowed: "a whole number of Hz above 32000 (harmonics up to 16 kHz)")
-        }
-        guard tinnitusFrequencyHz.isFinite, Self.carrierRangeHz.contains(tinnitusFrequencyHz) else {
-            throw ShadesError(parameter: "frequency", value: "\(tinnitusFrequencyHz) Hz", allowed: "1000 … 16000 Hz (the carrier's span)")
-        }
+        var rates = Parameter.rate.range!
+        rates.lower = .excluded(2 * Self.carrierRangeHz.upperBound)
+        rates.wholeNumbers = true
+        try Parameter.rate.check(sampleRate, within: rates, note: "(harmonics up to \(formatLimit(Self.carrierRangeHz.upperBound)) Hz)")
+        try Parameter.frequency.check(tinnitusFrequencyHz, within: ParameterRange(Self.carrierRangeHz, unit: .hertz),
+                                      note: "(the carrier's span)")
         if let bandGainsDB {
             guard bandGainsDB.count == 8 else {
-                throw ShadesError(parameter: "band-gains", value: "\(bandGainsDB.count) values",
-                                  allowed: "eight gains in dB, one per half-octave band from 1 kHz up")
+                throw Parameter.bandGains.error(.other("do not match the eight bands"), value: .text("\(bandGainsDB.count) values"))
             }
-            for g in bandGainsDB where !(g.isFinite && Self.allowedBandGainDB.contains(g)) {
-                throw ShadesError(parameter: "band-gains", value: "\(g) dB", allowed: "-40 … 40 dB")
-            }
+            for g in bandGainsDB { try Parameter.bandGains.check(g) }
         }
     }
 }

@@ -17,6 +17,9 @@ public final class ToneSource: AudioSource {
 
     static let chunkFrames = 1024
 
+    /// Highest RMS level, dBFS: a sine whose peak is full scale, −10·log10(2) ≈ −3.0103 dBFS.
+    public static let highestLevelDBFS = Decibels.fromAmplitude(1 / 2.0.squareRoot())
+
     /// - Parameters:
     ///   - frequencyHz: Hz, above 0 and below Nyquist.
     ///   - levelDBFS: RMS level in dBFS, at most −3.01 dBFS (a full-scale sine).
@@ -28,8 +31,8 @@ public final class ToneSource: AudioSource {
         // Full scale allowed to rounding: −3.0103 dBFS is a unit-peak sine.
         let peak = min(1, Decibels.amplitude(levelDBFS) * 2.0.squareRoot())
         guard levelDBFS.isFinite, Decibels.amplitude(levelDBFS) * 2.0.squareRoot() <= 1 + 1e-9 else {
-            throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS",
-                              allowed: "≤ -3.01 dBFS for a tone (its peak is 3.01 dB above its RMS)")
+            throw Parameter.level.outOfRange(levelDBFS, range: .atMost(Self.highestLevelDBFS, unit: .dBFS),
+                                             note: "for a tone (its peak is 3.01 dB above its RMS)")
         }
         self.sampleRate = sampleRate
         self.frequencyHz = frequencyHz
@@ -55,11 +58,8 @@ public final class ToneSource: AudioSource {
 }
 
 /// Throws unless 0 < `frequencyHz` < Nyquist.
-package func validateFrequency(_ frequencyHz: Double, sampleRate: Double, parameter: String = "frequency") throws(ShadesError) {
-    guard frequencyHz.isFinite, frequencyHz > 0, frequencyHz < sampleRate / 2 else {
-        throw ShadesError(parameter: parameter, value: "\(frequencyHz) Hz",
-                          allowed: "above 0 and below Nyquist (\(sampleRate / 2) Hz)")
-    }
+package func validateFrequency(_ frequencyHz: Double, sampleRate: Double) throws(ShadesError) {
+    try Parameter.frequency.check(frequencyHz, within: .above(0, below: sampleRate / 2, unit: .hertz), note: "(Nyquist)")
 }
 
 struct ToneKernel: ChunkKernel {
@@ -100,10 +100,6 @@ struct ToneKernel: ChunkKernel {
 
 /// Checks a therapy pattern's level (finite dBFS) and the absolute frame a stream starts at (≥ 0).
 package func validateStreamStart(levelDBFS: Double, startFrame: Int) throws(ShadesError) {
-    guard levelDBFS.isFinite else {
-        throw ShadesError(parameter: "level", value: "\(levelDBFS) dBFS", allowed: "a finite level in dBFS")
-    }
-    guard startFrame >= 0 else {
-        throw ShadesError(parameter: "startFrame", value: "\(startFrame)", allowed: "0 or more frames")
-    }
+    try Parameter.level.check(levelDBFS, within: .finite(unit: .dBFS))
+    try Parameter.startFrame.check(Double(startFrame))
 }

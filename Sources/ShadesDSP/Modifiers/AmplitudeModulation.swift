@@ -55,15 +55,9 @@ public final class AmplitudeModulatedSource: AudioSource {
     ///   - keep: keep the carrier's RMS (default) or its peak.
     public init(carrier: any AudioSource, rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0,
                 keep: AmplitudeModulationLevel = .rms) throws(ShadesError) {
-        guard rateHz.isFinite, Self.allowedRateHz.contains(rateHz) else {
-            throw ShadesError(parameter: "am", value: "\(rateHz) Hz", allowed: "0.5 … 100 Hz")
-        }
-        guard depth.isFinite, (0...1).contains(depth) else {
-            throw ShadesError(parameter: "am-depth", value: "\(depth)", allowed: "0 … 1")
-        }
-        guard startPhase.isFinite else {
-            throw ShadesError(parameter: "am-phase", value: "\(startPhase) rad", allowed: "a finite angle in radians")
-        }
+        try Parameter.amRate.check(rateHz)
+        try Parameter.amDepth.check(depth)
+        try Parameter.amPhase.check(startPhase)
         self.carrier = carrier
         self.rateHz = rateHz
         self.depth = depth

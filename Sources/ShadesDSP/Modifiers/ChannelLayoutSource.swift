@@ -20,9 +20,8 @@ public final class ChannelLayoutSource: AudioSource {
         guard signals.count == layout.signalCount, signals.allSatisfy({ $0.channelCount == 1 }),
               gains.map({ $0.count == signals.count }) ?? true,
               signals.allSatisfy({ $0.sampleRate == signals[0].sampleRate }) else {
-            throw ShadesError(parameter: "layout", value: "\(layout.rawValue) with \(signals.count) signals",
-                              problem: "does not match its signals",
-                              allowed: "\(layout.signalCount) mono signal(s) of one rate, one gain each")
+            throw ShadesError(.layout, .other("does not match its signals"), value: .text("\(layout.rawValue) with \(signals.count) signals"),
+                              allowed: AllowedValues(note: "\(layout.signalCount) mono signal(s) of one rate, one gain each"))
         }
         self.layout = layout
         self.signals = signals

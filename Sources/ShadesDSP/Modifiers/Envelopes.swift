@@ -87,11 +87,6 @@ final class EnvelopeApplier {
     }
 }
 
-/// Formats seconds as milliseconds for messages: "25", "12.5" (to the microsecond).
-func millisecondsText(_ seconds: Double) -> String {
-    formatNumber(seconds * 1e3, roundedTo: 3)
-}
-
 /// A source faded in from silence at frame 0 and out to silence at `totalFrames`, with raised-cosine
 /// ramps; silence after `totalFrames` (the source is not rendered past it).
 ///
@@ -119,32 +114,31 @@ public final class FadedSource: AudioSource {
     public convenience init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double,
                             totalFrames: Int) throws(ShadesError) {
         try self.init(source: source, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
-                      totalFrames: totalFrames, names: ("fade-in", "fade-out"))
+                      totalFrames: totalFrames, parameters: (.fadeIn, .fadeOut))
     }
 
     /// The same raised-cosine fade of `fadeSeconds` (≥ 0, e.g. 0.05) at both ends.
     public convenience init(source: any AudioSource, fadeSeconds: Double, totalFrames: Int) throws(ShadesError) {
         try self.init(source: source, fadeInSeconds: fadeSeconds, fadeOutSeconds: fadeSeconds,
-                      totalFrames: totalFrames, names: ("fade", "fade"))
+                      totalFrames: totalFrames, parameters: (.fade, .fade))
     }
 
     private init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double, totalFrames: Int,
-                 names: (fadeIn: String, fadeOut: String)) throws(ShadesError) {
+                 parameters: (fadeIn: Parameter, fadeOut: Parameter)) throws(ShadesError) {
         let rate = source.sampleRate
         guard totalFrames >= 0 else {
-            throw ShadesError(parameter: "duration", value: "\(totalFrames) frames", allowed: "0 frames or more")
+            throw ShadesError(.duration, .outOfRange, value: .number(Double(totalFrames), .frames),
+                              allowed: AllowedValues(range: .atLeast(0, unit: .frames)))
         }
         let totalSeconds = Double(totalFrames) / rate
-        for (name, seconds) in [(names.fadeIn, fadeInSeconds), (names.fadeOut, fadeOutSeconds)] {
-            guard seconds.isFinite, seconds >= 0, seconds <= totalSeconds else {
-                throw ShadesError(parameter: name, value: "\(millisecondsText(seconds)) ms",
-                                  allowed: "0 … \(millisecondsText(totalSeconds)) ms (the duration)")
-            }
+        let duration = ParameterRange(0...totalSeconds, unit: .seconds)
+        for (parameter, seconds) in [(parameters.fadeIn, fadeInSeconds), (parameters.fadeOut, fadeOutSeconds)] {
+            try parameter.check(seconds, within: duration, note: "(the duration)")
         }
         guard fadeInSeconds + fadeOutSeconds <= totalSeconds * (1 + 1e-12) else {
-            throw ShadesError(
-                parameter: "fade", value: "\(millisecondsText(fadeInSeconds)) ms in + \(millisecondsText(fadeOutSeconds)) ms out",
-                allowed: "fades together at most the duration, \(millisecondsText(totalSeconds)) ms")
+            let both = "\(ParameterValue.number(fadeInSeconds, .seconds)) in + \(ParameterValue.number(fadeOutSeconds, .seconds)) out"
+            throw ShadesError(.fade, .outOfRange, value: .text(both),
+                              allowed: AllowedValues(range: .atMost(totalSeconds, unit: .seconds), note: "together (the duration)"))
         }
         self.source = source
         self.totalFrames = totalFrames
@@ -208,22 +202,17 @@ public final class PulsedSource: AudioSource {
                 rampSeconds: Double = 0.025, pulseCount: Int? = nil) throws(ShadesError) {
         let rate = source.sampleRate
         guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
-            throw ShadesError(parameter: "pulse", value: "on \(millisecondsText(onSeconds)) ms",
-                              allowed: "an on time of at least one frame (\(millisecondsText(1 / rate)) ms)")
+            throw Parameter.pulseOn.outOfRange(onSeconds, range: .atLeast(1 / rate, unit: .seconds), note: "(one frame)")
         }
-        guard offSeconds.isFinite, offSeconds >= 0 else {
-            throw ShadesError(parameter: "pulse", value: "off \(millisecondsText(offSeconds)) ms",
-                              allowed: "an off time ≥ 0 ms")
-        }
+        try Parameter.pulseOff.check(offSeconds)
         guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
-            throw ShadesError(
-                parameter: "ramp", value: "\(millisecondsText(rampSeconds)) ms",
-                problem: "is longer than half the \(millisecondsText(onSeconds)) ms pulse",
-                allowed: "0 … \(millisecondsText(onSeconds / 2)) ms, so rise and fall fit in the on time")
+            let longer = rampSeconds.isFinite && rampSeconds > 0
+            throw Parameter.ramp.error(
+                longer ? .other("is longer than half the \(ParameterValue.number(onSeconds, .seconds)) pulse") : .outOfRange,
+                value: .number(rampSeconds, .seconds),
+                allowed: AllowedValues(range: ParameterRange(0...onSeconds / 2, unit: .seconds), note: "so rise and fall fit in the on time"))
         }
-        if let pulseCount, pulseCount < 1 {
-            throw ShadesError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more (or none for endless pulses)")
-        }
+        if let pulseCount { try Parameter.pulseCount.check(Double(pulseCount)) }
         self.source = source
         self.onSeconds = onSeconds
         self.offSeconds = offSeconds

@@ -41,15 +41,15 @@ public final class MixSource: AudioSource {
     /// there are none.
     public init(layers: [Layer]) throws(ShadesError) {
         guard let first = layers.first else {
-            throw ShadesError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more sources")
+            throw ShadesError(.layers, .missing, allowed: AllowedValues(note: "one or more sources"))
         }
         guard layers.allSatisfy({ $0.source.sampleRate == first.source.sampleRate && $0.source.channelCount == first.source.channelCount }) else {
-            throw ShadesError(parameter: "layers", value: "\(layers.count) sources", problem: "differ in rate or channels",
-                              allowed: "layers of one sample rate and channel layout")
+            throw ShadesError(.layers, .other("differ in rate or channels"), value: .text("\(layers.count) sources"),
+                              allowed: AllowedValues(note: "layers of one sample rate and channel layout"))
         }
         guard layers.allSatisfy({ $0.channelGains.count == first.source.channelCount }) else {
-            throw ShadesError(parameter: "layers", value: "\(layers.count) sources", problem: "have gains that do not match their channels",
-                              allowed: "one gain per channel")
+            throw ShadesError(.layers, .other("have gains that do not match their channels"), value: .text("\(layers.count) sources"),
+                              allowed: AllowedValues(note: "one gain per channel"))
         }
         sampleRate = first.source.sampleRate
         channelCount = first.source.channelCount
@@ -117,12 +117,8 @@ public struct SwellEnvelope: Sendable, Equatable {
     ///   - seed: start phases.
     public init(sampleRate: Double, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
                 periodsSeconds: [Double]? = nil) throws(ShadesError) {
-        guard periodSeconds.isFinite, Self.allowedPeriodSeconds.contains(periodSeconds) else {
-            throw ShadesError(parameter: "swell", value: "\(periodSeconds) s", allowed: "2 … 60 s")
-        }
-        guard depth.isFinite, (0...1).contains(depth) else {
-            throw ShadesError(parameter: "swell-depth", value: "\(depth)", allowed: "0 … 1")
-        }
+        try Parameter.swellPeriod.check(periodSeconds)
+        try Parameter.swellDepth.check(depth)
         self.sampleRate = sampleRate
         let golden = (1 + 5.0.squareRoot()) / 2
         self.periodsSeconds = periodsSeconds ?? [periodSeconds, periodSeconds * golden, periodSeconds * golden * golden]

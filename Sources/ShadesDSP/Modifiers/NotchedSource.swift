@@ -90,12 +90,12 @@ public final class NotchedSource: AudioSource {
     public init(source: any AudioSource, designs: [NotchDesign], alignment: Alignment,
                 measuringInputSpectrum: Bool = false) throws(ShadesError) {
         guard designs.count == source.channelCount else {
-            throw ShadesError(parameter: "channels", value: "\(designs.count) notch designs",
-                              allowed: "one design per source channel (\(source.channelCount))")
+            throw ShadesError(.channels, .other("do not match the notch designs"), value: .number(Double(source.channelCount), .none),
+                              allowed: AllowedValues(note: "one design per source channel (\(designs.count) designs)"))
         }
         for design in designs where design.sampleRate != source.sampleRate {
-            throw ShadesError(parameter: "rate", value: "\(design.sampleRate) Hz (notch design)",
-                              allowed: "the source's rate, \(source.sampleRate) Hz")
+            throw ShadesError(.rate, .other("differs from a notch design's"), value: .number(source.sampleRate, .hertz),
+                              allowed: AllowedValues(note: "the designs' rate, \(formatNumber(design.sampleRate)) Hz"))
         }
         self.source = source
         self.designs = designs

@@ -12,16 +12,11 @@ public struct OctaveBand: Sendable, Codable, Equatable {
     /// allow less (``NotchSpec/maximumWidthOctaves``, ``NarrowBandNoiseSource/maximumWidthOctaves``).
     public static let maximumWidthOctaves = 10.0
 
-    /// Throws `centre` for a centre that is not finite and above 0 Hz, `width` for a width outside
-    /// (0, 10] octaves.
+    /// Throws ``ParameterID/bandCentre`` for a centre that is not finite and above 0 Hz,
+    /// ``ParameterID/bandWidth`` for a width outside (0, 10] octaves.
     public init(centreHz: Double, widthOctaves: Double) throws(ShadesError) {
-        guard centreHz.isFinite, centreHz > 0 else {
-            throw ShadesError(parameter: "centre", value: "\(centreHz) Hz", allowed: "above 0 Hz")
-        }
-        guard widthOctaves.isFinite, widthOctaves > 0, widthOctaves <= Self.maximumWidthOctaves else {
-            throw ShadesError(parameter: "width", value: "\(widthOctaves) octaves",
-                              allowed: "above 0, at most \(formatNumber(Self.maximumWidthOctaves)) octaves")
-        }
+        try Parameter.bandCentre.check(centreHz)
+        try Parameter.bandWidth.check(widthOctaves)
         self.init(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves)
     }
 

@@ -1,6 +1,11 @@
-/// Every error Shades throws: the problem in one line, whose it is (``Kind``), and the parameter or file it
-/// is about. A bad parameter's line names the parameter, the value, what is wrong and what is allowed:
-/// `frequency 30000 Hz is out of range (allowed: above 0 and below Nyquist (24000 Hz))`.
+/// Every error Shades throws: whose the problem is (``Kind``), and either a parameter problem as fields
+/// (``parameter``, ``value``, ``problem``, ``allowedValues``) or a line of text (a file, the system).
+///
+/// A parameter problem's line is composed from its fields when it is shown, naming the parameter by the
+/// library's neutral name (`frequency 30000 Hz is out of range (allowed: above 0 and below 24000 Hz
+/// (Nyquist))`) or by a name the caller supplies: ``described(naming:)`` with a command line's options
+/// gives `--am-depth 1.5 is out of range (allowed: 0 … 1)`, with a preset's JSON keys
+/// `Presets/x.json:12:5: am.depth 1.5 is out of range (allowed: 0 … 1)`.
 public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Whose the problem is; a command line exits with 2 for ``parameter`` and 1 for the others.
     public enum Kind: Sendable, Equatable, Hashable {
@@ -13,9 +18,16 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    /// The parameter at fault as the library names it (`frequency`, `loop`); ``message`` names it and
-    /// ``naming(_:)`` renames it there.
-    public var parameter: String?
+    /// The parameter at fault (set for every parameter problem, and for some errors of text alone).
+    public var parameter: ParameterID?
+    /// The value at fault, with its unit or as the caller typed it; nil for ``ParameterProblem/missing``.
+    public var value: ParameterValue?
+    /// What is wrong with the parameter; nil for an error of text alone.
+    public var problem: ParameterProblem?
+    /// What the parameter allows here.
+    public var allowedValues: AllowedValues?
+    /// What the problem is in, shown before it: "loudness" gives "loudness: channels 0 is out of range …".
+    public var context: String?
     /// The file the problem is in; the line begins with it and the ``line`` and ``column``:
     /// `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
     public var path: String?
@@ -28,21 +40,37 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// For a problem inside a mix: the layer indices from the outermost mix down (`[2, 0]`: layer 0 of
     /// layer 2), so a preset can point at the layer's keys.
     package var layerPath: [Int] = []
-    /// The problem in one line, after the file's position if there is one.
-    public var message: String
+    /// The line of an error of text alone.
+    private var text: String
 
-    public init(_ kind: Kind, _ message: String, parameter: String? = nil) {
-        (self.kind, self.message, self.parameter) = (kind, message, parameter)
+    /// A parameter problem, as fields.
+    public init(_ parameter: ParameterID, _ problem: ParameterProblem, value: ParameterValue? = nil,
+                allowed: AllowedValues? = nil, kind: Kind = .parameter) {
+        (self.kind, self.parameter, self.problem, self.value, self.allowedValues, text) = (kind, parameter, problem, value, allowed, "")
     }
 
-    /// A value outside its allowed range.
+    /// An error of text alone; `parameter` names the parameter it is about, if any.
+    public init(_ kind: Kind, _ message: String, parameter: ParameterID? = nil) {
+        (self.kind, self.text, self.parameter) = (kind, message, parameter)
+    }
+
+    /// The old path: a free-form parameter name (mapped to its identity where there is one,
+    /// ``ParameterID/init(legacyName:)``). Pass a ``ParameterID``, or throw a definition's error.
+    public init(_ kind: Kind, _ message: String, parameter: String?) {
+        self.init(kind, message, parameter: parameter.map(ParameterID.init(legacyName:)))
+    }
+
+    /// The old path: a value outside its allowed range, as text. Use ``Parameter/outOfRange(_:allowed:)``
+    /// or ``init(_:_:value:allowed:kind:)``.
     public init(parameter: String, value: String, allowed: String) {
         self.init(parameter: parameter, value: value, problem: "is out of range", allowed: allowed)
     }
 
-    /// A bad value: `problem` says what is wrong, e.g. "is out of range" or "cannot be combined with loop".
+    /// The old path: a bad value as text; `problem` says what is wrong, e.g. "is out of range" or "cannot be
+    /// combined with loop". Use ``init(_:_:value:allowed:kind:)``.
     public init(parameter: String, value: String, problem: String, allowed: String) {
-        self.init(.parameter, "\(parameter) \(value) \(problem) (allowed: \(allowed))", parameter: parameter)
+        self.init(ParameterID(legacyName: parameter), problem == "is out of range" ? .outOfRange : .other(problem),
+                  value: .text(value), allowed: AllowedValues(note: allowed))
     }
 
     /// A problem at a place in a file (a catalogue file's line and column).
@@ -58,37 +86,58 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Any other failure (``Kind/runtime``).
     public static func runtime(_ message: String) -> ShadesError { ShadesError(.runtime, message) }
 
-    /// What is allowed: the text of the message's last "(allowed: …)", if it has one.
-    public var allowed: String? {
-        guard let start = message.ranges(of: "(allowed: ").last else { return nil }
-        let rest = message[start.upperBound...]
-        return String(rest.hasSuffix(")") ? rest.dropLast() : rest)
+    /// The same error inside `context`: "loudness" shows "loudness: channels 0 is out of range …".
+    public func within(_ context: String) -> ShadesError {
+        var error = self
+        error.context = self.context.map { "\(context): \($0)" } ?? context
+        return error
     }
 
-    /// The same error with its parameter named as the caller knows it (e.g. a command-line option):
-    /// `names[parameter]`, or unchanged when `names` has no entry for it.
-    public func naming(_ names: [String: String]) -> ShadesError {
-        guard let parameter, let name = names[parameter], let at = Self.firstMention(of: parameter, in: message) else { return self }
-        var renamed = self
-        renamed.parameter = name
-        renamed.message.replaceSubrange(at, with: name)
-        return renamed
-    }
+    /// What is allowed, as text (``allowedValues``).
+    public var allowed: String? { allowedValues.map(\.description) }
 
-    public var description: String {
-        guard let path else { return message }
-        let position = path + (line.map { ":\($0)" + (column.map { ":\($0)" } ?? "") } ?? "")
-        return "\(position): \(message)"
-    }
-
-    /// The first place `word` stands as a word of its own in `text` (not inside a longer name).
-    private static func firstMention(of word: String, in text: String) -> Range<String.Index>? {
-        func isNamePart(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "-" || c == "_" }
-        for range in text.ranges(of: word) {
-            let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
-            let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
-            if !(before.map(isNamePart) ?? false) && !(after.map(isNamePart) ?? false) { return range }
+    /// The problem in one line, after the file's position if there is one, with the library's names.
+    /// Setting it makes the error one of text alone.
+    public var message: String {
+        get { body(naming: { _ in nil }) }
+        set {
+            text = newValue
+            (problem, value, allowedValues, context) = (nil, nil, nil, nil)
         }
-        return nil
+    }
+
+    public var description: String { described(naming: { _ in nil }) }
+
+    /// The whole line, naming each parameter `name(id)` where that gives a name (a command-line option,
+    /// a JSON key path) and by its library name elsewhere.
+    public func described(naming name: (ParameterID) -> String?) -> String {
+        let body = body(naming: name)
+        guard let path else { return body }
+        let position = path + (line.map { ":\($0)" + (column.map { ":\($0)" } ?? "") } ?? "")
+        return "\(position): \(body)"
+    }
+
+    /// The line without the file's position.
+    private func body(naming name: (ParameterID) -> String?) -> String {
+        let line = problem.map { problemLine($0, naming: name) } ?? text
+        return context.map { "\($0): \(line)" } ?? line
+    }
+
+    /// "NAME VALUE is out of range (allowed: …)", "NAME 'TEXT': not a frequency (e.g. …)", ….
+    private func problemLine(_ problem: ParameterProblem, naming name: (ParameterID) -> String?) -> String {
+        func named(_ id: ParameterID) -> String { name(id) ?? id.name }
+        let subject = parameter.map(named) ?? "value"
+        let shown = value.map { " \($0)" } ?? ""
+        var line: String
+        switch problem {
+        case .outOfRange: line = "\(subject)\(shown) is out of range"
+        case .notParseable(let expected, let examples):
+            line = "\(subject)\(shown): not \(expected)" + (examples.isEmpty ? "" : " (e.g. \(examples))")
+        case .conflicts(let other): line = "\(subject)\(shown) cannot be combined with \(named(other))"
+        case .missing: line = "\(subject) is missing"
+        case .other(let words): line = "\(subject)\(shown) \(words)"
+        }
+        if let allowed = allowedValues?.description, !allowed.isEmpty { line += " (allowed: \(allowed))" }
+        return line
     }
 }

@@ -64,12 +64,7 @@ public final class AudioFileSource: AudioSource {
     ///   `sampleRate`.
     public init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
                 blockFrames: Int = 131_072) throws(ShadesError) {
-        if let sampleRate {
-            try validateSampleRate(sampleRate)
-            guard sampleRate == sampleRate.rounded() else {
-                throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
-            }
-        }
+        if let sampleRate { try Parameter.rate.check(sampleRate, within: .wholeSampleRates) }
         let input = try Self.openInput(path: path)
         let inputRate = Double(input.sampleRate)
         self.path = path
@@ -124,8 +119,9 @@ public final class AudioFileSource: AudioSource {
             throw .input("cannot read \(path): the file is truncated or corrupt (its length is unknown)")
         }
         do throws(ShadesError) { try validateSampleRate(Double(input.sampleRate)) } catch {
-            throw .runtime("cannot process \(path): its rate \(formatNumber(Double(input.sampleRate))) Hz is out of range "
-                           + "(allowed: 8000 … 192000 Hz)")
+            var unsupported = error.within("cannot process \(path)")
+            unsupported.kind = .runtime
+            throw unsupported
         }
         return input
     }

@@ -54,7 +54,7 @@ public enum AtomicFile {
             } else {
                 (descriptor, named) = try createNamed(name, in: folder)
             }
-        } catch { throw .runtime("cannot write \(path): \(error.reason)") }
+        } catch { throw .runtime("cannot write \(path): \(Self.creationProblem(error, folder: folder))") }
         let result: R
         do throws(ShadesError) {
             result = try body(Temporary(path: path, descriptor: descriptor))
@@ -99,18 +99,30 @@ public enum AtomicFile {
         return .runtime("cannot write \(path): no space left on device (needed \(upTo ? "up to " : "")about \(megabytes) MB)")
     }
 
-    /// Checks that `path`'s folder exists and is writable, before any work is spent on the output.
+    /// Checks that `path`'s folder exists and is writable, before any work is spent on the output. The
+    /// message names the real reason: "folder out does not exist", "p5.wav is a file, not a folder",
+    /// "folder ro is not writable".
     public static func checkWritable(_ path: String) throws(ShadesError) {
         let folder = directory(of: path)
         var info = stat()
         guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .runtime("cannot write \(path): folder \(folder) does not exist")
+            throw .runtime("cannot write \(path): \(FolderCreation.notAFolder(folder))")
         }
-        guard access(folder, W_OK) == 0 else {
-            throw .runtime("cannot write \(path): folder \(folder) is not writable")
+        if let notWritable = FolderCreation.notWritable(folder) {
+            throw .runtime("cannot write \(path): \(notWritable)")
         }
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw .runtime("cannot write \(path): it is a folder")
+        }
+    }
+
+    /// Why the file could not be created in `folder`, naming the folder: "folder ro is not writable",
+    /// "p5.wav is a file, not a folder", or the system's words.
+    private static func creationProblem(_ error: ShadesError, folder: String) -> String {
+        switch error.code {
+        case EACCES, EPERM, EROFS: return FolderCreation.notWritable(folder) ?? "folder \(folder) is not writable (\(error.reason))"
+        case ENOENT, ENOTDIR: return FolderCreation.notAFolder(folder)
+        default: return error.reason
         }
     }
 

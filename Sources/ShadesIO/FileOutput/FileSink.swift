@@ -167,7 +167,10 @@ public struct FileSink: Sendable {
         let limit = sampleFormat.clipLimit
         guard peak > limit else { return }
         let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)
-        throw .runtime("level \(formatNumber(levelDBFS)) dBFS would clip (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) dBFS in \(sampleFormat.rawValue)); the highest level that fits is \(formatFloor(highest)) dBFS")
+        throw ShadesError(.level, .other("would clip (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) dBFS in \(sampleFormat.rawValue))"),
+                          value: .number(levelDBFS, .dBFS),
+                          allowed: AllowedValues(range: .atMost((highest * 10).rounded(.down) / 10, unit: .dBFS), note: "the highest level that fits"),
+                          kind: .runtime)
     }
 }
 

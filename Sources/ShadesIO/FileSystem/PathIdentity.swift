@@ -64,7 +64,9 @@ package struct PathIdentity: Hashable {
 }
 
 /// The output's missing folders: found before any work, created just before the file is written, and
-/// removed again if writing fails.
+/// removed again if writing fails. Messages name the paths the user gave and the real reason: a file in
+/// the way ("p5.wav is a file, not a folder"), a folder that is not writable ("folder ro is not
+/// writable"), never "cannot create" a folder that exists.
 package enum FolderCreation {
     /// The folders to create for `path`, outermost first; throws if one cannot be created (a file is in
     /// the way, or the nearest existing folder is not writable).
@@ -73,8 +75,10 @@ package enum FolderCreation {
         var folder = AtomicFile.directory(of: path)
         var info = stat()
         while stat(folder, &info) != 0 {
-            guard errno == ENOENT else {
-                throw .runtime("cannot create folder \(folder) for \(path): \(String(cString: strerror(errno)))")
+            let code = errno
+            // ENOTDIR: a file stands where a folder of the path should be; it is found further up.
+            guard code == ENOENT || code == ENOTDIR else {
+                throw .runtime("cannot write \(path): folder \(folder) cannot be reached (\(reason(code)))")
             }
             missing.insert(folder, at: 0)
             let parent = AtomicFile.directory(of: folder)
@@ -82,10 +86,10 @@ package enum FolderCreation {
             folder = parent
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is a file, not a folder")
+            throw .runtime("cannot write \(path): \(folder) is a file, not a folder")
         }
-        guard access(folder, W_OK) == 0 else {
-            throw .runtime("cannot create folder \(missing.first ?? folder) for \(path): \(folder) is not writable")
+        if let notWritable = notWritable(folder) {
+            throw .runtime((missing.first.map { "cannot create folder \($0) for \(path)" } ?? "cannot write \(path)") + ": " + notWritable)
         }
         if missing.isEmpty {
             try AtomicFile.checkWritable(path)
@@ -104,12 +108,51 @@ package enum FolderCreation {
                 let code = errno
                 guard code == EEXIST, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                     remove(made)
-                    throw .runtime("cannot create folder \(folder): \(String(cString: strerror(code)))")
+                    throw .runtime("cannot create folder \(folder): \(whyNotCreated(folder, code: code))")
                 }
             }
         }
         return made
     }
+
+    /// Why `folder` (an existing folder) takes no new names, or nil when it does: "folder ro is not
+    /// writable", with the system's reason when it is not a plain permission ("(Read-only file system)").
+    package static func notWritable(_ folder: String) -> String? {
+        guard access(folder, W_OK) != 0 else { return nil }
+        let code = errno
+        return "folder \(folder) is not writable" + (code == EACCES ? "" : " (\(reason(code)))")
+    }
+
+    /// Why `folder` is not a folder one can write into: a file stands at it or above it, it does not
+    /// exist, or it cannot be reached.
+    package static func notAFolder(_ folder: String) -> String {
+        var info = stat()
+        var place = folder
+        while true {
+            if stat(place, &info) == 0 {
+                if (info.st_mode & S_IFMT) != S_IFDIR { return "\(place) is a file, not a folder" }
+                return "folder \(folder) does not exist"
+            }
+            let code = errno
+            guard code == ENOENT || code == ENOTDIR else { return "folder \(folder) cannot be reached (\(reason(code)))" }
+            let parent = AtomicFile.directory(of: place)
+            if parent == place { return "folder \(folder) does not exist" }
+            place = parent
+        }
+    }
+
+    /// Why mkdir(`folder`) failed with `code`, naming what the user named.
+    private static func whyNotCreated(_ folder: String, code: Int32) -> String {
+        let parent = AtomicFile.directory(of: folder)
+        switch code {
+        case EACCES, EPERM, EROFS: return notWritable(parent) ?? "folder \(parent) is not writable (\(reason(code)))"
+        case EEXIST: return "\(folder) is a file, not a folder"
+        case ENOENT, ENOTDIR: return notAFolder(parent)
+        default: return reason(code)
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     /// Removes `folders` innermost first, where empty.
     package static func remove(_ folders: [String]) {

@@ -33,7 +33,8 @@ public enum Container: String, CaseIterable, Sendable, Codable {
         case "wav": self = .wav
         case "flac": self = .flac
         default:
-            throw ShadesError.usage("output \(path) has an unsupported extension (allowed: .wav, .flac)")
+            throw ShadesError(.output, .other("has an unsupported extension"), value: .text(path),
+                              allowed: AllowedValues(note: Self.allCases.map { "." + $0.rawValue }.joined(separator: ", ")))
         }
     }
 
@@ -49,7 +50,8 @@ public struct AudioFileFormat: Sendable, Equatable, Codable {
     /// Throws when the container cannot hold the sample format (FLAC holds s16 and s24 only).
     public init(container: Container, sampleFormat: SampleFormat) throws(ShadesError) {
         guard container.supports(sampleFormat) else {
-            throw ShadesError.usage("format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")
+            throw ShadesError(.sampleFormat, .other("cannot be stored in \(container.rawValue.uppercased())"), value: .text(sampleFormat.rawValue),
+                              allowed: AllowedValues(note: SampleFormat.allCases.filter(container.supports).map(\.rawValue).joined(separator: ", ")))
         }
         self.container = container
         self.sampleFormat = sampleFormat

@@ -1,0 +1,35 @@
+import ArgumentParser
+import ShadesDSP
+
+/// How the command line names the library's parameters: the option a user typed, e.g. `--am-depth` for
+/// ``ParameterID/amDepth``. Errors are shown through ``ShadesError/described(naming:)`` with the running
+/// command's names, so "AM depth 1.5 is out of range" reads `--am-depth 1.5 is out of range`.
+enum ParameterFlags {
+    /// The sound options of `render` and `play`, and the names other commands share with them.
+    static let common: [ParameterID: String] = [
+        .rate: "--rate", .duration: "--duration", .level: "--level", .seed: "--seed", .loop: "--loop",
+        .layout: "--channels", .beta: "--beta", .distribution: "--distribution", .frequency: "--frequency",
+        .width: "--width", .cycleRate: "--cycle-rate", .toneLength: "--tone-length", .toneRamp: "--tone-ramp",
+        .onCycles: "--on-cycles", .offCycles: "--off-cycles", .toneGains: "--tone-gains", .bandGains: "--band-gains",
+        .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
+        .fade: "--fade", .fadeIn: "--fade-in", .fadeOut: "--fade-out",
+        .pulse: "--pulse", .pulseOn: "--pulse (on time)", .pulseOff: "--pulse (off time)", .ramp: "--ramp",
+        .pulseCount: "--pulse-count",
+        .notchCentre: "--notch", .notchWidth: "--notch-width", .edgeBoost: "--edge-boost", .edgeWidth: "--edge-width",
+        .sampleFormat: "--format", .output: "--output", .loudness: "--loudness", .ceiling: "--ceiling",
+        .mmlStep: "--mml-step", .calibration: "--calibration", .reference: "--reference",
+    ]
+
+    /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,
+    /// `analyze` its band by `--notch` and `--width`.
+    static func names(for command: any ParsableCommand) -> [ParameterID: String] {
+        switch command {
+        case is NotchCommand, is NotchFilterCommand:
+            return common.merging([.notchCentre: "--frequency", .notchWidth: "--width"]) { $1 }
+        case is AnalyzeCommand:
+            return common.merging([.bandCentre: "--notch", .bandWidth: "--width"]) { $1 }
+        default:
+            return common
+        }
+    }
+}
