@@ -27,7 +27,8 @@ import Testing
         let before = checkedIn.split(separator: "\n").filter { !$0.hasPrefix("#") }
         let added = Set(now).subtracting(before), removed = Set(before).subtracting(now)
         var message = "The public API differs from API/public-api.txt: run `make api-listing` and commit the "
-            + "listing with the change (\(added.count) declarations added, \(removed.count) removed)."
+            + "listing with the change (+ \(added.count) declarations in the code and not in the listing, "
+            + "- \(removed.count) in the listing and no longer in the code)."
         let shown = 40
         for line in removed.sorted().prefix(shown) { message += "\n- \(line)" }
         for line in added.sorted().prefix(shown) { message += "\n+ \(line)" }
