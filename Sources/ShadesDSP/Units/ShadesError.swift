@@ -12,48 +12,48 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
         case runtime
     }
 
-    public var kind: Kind
+    public package(set) var kind: Kind
     /// The parameter at fault as the library names it (`frequency`, `loop`); ``message`` names it and
     /// ``naming(_:)`` renames it there.
-    public var parameter: String?
+    public package(set) var parameter: String?
     /// The file the problem is in; the line begins with it and the ``line`` and ``column``:
     /// `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
-    public var path: String?
+    public package(set) var path: String?
     /// Line in ``path``, from 1.
-    public var line: Int?
+    public package(set) var line: Int?
     /// Column in ``path``, from 1, in Unicode scalars.
-    public var column: Int?
+    public package(set) var column: Int?
     /// The `errno` of a failed system call (ShadesIO's `FileSystem`).
     package var errorNumber: Int32?
     /// The problem in one line, after the file's position if there is one.
-    public var message: String
+    public package(set) var message: String
 
-    public init(_ kind: Kind, _ message: String, parameter: String? = nil) {
+    package init(_ kind: Kind, _ message: String, parameter: String? = nil) {
         (self.kind, self.message, self.parameter) = (kind, message, parameter)
     }
 
     /// A value outside its allowed range.
-    public init(parameter: String, value: String, allowed: String) {
+    package init(parameter: String, value: String, allowed: String) {
         self.init(parameter: parameter, value: value, problem: "is out of range", allowed: allowed)
     }
 
     /// A bad value: `problem` says what is wrong, e.g. "is out of range" or "cannot be combined with loop".
-    public init(parameter: String, value: String, problem: String, allowed: String) {
+    package init(parameter: String, value: String, problem: String, allowed: String) {
         self.init(.parameter, "\(parameter) \(value) \(problem) (allowed: \(allowed))", parameter: parameter)
     }
 
     /// A problem at a place in a file (a catalogue file's line and column).
-    public init(path: String, line: Int? = nil, column: Int? = nil, message: String, kind: Kind = .parameter) {
+    package init(path: String, line: Int? = nil, column: Int? = nil, message: String, kind: Kind = .parameter) {
         self.init(kind, message)
         (self.path, self.line, self.column) = (path, line, column)
     }
 
     /// The caller's input (``Kind/parameter``).
-    public static func usage(_ message: String) -> ShadesError { ShadesError(.parameter, message) }
+    package static func usage(_ message: String) -> ShadesError { ShadesError(.parameter, message) }
     /// A file that cannot be read (``Kind/input``).
-    public static func input(_ message: String) -> ShadesError { ShadesError(.input, message) }
+    package static func input(_ message: String) -> ShadesError { ShadesError(.input, message) }
     /// Any other failure (``Kind/runtime``).
-    public static func runtime(_ message: String) -> ShadesError { ShadesError(.runtime, message) }
+    package static func runtime(_ message: String) -> ShadesError { ShadesError(.runtime, message) }
 
     /// What is allowed: the text of the message's last "(allowed: …)", if it has one.
     public var allowed: String? {
@@ -64,7 +64,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The same error with its parameter named as the caller knows it (e.g. a command-line option):
     /// `names[parameter]`, or unchanged when `names` has no entry for it.
-    public func naming(_ names: [String: String]) -> ShadesError {
+    package func naming(_ names: [String: String]) -> ShadesError {
         guard let parameter, let name = names[parameter], let at = Self.firstMention(of: parameter, in: message) else { return self }
         var renamed = self
         renamed.parameter = name
