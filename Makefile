@@ -30,7 +30,7 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps test-deps live-deps test-live build catalogue test bench bench-quick compare-peers compare-builds cpu-flags clean \
+.PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-builds cpu-flags clean \
 	fuzz fuzz-ci test-tsan test-asan soak
 
 # Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
@@ -62,10 +62,17 @@ build: deps
 catalogue: build
 	$(SHADES) catalogue build Presets -o $(CATALOGUE)
 
+# The suite includes PublicAPITests: the public API of the library products must be API/public-api.txt.
 # The live tests run apart, after the others, against a server of their own (one null sink: one at a time).
 test: deps test-deps live-deps
 	swift test $(SWIFT_FLAGS) --skip ShadesLiveTests
 	bash scripts/live-tests.sh $(SWIFT_FLAGS)
+
+# Regenerates API/public-api.txt, the listing of the public API of the library products, from the modules'
+# symbol graphs (Tests/ShadesAPITests). It uses the test suite's build: after `make test` nothing is rebuilt.
+# Run it after a change to the public API and commit the listing with the change.
+api-listing: deps
+	SHADES_WRITE_API_LISTING=1 swift test $(SWIFT_FLAGS) --filter PublicAPITests
 
 # `shades play` through a real audio server: scripts/live-tests.sh starts a headless PulseAudio (null sink,
 # float32 48 kHz stereo) in a temporary folder, runs Tests/ShadesLiveTests with its environment exported

@@ -88,5 +88,10 @@ let package = Package(
         /// `shades play` through a real audio server (a headless PulseAudio started by scripts/live-tests.sh,
         /// `make test-live`); skipped when none is reachable.
         .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesAnalysis", "ShadesTestSupport", "shades"]),
+        /// The public API of the library products against the checked-in listing, API/public-api.txt
+        /// (`make api-listing` regenerates it). It reads the modules' symbol graphs, so it depends on them.
+        .testTarget(
+            name: "ShadesAPITests",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback"]),
     ]
 )

@@ -21,7 +21,7 @@ public struct AnalysisOptions: Sendable {
     /// Listening time in seconds, for a daily noise dose.
     public var listeningSeconds: Double?
     /// Frames read per block.
-    public var blockFrames = 65_536
+    package var blockFrames = 65_536
 
     public init(expectedColour: NoiseColour? = nil, referencePath: String? = nil, notch: OctaveBand? = nil,
                 calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) {
@@ -83,11 +83,11 @@ public struct FileAnalysis: Sendable {
     public let spectrum: PowerSpectrum?
 
     /// Seconds of channel 0 kept for the tone and modulation estimates.
-    public static let headSeconds = 180.0
+    package static let headSeconds = 180.0
     /// Depth below which no modulation is reported.
-    public static let modulationThreshold = 0.02
+    package static let modulationThreshold = 0.02
     /// THD+N below which channel 0 counts as a tone, in dB.
-    public static let toneThresholdDB = -20.0
+    package static let toneThresholdDB = -20.0
 
     /// Reads `path` once, block by block (memory stays bounded for any length), and measures it.
     public static func analyze(path: String, options: AnalysisOptions = AnalysisOptions()) throws(ShadesError) -> FileAnalysis {

@@ -198,7 +198,8 @@ let benchmarks: @Sendable () -> Void = {
     for centre in [500.0, 4_000] {
         streamBenchmark("notched-white-\(Int(centre))Hz-1oct-stereo") {
             try NotchedSource(source: NoiseSource(colour: .white, sampleRate: sampleRate, layout: .stereo),
-                              design: NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: 1)], sampleRate: sampleRate))
+                              design: NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: 1)], sampleRate: sampleRate),
+                              alignment: .silentPast)
         }
     }
     // Through the source graph: a render request's stream (notch → AM per ear, signals placed in the ears),

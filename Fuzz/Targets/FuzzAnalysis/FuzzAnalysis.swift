@@ -102,11 +102,11 @@ private func analyse(_ signal: Signal, rate: Double, blocks: inout BlockSizes, s
     var notch = try! NotchCheckAccumulator(sampleRate: rate, band: try! OctaveBand(centreHz: rate / 8, widthOctaves: 1),
                                            segmentLength: segmentLength)
     let loudness = try! LoudnessMeter(channelCount: count, sampleRate: rate, truePeak: frames < 20_000)
-    // The overlap-save filter's own Welch estimate (FramePowerAccumulator), on channel 0.
-    let halfTaps = (0...16).map { k in k == 0 ? 0.5 : sin(Double.pi * Double(k) / 2) / (Double.pi * Double(k)) }
-    let filter = OverlapSaveFilter(halfTaps: halfTaps, fftSize: 128)
+    // A notch filter's input spectrum: its overlap-save filter's own Welch estimate (FramePowerAccumulator),
+    // on channel 0, fed in the same blocks.
+    let filter = NotchFilter(design: try! NotchDesign(notches: [NotchSpec(centreHz: rate / 8)], sampleRate: rate))
     filter.measureInputSpectrum()
-    var filterInput: [Float] = [], filterOutput = [Float](repeating: 0, count: filter.blockFrames)
+    var filterOutput = [Float](repeating: 0, count: blocks.largest)
 
     signal.channels.withPlanes { planes in
         var done = 0
@@ -122,14 +122,8 @@ private func analyse(_ signal: Signal, rate: Double, blocks: inout BlockSizes, s
             }
             notch.add(reference: block[0], output: block[count - 1])
             do throws(ShadesError) { try loudness.add(block) } catch { require(false, "loudness refused a block: \(error)") }
-            filterInput.append(contentsOf: block[0])
-            while filterInput.count >= filter.blockFrames {
-                filterInput.withUnsafeBufferPointer { x in
-                    filterOutput.withUnsafeMutableBufferPointer { y in
-                        filter.process(UnsafeBufferPointer(rebasing: x[0..<filter.blockFrames]), into: y)
-                    }
-                }
-                filterInput.removeFirst(filter.blockFrames)
+            filterOutput.withUnsafeMutableBufferPointer { y in
+                filter.process(block[0], into: UnsafeMutableBufferPointer(rebasing: y[0..<n]))
             }
             done += n
         }
@@ -171,7 +165,7 @@ private func analyse(_ signal: Signal, rate: Double, blocks: inout BlockSizes, s
         let peak = x.reduce(Float(0)) { max($0, abs($1)) }
         let clipped = x.filter { abs($0) >= LevelStatistics.clipThreshold }.count
         require(channel.clippedSamples == clipped, "channel \(c): \(channel.clippedSamples) clipped, recount \(clipped)")
-        require(channel.samplePeakDBFS == (peak > 0 ? Decibels.fromAmplitude(Double(peak)) : nil),
+        require(channel.samplePeakDBFS == (peak > 0 ? 20 * log10(Double(peak)) : nil),
                 "channel \(c): peak \(String(describing: channel.samplePeakDBFS)) dBFS, recount \(peak)")
         require(channel.dcOffset.isFinite && abs(channel.dcOffset * Double(frames) - sum) <= 1e-4 * magnitudes,
                 "channel \(c): DC \(channel.dcOffset), recount \(sum / Double(max(1, frames)))")

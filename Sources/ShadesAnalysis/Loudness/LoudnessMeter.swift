@@ -26,22 +26,22 @@ import ShadesPlatform
 /// Not thread-safe: feed one meter from one thread at a time.
 public final class LoudnessMeter {
     /// Channels per frame.
-    public let channelCount: Int
+    package let channelCount: Int
     /// Sample rate in Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// Whether a single channel counts twice (EBU dual mono).
-    public let dualMono: Bool
+    package let dualMono: Bool
     /// Whether true peak is measured (4× oversampling below 96 kHz, 2× below 192 kHz).
-    public let measuresTruePeak: Bool
+    package let measuresTruePeak: Bool
     /// Frames added so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
 
     private var state: UnsafeMutablePointer<ebur128_state>?
     /// Interleaving space for planar input, grown on demand.
     private var scratch = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
 
     /// Largest channel count accepted.
-    public static let maximumChannelCount = 64
+    package static let maximumChannelCount = 64
 
     /// - Parameters:
     ///   - channelCount: channels per frame, 1 … 64.
@@ -161,7 +161,7 @@ public final class LoudnessMeter {
 
     /// Gain in dB that moves `measuredLUFS` to `targetLUFS` (loudness scales 1 LU per dB of gain, apart
     /// from blocks crossing the −70 LUFS absolute gate).
-    public static func gainToReach(targetLUFS: Double, measuredLUFS: Double) -> Double {
+    package static func gainToReach(targetLUFS: Double, measuredLUFS: Double) -> Double {
         targetLUFS - measuredLUFS
     }
 

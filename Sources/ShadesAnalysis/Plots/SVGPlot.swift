@@ -1,17 +1,17 @@
 import ShadesPlatform
 
 /// One curve of a ``LinePlot``: points in data units joined by straight lines.
-public struct PlotSeries: Sendable {
+package struct PlotSeries: Sendable {
     /// Shown in the legend (the legend appears when a plot has more than one series).
-    public var name: String
+    package var name: String
     /// Points in data units, in drawing order. A NaN coordinate, an infinite x, or x ≤ 0 on a logarithmic
     /// axis breaks the line; y = ±∞ runs to the edge of the plot; anything outside the axes is clipped.
-    public var points: [(x: Double, y: Double)]
+    package var points: [(x: Double, y: Double)]
     /// Stroke colour: any SVG colour, e.g. `"#1f5fa8"`.
-    public var colour: String
-    public var dashed: Bool
+    package var colour: String
+    package var dashed: Bool
 
-    public init(name: String, points: [(x: Double, y: Double)], colour: String = PlotSeries.palette[0], dashed: Bool = false) {
+    package init(name: String, points: [(x: Double, y: Double)], colour: String = PlotSeries.palette[0], dashed: Bool = false) {
         self.name = name
         self.points = points
         self.colour = colour
@@ -19,24 +19,24 @@ public struct PlotSeries: Sendable {
     }
 
     /// A series from parallel arrays of x and y values (extra values in the longer array are ignored).
-    public init(name: String, x: [Double], y: [Double], colour: String = PlotSeries.palette[0], dashed: Bool = false) {
+    package init(name: String, x: [Double], y: [Double], colour: String = PlotSeries.palette[0], dashed: Bool = false) {
         self.init(name: name, points: zip(x, y).map { (x: $0, y: $1) }, colour: colour, dashed: dashed)
     }
 
     /// Colours that stay distinct in print and for the common colour-vision deficiencies.
-    public static let palette = ["#1f5fa8", "#c8402a", "#2a8a3e", "#7a4fb0", "#b8860b"]
+    package static let palette = ["#1f5fa8", "#c8402a", "#2a8a3e", "#7a4fb0", "#b8860b"]
 }
 
 /// One axis of a ``LinePlot``.
-public struct PlotAxis: Sendable {
+package struct PlotAxis: Sendable {
     /// The quantity and its unit, e.g. `"Frequency (Hz)"`.
-    public var label: String
+    package var label: String
     /// Data units; nil fits the data (rounded out to tick values).
-    public var range: ClosedRange<Double>?
+    package var range: ClosedRange<Double>?
     /// Log10 scale with 1-2-5 ticks labelled 20, 50, 100, … 1k, 2k; needs a positive range.
-    public var logarithmic: Bool
+    package var logarithmic: Bool
 
-    public init(label: String, range: ClosedRange<Double>? = nil, logarithmic: Bool = false) {
+    package init(label: String, range: ClosedRange<Double>? = nil, logarithmic: Bool = false) {
         self.label = label
         self.range = range
         self.logarithmic = logarithmic
@@ -47,17 +47,17 @@ public struct PlotAxis: Sendable {
 ///
 /// The SVG is self-contained (no fonts, scripts, style sheets or ids), scales to its container's width
 /// through its viewBox, and can be inlined in HTML (`svg(standalone: false)`).
-public struct LinePlot: Sendable {
-    public var title: String
-    public var xAxis: PlotAxis
-    public var yAxis: PlotAxis
-    public var series: [PlotSeries]
+package struct LinePlot: Sendable {
+    package var title: String
+    package var xAxis: PlotAxis
+    package var yAxis: PlotAxis
+    package var series: [PlotSeries]
     /// Shaded spans of x (data units), e.g. a notch band; the label is written at the top of the span.
-    public var bands: [(from: Double, to: Double, label: String)]
+    package var bands: [(from: Double, to: Double, label: String)]
     /// Size of the drawing (the viewBox) in CSS px; text sizes are relative to it.
-    public var size: (width: Double, height: Double)
+    package var size: (width: Double, height: Double)
 
-    public init(title: String, xAxis: PlotAxis, yAxis: PlotAxis, series: [PlotSeries],
+    package init(title: String, xAxis: PlotAxis, yAxis: PlotAxis, series: [PlotSeries],
                 bands: [(from: Double, to: Double, label: String)] = [],
                 size: (width: Double, height: Double) = (720, 405)) {
         self.title = title
@@ -70,7 +70,7 @@ public struct LinePlot: Sendable {
 
     /// The plot as SVG text. `standalone` adds the XML declaration for an `.svg` file; leave it out to
     /// inline the plot in an HTML page.
-    public func svg(standalone: Bool = true) -> String {
+    package func svg(standalone: Bool = true) -> String {
         let width = size.width.isFinite ? max(size.width, 200) : 720
         let height = size.height.isFinite ? max(size.height, 150) : 405
         let xRange = Self.resolvedRange(xAxis, values: series.flatMap { $0.points.map(\.x) }, padded: false)

@@ -2,19 +2,19 @@ import ShadesDSP
 import ShadesPlatform
 
 /// Ready-made plots of measurements: spectra on a log frequency axis and notch transfer functions.
-public enum SpectrumPlot {
+package enum SpectrumPlot {
     /// Most points a curve gets: enough for a smooth line at any screen width, small enough to embed.
-    public static let maxPoints = 600
+    package static let maxPoints = 600
     /// Lowest frequency plotted, in Hz.
-    public static let lowestHz = 20.0
+    package static let lowestHz = 20.0
     /// Highest frequency plotted (when the Nyquist frequency allows), in Hz.
-    public static let highestHz = 20_000.0
+    package static let highestHz = 20_000.0
 
     /// Power spectral density in dB re FS²/Hz from 20 Hz to min(20 kHz, Nyquist), bins averaged (in power)
     /// into at most ``maxPoints`` log-spaced points.
     /// - Parameter idealSlopeDBPerOctave: adds the ideal straight line (e.g. −3.01 for pink noise) at the
     ///   mean level of the measured curve.
-    public static func spectrum(_ spectrum: PowerSpectrum, title: String, sampleRate: Double,
+    package static func spectrum(_ spectrum: PowerSpectrum, title: String, sampleRate: Double,
                                 idealSlopeDBPerOctave: Double? = nil) -> LinePlot {
         let top = max(min(highestHz, sampleRate / 2), 2 * lowestHz)
         let points = logAveraged(spectrum, from: lowestHz, to: top, count: maxPoints)
@@ -36,7 +36,7 @@ public enum SpectrumPlot {
 
     /// Third-octave band levels in dB re FS² (mean square), drawn as steps across each band, for the
     /// bands from 20 Hz (nominal; 19.95 Hz exact) to min(20 kHz, Nyquist).
-    public static func thirdOctaveLevels(_ spectrum: PowerSpectrum, title: String, sampleRate: Double) -> LinePlot {
+    package static func thirdOctaveLevels(_ spectrum: PowerSpectrum, title: String, sampleRate: Double) -> LinePlot {
         let bands = ThirdOctaveBand.bands(centredIn: lowestHz * 0.99...min(highestHz, sampleRate / 2))
             .filter { $0.upperEdgeHz <= sampleRate / 2 }
         let points = bands.flatMap { band in
@@ -52,7 +52,7 @@ public enum SpectrumPlot {
 
     /// A filter's magnitude response in dB with the notch band `notchFromHz`…`toHz` shaded. Long curves are
     /// thinned to the lowest and highest point per log-spaced slot, so the notch depth survives.
-    public static func transferFunction(frequenciesHz: [Double], magnitudeDB: [Double], notchFromHz: Double, toHz: Double,
+    package static func transferFunction(frequenciesHz: [Double], magnitudeDB: [Double], notchFromHz: Double, toHz: Double,
                                         title: String) -> LinePlot {
         let frequencies = frequenciesHz.filter { $0 > 0 && $0.isFinite }
         let low = max(frequencies.min() ?? lowestHz, lowestHz)

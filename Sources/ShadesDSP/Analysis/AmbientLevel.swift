@@ -16,12 +16,12 @@ import ShadesPlatform
 /// A plain bilinear design is 1.2 dB low at 10 kHz and 6.2 dB low at 16 kHz at 48 kHz (still inside the
 /// class 1 limits, but far off the curve); this one stays within about 0.06 dB of the analog curve up to
 /// 16 kHz and 0.15 dB at 20 kHz at 48 kHz (0.12 and 0.32 dB at 44.1 kHz).
-public enum AWeighting {
+package enum AWeighting {
     /// Pole frequencies in Hz (IEC 61672-1 Annex E): f₁ and f₄ are double poles.
-    public static let f1Hz = 20.598997, f2Hz = 107.65265, f3Hz = 737.86223, f4Hz = 12194.217
+    package static let f1Hz = 20.598997, f2Hz = 107.65265, f3Hz = 737.86223, f4Hz = 12194.217
 
     /// The analog A-weighting response in dB at `frequencyHz` (> 0), exactly 0 dB at 1 kHz.
-    public static func analogResponseDB(frequencyHz: Double) -> Double {
+    package static func analogResponseDB(frequencyHz: Double) -> Double {
         analogLevelDB(frequencyHz) - analogLevelDB(1000)
     }
 
@@ -33,14 +33,14 @@ public enum AWeighting {
     }
 
     /// The response in dB at `frequencyHz` of ``sections(sampleRate:)``.
-    public static func responseDB(frequencyHz: Double, sampleRate: Double) -> Double {
+    package static func responseDB(frequencyHz: Double, sampleRate: Double) -> Double {
         Decibels.fromAmplitude(IIRCascade(sections: sections(sampleRate: sampleRate))
             .magnitude(omega: 2 * Double.pi * frequencyHz / sampleRate))
     }
 
     /// The digital A-weighting filter at `sampleRate` Hz (8,000 … 192,000): three second-order
     /// sections, 0 dB at 1 kHz.
-    public static func sections(sampleRate fs: Double) -> [IIRSection] {
+    package static func sections(sampleRate fs: Double) -> [IIRSection] {
         let k = 2 * fs
         // Bilinear s²/((s + ωa)(s + ωb)).
         func highPass(_ fa: Double, _ fb: Double) -> IIRSection {
@@ -176,21 +176,21 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
 }
 
 /// Daily noise dose after NIOSH (1998): 85 dBA for 8 hours, 3 dB exchange rate.
-public enum NoiseDose {
+package enum NoiseDose {
     /// Recommended exposure limit in dBA for the criterion time.
-    public static let nioshCriterionDBA = 85.0
+    package static let nioshCriterionDBA = 85.0
     /// Criterion time in seconds (8 h).
-    public static let nioshCriterionSeconds = 8.0 * 3600
+    package static let nioshCriterionSeconds = 8.0 * 3600
     /// Level change in dB that halves the permissible time.
-    public static let nioshExchangeRateDB = 3.0
+    package static let nioshExchangeRateDB = 3.0
 
     /// Permissible daily time in seconds at `levelDBA` (dB(A) SPL): T = 8 h / 2^((L − 85)/3).
-    public static func nioshPermissibleSeconds(levelDBA: Double) -> Double {
+    package static func nioshPermissibleSeconds(levelDBA: Double) -> Double {
         nioshCriterionSeconds / pow(2, (levelDBA - nioshCriterionDBA) / nioshExchangeRateDB)
     }
 
     /// Daily dose in percent for `listeningSeconds` at `levelDBA`: 100 % uses up the day's allowance.
-    public static func nioshPercent(levelDBA: Double, listeningSeconds: Double) -> Double {
+    package static func nioshPercent(levelDBA: Double, listeningSeconds: Double) -> Double {
         100 * listeningSeconds / nioshPermissibleSeconds(levelDBA: levelDBA)
     }
 }
@@ -208,12 +208,12 @@ public enum NoiseDose {
 /// of 48 kHz stereo here).
 public struct AmbientLevel: Sendable {
     /// "F" (fast) time constant in seconds.
-    public static let fastTimeConstantSeconds = 0.125
+    package static let fastTimeConstantSeconds = 0.125
 
-    public let sampleRate: Double
-    public let channelCount: Int
+    package let sampleRate: Double
+    package let channelCount: Int
     /// Frames added so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
 
     /// Per section b0, b1, b2, −a1, −a2 (three A-weighting sections), then α and 1 − α of the F weighting.
     private let coefficients: [Double]
@@ -316,7 +316,7 @@ public struct AmbientReport: Codable, Sendable, Equatable {
     /// Listening time in seconds that reaches 100 % NIOSH dose at `laeqDBA` (needs a calibration).
     public let allowedListeningSeconds: Double?
 
-    public init(sampleRate: Double, durationSeconds: Double, laeqDBFSPerChannel: [Double?], lafmaxDBFSPerChannel: [Double?],
+    package init(sampleRate: Double, durationSeconds: Double, laeqDBFSPerChannel: [Double?], lafmaxDBFSPerChannel: [Double?],
                 calibration: SPLCalibration?, listeningSeconds: Double?) {
         self.sampleRate = sampleRate
         self.durationSeconds = durationSeconds

@@ -10,9 +10,9 @@ public struct LevelStatistics: Sendable {
     public static let clipThreshold: Float = 1 - 1.0 / 32768
 
     /// Channels per frame.
-    public let channelCount: Int
+    package let channelCount: Int
     /// Frames added so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     private var sums: [Double]
     private var sumsOfSquares: [Double]
     private var peaks: [Float]

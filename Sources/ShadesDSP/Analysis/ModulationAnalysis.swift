@@ -44,7 +44,7 @@ public enum ModulationAnalysis {
 
     /// Default carrier band: 500 Hz to 0.4 × the sample rate (skirts from 250 Hz and up to Nyquist).
     /// A tone carrier below about 550 Hz needs a band of its own (e.g. half to twice its frequency).
-    public static func defaultCarrierBandHz(sampleRate: Double) -> ClosedRange<Double> {
+    package static func defaultCarrierBandHz(sampleRate: Double) -> ClosedRange<Double> {
         500...(0.4 * sampleRate)
     }
 

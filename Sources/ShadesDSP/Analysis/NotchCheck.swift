@@ -65,16 +65,16 @@ public struct NotchCheckReport: Sendable, Codable, Equatable {
 /// Memory: 2 × 10 s of samples until the lag is known, then the FIFO and one segment per signal.
 public struct NotchCheckAccumulator: Sendable {
     /// Sample rate in Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// The notch to check; nil to find it from the transfer curve.
-    public let band: OctaveBand?
+    package let band: OctaveBand?
     /// Frames added so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
 
     /// Seconds at the start of the signals searched for the lag (lags up to this long are found).
-    public static let lagSearchSeconds = 10.0
+    package static let lagSearchSeconds = 10.0
     /// Fewest aligned frames ``result()`` accepts.
-    public static let minimumFrameCount = 16
+    package static let minimumFrameCount = 16
 
     private let segmentLength: Int
     private let window: [Float]

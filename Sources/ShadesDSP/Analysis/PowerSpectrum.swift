@@ -8,7 +8,7 @@ public struct PowerSpectrum: Sendable {
     public let density: [Double]
 
     /// A spectrum from its parts (e.g. the average of several channels' spectra).
-    public init(binWidthHz: Double, density: [Double]) {
+    package init(binWidthHz: Double, density: [Double]) {
         self.binWidthHz = binWidthHz
         self.density = density
     }
@@ -58,30 +58,30 @@ public struct PowerSpectrum: Sendable {
 }
 
 /// Third-octave bands (IEC 61260, base 10): centre 1000·10^(n/10) Hz, edges centre·10^(±1/20).
-public struct ThirdOctaveBand: Sendable, Equatable {
+package struct ThirdOctaveBand: Sendable, Equatable {
     /// Exact (not nominal) centre frequency, in Hz.
-    public let centreHz: Double
-    public var lowerEdgeHz: Double { centreHz * pow(10, -0.05) }
-    public var upperEdgeHz: Double { centreHz * pow(10, 0.05) }
+    package let centreHz: Double
+    package var lowerEdgeHz: Double { centreHz * pow(10, -0.05) }
+    package var upperEdgeHz: Double { centreHz * pow(10, 0.05) }
 
     /// The bands whose nominal centres lie in `range` (Hz), e.g. 20…20,000 gives the 31 audio bands
     /// (the exact centre of the "20 Hz" band is 19.95 Hz; bands are 26 % apart, so ±2 % is unambiguous).
-    public static func bands(centredIn range: ClosedRange<Double>) -> [ThirdOctaveBand] {
+    package static func bands(centredIn range: ClosedRange<Double>) -> [ThirdOctaveBand] {
         (-20...20).map { ThirdOctaveBand(centreHz: 1000 * pow(10, Double($0) / 10)) }
             .filter { $0.centreHz * 1.02 >= range.lowerBound && $0.centreHz / 1.02 <= range.upperBound }
     }
 }
 
 /// How far measured band powers stray from an ideal f^−β line, with the offset fitted.
-public enum SpectralSlopeCheck {
+package enum SpectralSlopeCheck {
     /// Power of f^−β integrated over [lower, upper] (any scale).
-    public static func idealBandPower(beta: Double, lowerHz: Double, upperHz: Double) -> Double {
+    package static func idealBandPower(beta: Double, lowerHz: Double, upperHz: Double) -> Double {
         if abs(beta - 1) < 1e-12 { return log(upperHz / lowerHz) }
         return (pow(upperHz, 1 - beta) - pow(lowerHz, 1 - beta)) / (1 - beta)
     }
 
     /// Per band: measured minus ideal level in dB, after removing the mean difference (fitted offset).
-    public static func deviations(of spectrum: PowerSpectrum, beta: Double, bands: [ThirdOctaveBand]) -> [Double] {
+    package static func deviations(of spectrum: PowerSpectrum, beta: Double, bands: [ThirdOctaveBand]) -> [Double] {
         let raw = bands.map { band in
             Decibels.fromPower(spectrum.bandPower(from: band.lowerEdgeHz, to: band.upperEdgeHz))
                 - Decibels.fromPower(idealBandPower(beta: beta, lowerHz: band.lowerEdgeHz, upperHz: band.upperEdgeHz))

@@ -38,12 +38,12 @@ public struct SeamReport: Sendable, Codable, Equatable {
 /// About 1.3 ns per sample (10 minutes of stereo 48 kHz in 0.08 s on one core).
 public struct SeamAccumulator: Sendable {
     /// Percentile (0 … 100) both seam differences must stay below to be seamless.
-    public static let seamlessPercentile = 99.9
+    package static let seamlessPercentile = 99.9
     /// Fewest frames ``result()`` accepts.
-    public static let minimumFrameCount = 4
+    package static let minimumFrameCount = 4
 
     /// Frames added so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     private var head: (Float, Float) = (0, 0)      // x[0], x[1]
     private var tail: (Float, Float) = (0, 0)      // x[N−2], x[N−1]
     private var firstCounts: [UInt64]

@@ -18,16 +18,16 @@ import ShadesPlatform
 /// 65,536-point real FFT per 32,768 frames: 10 minutes of stereo 48 kHz in 0.22 s on one core.
 public struct SpectrumAccumulator: Sendable {
     /// Sample rate in Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// Segment length in frames (a power of two).
-    public var segmentLength: Int { queue.length }
+    package var segmentLength: Int { queue.length }
     /// Frames added so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     /// Whole segments analysed so far.
-    public private(set) var segmentCount = 0
+    package private(set) var segmentCount = 0
 
     /// Fewest frames ``result()`` accepts.
-    public static let minimumFrameCount = 16
+    package static let minimumFrameCount = 16
 
     private var queue: HalfOverlapQueue
     private let window: [Float]
@@ -56,7 +56,7 @@ public struct SpectrumAccumulator: Sendable {
 
     /// The segment length for `sampleRate`: the power of two nearest rate / 0.732 Hz, so the resolution
     /// stays near 0.73 Hz (65,536 at 44.1 and 48 kHz, 131,072 at 96 kHz, 8,192 at 8 kHz).
-    public static func segmentLength(sampleRate: Double) -> Int {
+    package static func segmentLength(sampleRate: Double) -> Int {
         let exponent = log2(65_536 * sampleRate / 48_000).rounded()
         return 1 << Int(min(22, max(8, exponent)))
     }
@@ -177,7 +177,7 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
     public let largestIdealDeviationDB: Double?
 
     /// Level given to bands with no power at all, in dB.
-    public static let levelFloorDB = -300.0
+    package static let levelFloorDB = -300.0
 
     /// - Parameters:
     ///   - spectrum: a one-sided PSD (e.g. ``SpectrumAccumulator/result()``, or the channels' average).
@@ -225,7 +225,7 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
     }
 
     /// β for a PSD slope (slope / −3.0103 dB per octave) and the named colour nearest it.
-    public static func nearestNamedColour(slopeDecibelsPerOctave slope: Double) -> (beta: Double, name: String, colour: NoiseColour) {
+    package static func nearestNamedColour(slopeDecibelsPerOctave slope: Double) -> (beta: Double, name: String, colour: NoiseColour) {
         let beta = slope / NoiseColour.pink.slopeDecibelsPerOctave
         let nearest = NoiseColour.named.min { abs($0.colour.beta - beta) < abs($1.colour.beta - beta) }!
         return (beta, nearest.name, nearest.colour)

@@ -38,9 +38,9 @@ public struct ToneEstimate: Sendable, Equatable, Codable {
 /// About 2 ms per second of 48 kHz audio analysed (21 ms for 10 s, 0.14 s for 10 s at 192 kHz).
 public enum ToneAnalysis {
     /// The longest span analysed, in seconds: the first 10 s of a longer input.
-    public static let maximumSeconds = 10.0
+    package static let maximumSeconds = 10.0
     /// Fewest frames accepted.
-    public static let minimumFrameCount = 256
+    package static let minimumFrameCount = 256
 
     /// Fits a sinusoid to the first ``maximumSeconds`` of `samples` (one channel).
     ///

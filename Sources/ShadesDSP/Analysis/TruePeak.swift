@@ -9,7 +9,7 @@ import ShadesPlatform
 /// analysis.
 public struct TruePeakMeter: Sendable {
     /// Oversampling factor used at this rate.
-    public let factor: Int
+    package let factor: Int
     private let taps: [Float]            // [phase · length + t], tap t applies to x[n − t]
     private let length: Int              // taps per phase
     private var history: [Float]         // the last length − 1 inputs
@@ -19,7 +19,7 @@ public struct TruePeakMeter: Sendable {
     private let interpolationBound: Float
 
     /// Taps of the prototype filter (libebur128: 49).
-    public static let taps = 49
+    package static let taps = 49
 
     public init(sampleRate: Double) {
         factor = sampleRate < 96_000 ? 4 : (sampleRate < 192_000 ? 2 : 1)

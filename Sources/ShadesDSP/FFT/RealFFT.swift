@@ -8,11 +8,11 @@ private let planningLock = PosixLock()
 /// The only place that calls FFTW. `forward()` transforms ``withSignal(_:)``'s samples into
 /// ``withSpectrum(_:)``'s bins; `inverse()` goes back (unnormalised, as FFTW: the result is `size` times
 /// the input) and overwrites the spectrum. The spectrum is interleaved (re, im) for bins 0…size/2.
-public final class RealFFT: @unchecked Sendable {
+package final class RealFFT: @unchecked Sendable {
     /// Transform length in samples.
-    public let size: Int
+    package let size: Int
     /// Bins in the spectrum (size/2 + 1).
-    public var binCount: Int { size / 2 + 1 }
+    package var binCount: Int { size / 2 + 1 }
     private let signal: UnsafeMutablePointer<Float>
     private let spectrum: UnsafeMutablePointer<fftwf_complex>
     private let forwardPlan: fftwf_plan
@@ -20,7 +20,7 @@ public final class RealFFT: @unchecked Sendable {
 
     /// Plans transforms of `size` samples. `measure` spends time finding the fastest plan (worth it for
     /// transforms run many times).
-    public init(size: Int, measure: Bool = false) {
+    package init(size: Int, measure: Bool = false) {
         precondition(size >= 2, "FFT size must be at least 2")
         self.size = size
         let signal = fftwf_alloc_real(size)!
@@ -48,22 +48,22 @@ public final class RealFFT: @unchecked Sendable {
     }
 
     /// Lends the time-domain buffer (`size` samples).
-    public func withSignal<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withSignal<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
         try body(UnsafeMutableBufferPointer(start: signal, count: size))
     }
 
     /// Lends the spectrum as interleaved (re, im) Floats, 2 × ``binCount`` of them.
-    public func withSpectrum<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withSpectrum<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
         let floats = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Float.self)
         return try body(UnsafeMutableBufferPointer(start: floats, count: 2 * binCount))
     }
 
     /// Signal → spectrum.
-    public func forward() { fftwf_execute(forwardPlan) }
+    package func forward() { fftwf_execute(forwardPlan) }
 
     /// Adds each bin's power |X[k]|² (in Double) to `sums[k]`, k = 0 … size/2: periodograms and their
     /// Welch sums.
-    public func addBinPowers(to sums: inout [Double]) {
+    package func addBinPowers(to sums: inout [Double]) {
         precondition(sums.count == binCount, "one sum per bin")
         withSpectrum { bins in
             for k in 0..<binCount {
@@ -74,5 +74,5 @@ public final class RealFFT: @unchecked Sendable {
     }
 
     /// Spectrum → signal (unnormalised); the spectrum is destroyed.
-    public func inverse() { fftwf_execute(inversePlan) }
+    package func inverse() { fftwf_execute(inversePlan) }
 }

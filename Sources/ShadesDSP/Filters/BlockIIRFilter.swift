@@ -7,13 +7,13 @@
 /// (real modes) or a 2×2 rotation (complex pairs in neighbouring lanes), so the only matrix products are
 /// the input and output maps. The block matrices are obtained by simulating the Double modal system, so
 /// the kernel is the cascade to Float precision.
-public final class BlockIIRFilter {
+package final class BlockIIRFilter {
     /// Samples per step.
-    public static let blockFrames = 8
+    package static let blockFrames = 8
     /// Samples per step when a call's count is a multiple of it (noise chunks are).
     static let wideFrames = 16
     /// Most states the kernel holds.
-    public static let maximumStates = 16
+    package static let maximumStates = 16
 
     private var stateDiagonal = SIMD16<Float>()   // A⁸ on the diagonal
     private var statePartner = SIMD16<Float>()    // A⁸ between the lanes of a complex pair
@@ -30,7 +30,7 @@ public final class BlockIIRFilter {
     private let stateCount: Int
 
     /// Builds the block matrices of `cascade` (whose modal form must have at most 16 states).
-    public init(cascade: IIRCascade) {
+    package init(cascade: IIRCascade) {
         let system = ModalSystem(sections: cascade.sections)
         let n = system.stateCount
         precondition(n <= Self.maximumStates, "block IIR holds at most 16 states")
@@ -91,13 +91,13 @@ public final class BlockIIRFilter {
     }
 
     /// Clears the filter state.
-    public func reset() { state = .zero }
+    package func reset() { state = .zero }
 
     /// The modal states between calls (unused lanes are 0), for tests that inspect a long stream.
     package var stateValues: [Float] { (0..<Self.maximumStates).map { state[$0] } }
 
     /// Filters `samples` in place; the count must be a multiple of 8 (the C kernels `block_iir_*`).
-    public func process(_ samples: UnsafeMutableBufferPointer<Float>) {
+    package func process(_ samples: UnsafeMutableBufferPointer<Float>) {
         precondition(samples.count % Self.blockFrames == 0, "block IIR processes whole groups of 8")
         guard let base = samples.baseAddress else { return }
         let n = samples.count

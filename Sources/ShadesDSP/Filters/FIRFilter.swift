@@ -1,14 +1,14 @@
 /// A short FIR filter run in Float over chunks, keeping its history between calls.
-public final class FIRFilter {
+package final class FIRFilter {
     /// Coefficients, first tap applies to the newest sample.
-    public let taps: [Float]
+    package let taps: [Float]
     private let history: Int
     private let capacity: Int
     private let work: UnsafeMutablePointer<Float>   // history followed by the current input
     private let coefficients: UnsafeMutablePointer<Float>
 
     /// A filter for inputs of at most `maximumFrames` per call.
-    public init(taps: [Float], maximumFrames: Int) {
+    package init(taps: [Float], maximumFrames: Int) {
         precondition(!taps.isEmpty)
         self.taps = taps
         history = taps.count - 1
@@ -29,7 +29,7 @@ public final class FIRFilter {
     package var historyValues: [Float] { Array(UnsafeBufferPointer(start: work, count: history)) }
 
     /// Filters `samples` in place (at most `maximumFrames`, a multiple of 8).
-    public func process(_ samples: UnsafeMutableBufferPointer<Float>) {
+    package func process(_ samples: UnsafeMutableBufferPointer<Float>) {
         let n = samples.count
         precondition(n + history + 8 <= capacity && n % 8 == 0)
         guard let base = samples.baseAddress else { return }

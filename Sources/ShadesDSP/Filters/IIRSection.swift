@@ -3,23 +3,23 @@ import ShadesPlatform
 /// One IIR section H(z) = (b0 + b1·z⁻¹ + b2·z⁻²) / (1 + a1·z⁻¹ + a2·z⁻²), coefficients in Double.
 ///
 /// A first-order section has `b2 == 0` and `a2 == 0` and keeps one state instead of two.
-public struct IIRSection: Sendable, Equatable {
-    public var b0: Double, b1: Double, b2: Double, a1: Double, a2: Double
+package struct IIRSection: Sendable, Equatable {
+    package var b0: Double, b1: Double, b2: Double, a1: Double, a2: Double
 
-    public init(b0: Double, b1: Double, b2: Double = 0, a1: Double, a2: Double = 0) {
+    package init(b0: Double, b1: Double, b2: Double = 0, a1: Double, a2: Double = 0) {
         (self.b0, self.b1, self.b2, self.a1, self.a2) = (b0, b1, b2, a1, a2)
     }
 
     /// States the section keeps (1 or 2).
-    public var order: Int { (b2 == 0 && a2 == 0) ? 1 : 2 }
+    package var order: Int { (b2 == 0 && a2 == 0) ? 1 : 2 }
 
     /// (1 − zero·z⁻¹) / (1 − pole·z⁻¹): a real pole and a real zero.
-    public static func poleZero(pole: Double, zero: Double) -> IIRSection {
+    package static func poleZero(pole: Double, zero: Double) -> IIRSection {
         IIRSection(b0: 1, b1: -zero, a1: -pole)
     }
 
     /// Second-order high-pass (RBJ cookbook, bilinear with pre-warping) at `cutoffHz` with quality `q`.
-    public static func highPass(cutoffHz: Double, q: Double, sampleRate: Double) -> IIRSection {
+    package static func highPass(cutoffHz: Double, q: Double, sampleRate: Double) -> IIRSection {
         let w0 = 2 * Double.pi * cutoffHz / sampleRate
         let cw = cos(w0), alpha = sin(w0) / (2 * q)
         let a0 = 1 + alpha
@@ -28,7 +28,7 @@ public struct IIRSection: Sendable, Equatable {
     }
 
     /// Butterworth high-pass of even `order` as cascaded second-order sections.
-    public static func butterworthHighPass(order: Int, cutoffHz: Double, sampleRate: Double) -> [IIRSection] {
+    package static func butterworthHighPass(order: Int, cutoffHz: Double, sampleRate: Double) -> [IIRSection] {
         precondition(order > 0 && order % 2 == 0, "Butterworth order must be even")
         return (0..<order / 2).map { k in
             let theta = Double.pi * Double(2 * k + 1) / Double(2 * order)
@@ -37,7 +37,7 @@ public struct IIRSection: Sendable, Equatable {
     }
 
     /// |H(e^{jω})| at normalised angular frequency ω (radians per sample).
-    public func magnitude(omega: Double) -> Double {
+    package func magnitude(omega: Double) -> Double {
         let c1 = cos(omega), s1 = sin(omega), c2 = cos(2 * omega), s2 = sin(2 * omega)
         let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)
         let dr = 1 + a1 * c1 + a2 * c2, di = -(a1 * s1 + a2 * s2)
@@ -47,21 +47,21 @@ public struct IIRSection: Sendable, Equatable {
 
 /// A cascade of sections run sample by sample in Double: the reference the fast kernels are built from
 /// and checked against (direct form II transposed).
-public struct IIRCascade: Sendable {
-    public let sections: [IIRSection]
+package struct IIRCascade: Sendable {
+    package let sections: [IIRSection]
     /// All section states, one or two per section in order.
-    public var state: [Double]
+    package var state: [Double]
 
-    public init(sections: [IIRSection]) {
+    package init(sections: [IIRSection]) {
         self.sections = sections
         state = [Double](repeating: 0, count: sections.reduce(0) { $0 + $1.order })
     }
 
     /// Total states.
-    public var stateCount: Int { state.count }
+    package var stateCount: Int { state.count }
 
     /// Processes one sample.
-    public mutating func step(_ input: Double) -> Double {
+    package mutating func step(_ input: Double) -> Double {
         var x = input
         var s = 0
         for section in sections {
@@ -80,7 +80,7 @@ public struct IIRCascade: Sendable {
     }
 
     /// |H(e^{jω})| of the whole cascade.
-    public func magnitude(omega: Double) -> Double {
+    package func magnitude(omega: Double) -> Double {
         sections.reduce(1) { $0 * $1.magnitude(omega: omega) }
     }
 }

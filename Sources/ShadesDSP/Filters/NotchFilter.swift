@@ -59,31 +59,31 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     }
 
     /// The stop band.
-    public var band: OctaveBand { OctaveBand(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves) }
+    package var band: OctaveBand { OctaveBand(uncheckedCentreHz: centreHz, widthOctaves: widthOctaves) }
     /// Lower edge of the stop band, centre·2^(−width/2), Hz.
-    public var lowerEdgeHz: Double { band.lowerEdgeHz }
+    package var lowerEdgeHz: Double { band.lowerEdgeHz }
     /// Upper edge of the stop band, centre·2^(width/2), Hz.
-    public var upperEdgeHz: Double { band.upperEdgeHz }
+    package var upperEdgeHz: Double { band.upperEdgeHz }
     /// True when the bands beside the notch are raised.
-    public var isBoosted: Bool { edgeBoostDB > 0 }
+    package var isBoosted: Bool { edgeBoostDB > 0 }
     /// The boosted band below the notch, lowerEdge·2^(−edgeWidth) … lowerEdge, Hz; nil without a boost.
-    public var lowerBoostBandHz: ClosedRange<Double>? {
+    package var lowerBoostBandHz: ClosedRange<Double>? {
         isBoosted ? lowerEdgeHz * pow(2, -edgeWidthOctaves)...lowerEdgeHz : nil
     }
     /// The boosted band above the notch, upperEdge … upperEdge·2^(edgeWidth), Hz; nil without a boost.
-    public var upperBoostBandHz: ClosedRange<Double>? {
+    package var upperBoostBandHz: ClosedRange<Double>? {
         isBoosted ? upperEdgeHz...upperEdgeHz * pow(2, edgeWidthOctaves) : nil
     }
     /// Where the specified depth holds: the stop band less its outer 1/24 octave at each edge, Hz; nil for
     /// notches of 1/12 octave or less, which have no such band.
-    public var innerStopBandHz: ClosedRange<Double>? {
+    package var innerStopBandHz: ClosedRange<Double>? {
         let low = lowerEdgeHz * pow(2, NotchDesign.stopBandInsetOctaves)
         let high = upperEdgeHz * pow(2, -NotchDesign.stopBandInsetOctaves)
         return low < high ? low...high : nil
     }
     /// Everything the notch changes, Hz: from 1/12 octave below the lowest edge (of the boosted band, if
     /// any) to 1/12 octave above the highest. Outside it the response is flat (±0.05 dB).
-    public var affectedRangeHz: ClosedRange<Double> {
+    package var affectedRangeHz: ClosedRange<Double> {
         let octaves = widthOctaves / 2 + (isBoosted ? edgeWidthOctaves : 0) + NotchDesign.guardOctaves
         return centreHz * pow(2, -octaves)...centreHz * pow(2, octaves)
     }
@@ -104,7 +104,7 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     /// ``allowedCentresHz(sampleRate:)``; ``ParameterID/notchWidth`` outside (0, 3] octaves;
     /// ``ParameterID/edgeBoost`` outside 0 … 30 dB; ``ParameterID/edgeWidth`` outside (0, 3] octaves
     /// (checked with or without a boost).
-    public func validate(sampleRate: Double) throws(ShadesError) {
+    package func validate(sampleRate: Double) throws(ShadesError) {
         try Parameter.notchCentre.check(centreHz)
         try Parameter.notchWidth.check(widthOctaves)
         try Parameter.edgeBoost.check(edgeBoostDB)
@@ -164,39 +164,39 @@ public struct NotchDesign: Sendable {
     /// The notches, as given (none: the identity, one tap).
     public let notches: [NotchSpec]
     /// Taps h[0] (centre) … h[M]; h[−m] = h[m]. Passband gain 1.
-    public let halfTaps: [Double]
+    package let halfTaps: [Double]
     /// Kaiser design attenuation A in dB: 110 + the ideal response's peak in dB (the largest boost; the
     /// sum where boosts of two notches overlap).
     public let attenuationDB: Double
     /// Width of every transition in Hz: the window's, centred on each step of the ideal response (0 for
     /// the identity).
-    public let transitionHz: Double
+    package let transitionHz: Double
     /// True when the kernel hit ``maximumHalfLength`` and ``transitionHz`` is wider than the spec allows.
-    public let isLengthCapped: Bool
+    package let isLengthCapped: Bool
     /// Steps of the ideal response: at `frequencyHz` the gain changes by `change`, going up in frequency.
     let steps: [(frequencyHz: Double, change: Double)]
 
     /// Attenuation asked across each inner stop band, dB.
-    public static let specifiedDepthDB = 100.0
+    package static let specifiedDepthDB = 100.0
     /// Margin of the design over ``specifiedDepthDB``, dB.
-    public static let marginDB = 10.0
+    package static let marginDB = 10.0
     /// The stop band edges are specified this far inside the band edges, octaves.
-    public static let stopBandInsetOctaves = 1.0 / 24
+    package static let stopBandInsetOctaves = 1.0 / 24
     /// The passband starts this far outside the band edges (and outside boosted bands), octaves.
-    public static let guardOctaves = 1.0 / 12
+    package static let guardOctaves = 1.0 / 12
     /// Share of the narrowest transition allowance the window's transition takes (the rest is margin).
-    public static let transitionShare = 0.9
+    package static let transitionShare = 0.9
     /// Longest half kernel, M (taps −M … M).
-    public static let maximumHalfLength = 131_072
+    package static let maximumHalfLength = 131_072
     /// Lowest frequency a notch may affect (with its guard), Hz.
-    public static let lowestAffectedHz = 20.0
+    package static let lowestAffectedHz = 20.0
 
     /// M: the kernel runs from −M to M.
-    public var halfLength: Int { halfTaps.count - 1 }
+    package var halfLength: Int { halfTaps.count - 1 }
     /// Taps in the kernel, 2M + 1.
-    public var tapCount: Int { 2 * halfLength + 1 }
+    package var tapCount: Int { 2 * halfLength + 1 }
     /// Group delay of the causal kernel: M frames (half the kernel length).
-    public var groupDelayFrames: Int { halfLength }
+    package var groupDelayFrames: Int { halfLength }
     /// False when the kernel was capped (see ``isLengthCapped``).
     public var meetsSpecification: Bool { !isLengthCapped }
 
@@ -228,7 +228,7 @@ public struct NotchDesign: Sendable {
     /// The ideal (unwindowed) response at `frequencyHz`: the product over the notches of 0 in the stop
     /// band, the boost gain in the boosted bands and 1 elsewhere, with each step in the middle of its
     /// transition allowance.
-    public func idealGain(atFrequency frequencyHz: Double) -> Double {
+    package func idealGain(atFrequency frequencyHz: Double) -> Double {
         var gain = 1.0
         for step in steps where step.frequencyHz <= frequencyHz { gain += step.change }
         return abs(gain) < 1e-12 ? 0 : gain
@@ -261,7 +261,7 @@ public struct NotchDesign: Sendable {
 
     /// FFT size ``NotchFilter`` and ``NotchedSource`` use: ``OverlapSaveFilter/recommendedFFTSize(halfLength:)``
     /// (four times the power of two at or above 2M, at least 4,096).
-    public var fftSize: Int { OverlapSaveFilter.recommendedFFTSize(halfLength: halfLength) }
+    package var fftSize: Int { OverlapSaveFilter.recommendedFFTSize(halfLength: halfLength) }
     /// Delay of a ``NotchFilter``'s output behind its input, in frames: the kernel's ``groupDelayFrames`` M
     /// plus one FFT block (fftSize − 2M).
     public var outputDelayFrames: Int { fftSize - halfLength }
@@ -351,9 +351,9 @@ public final class NotchFilter {
     private var position = 0
 
     /// Transform length in samples.
-    public var fftSize: Int { filter.fftSize }
+    package var fftSize: Int { filter.fftSize }
     /// New samples per FFT block: fftSize − 2M.
-    public var blockFrames: Int { filter.blockFrames }
+    package var blockFrames: Int { filter.blockFrames }
     /// Delay of the output behind the input, in frames: M + ``blockFrames``.
     public var outputDelayFrames: Int { design.outputDelayFrames }
 
@@ -366,7 +366,7 @@ public final class NotchFilter {
 
     /// A filter with `other`'s design and response (shared, not recomputed) and its own state, e.g. for
     /// the other ear.
-    public init(sharingResponseOf other: NotchFilter) {
+    package init(sharingResponseOf other: NotchFilter) {
         design = other.design
         filter = OverlapSaveFilter(sharingResponseOf: other.filter)
         (pendingInput, pendingOutput) = Self.allocateBlocks(filter.blockFrames)

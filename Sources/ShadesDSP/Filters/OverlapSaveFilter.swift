@@ -12,13 +12,13 @@
 /// All memory and the FFT plans are made in `init`; `process` allocates nothing and takes no locks.
 /// One filter serves one signal; ``init(sharingResponseOf:)`` makes another with the same response and
 /// its own history (for the other ear).
-public final class OverlapSaveFilter {
+package final class OverlapSaveFilter {
     /// Transform length in samples.
-    public let fftSize: Int
+    package let fftSize: Int
     /// M: taps run from −M to M.
-    public let halfLength: Int
+    package let halfLength: Int
     /// New samples filtered by each call: fftSize − 2M (a multiple of 16).
-    public var blockFrames: Int { fftSize - 2 * halfLength }
+    package var blockFrames: Int { fftSize - 2 * halfLength }
     private let response: BinGains
     private let fft: RealFFT
     private let history: UnsafeMutablePointer<Float>   // 2M, oldest first
@@ -31,7 +31,7 @@ public final class OverlapSaveFilter {
     ///   - halfTaps: centre tap first; M = halfTaps.count − 1 must be a multiple of 8 (so blocks are
     ///     whole groups of 16 samples).
     ///   - fftSize: transform length, a power of two above 2M (``recommendedFFTSize(halfLength:)``).
-    public init(halfTaps: [Double], fftSize: Int) {
+    package init(halfTaps: [Double], fftSize: Int) {
         let m = halfTaps.count - 1
         precondition(m >= 0 && m % 8 == 0, "the half length must be a multiple of 8")
         precondition(fftSize > 2 * m && fftSize % 16 == 0, "the FFT must be longer than the kernel")
@@ -58,7 +58,7 @@ public final class OverlapSaveFilter {
     }
 
     /// A filter with `other`'s response and its own history (zero).
-    public init(sharingResponseOf other: OverlapSaveFilter) {
+    package init(sharingResponseOf other: OverlapSaveFilter) {
         fftSize = other.fftSize
         halfLength = other.halfLength
         response = other.response
@@ -72,7 +72,7 @@ public final class OverlapSaveFilter {
     /// Four times the power of two at or above 2M, and at least 4,096: blocks of ¾ of the transform or
     /// more. (Measured here: twice or eight times that size ran within 10 % of it; 4× was fastest for
     /// long kernels.)
-    public static func recommendedFFTSize(halfLength: Int) -> Int {
+    package static func recommendedFFTSize(halfLength: Int) -> Int {
         var span = 1
         while span < 2 * halfLength { span *= 2 }
         return max(4096, 4 * span)
@@ -81,7 +81,7 @@ public final class OverlapSaveFilter {
     /// From now on, sums the Hann-windowed power of every frame the filter transforms (its input, 2M of
     /// overlap): ``inputSpectrum(sampleRate:)`` then costs about one SIMD operation per sample, not an FFT.
     /// Call it before the first sample.
-    public func measureInputSpectrum() {
+    package func measureInputSpectrum() {
         if inputPower == nil { inputPower = FramePowerAccumulator(size: fftSize) }
     }
 
@@ -90,13 +90,13 @@ public final class OverlapSaveFilter {
     /// silence before the first sample, and the onset) counts only when it is the only one; the last
     /// frames hold whatever was fed after the signal (zeros, when flushed), so the density's absolute level
     /// is the frames'. Ratios of band powers are the input's.
-    public func inputSpectrum(sampleRate: Double) -> PowerSpectrum? {
+    package func inputSpectrum(sampleRate: Double) -> PowerSpectrum? {
         inputPower?.spectrum(sampleRate: sampleRate)
     }
 
     /// Lends the 2M most recent input samples, oldest first (all zero after `init`); writing them sets the
     /// past that the next block is filtered against. The buffer must not escape `body`.
-    public func withHistory<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withHistory<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
         try body(UnsafeMutableBufferPointer(start: history, count: 2 * halfLength))
     }
 
@@ -104,7 +104,7 @@ public final class OverlapSaveFilter {
     ///
     /// `input` writes the new samples straight into the FFT frame (the buffer it gets must not escape).
     @inline(__always)
-    public func process(into output: UnsafeMutableBufferPointer<Float>,
+    package func process(into output: UnsafeMutableBufferPointer<Float>,
                         input: (UnsafeMutableBufferPointer<Float>) -> Void) {
         let m = halfLength, n = fftSize, block = n - 2 * m
         precondition(output.count == block, "one block at a time")
@@ -123,7 +123,7 @@ public final class OverlapSaveFilter {
     }
 
     /// Filters ``blockFrames`` samples of `input` into `output` (which may be the same memory).
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         precondition(input.count == blockFrames, "one block at a time")
         process(into: output) { frame in frame.baseAddress!.update(from: input.baseAddress!, count: input.count) }
     }

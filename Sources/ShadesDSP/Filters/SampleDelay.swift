@@ -1,12 +1,12 @@
 /// A delay of a fixed number of frames (a ring buffer): output[i] = input[i − frames], zeros before the
 /// first input. Allocates nothing after `init`; input and output may be the same memory.
-public final class SampleDelay {
+package final class SampleDelay {
     /// The delay, in frames (> 0).
-    public let frames: Int
+    package let frames: Int
     private let ring: UnsafeMutableBufferPointer<Float>
     private var position = 0
 
-    public init(frames: Int) {
+    package init(frames: Int) {
         precondition(frames > 0)
         self.frames = frames
         ring = .allocate(capacity: frames)
@@ -16,7 +16,7 @@ public final class SampleDelay {
     deinit { ring.deallocate() }
 
     /// Delays `input` into `output` (the same count).
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         precondition(input.count == output.count, "input and output must have the same count")
         var p = position
         for i in 0..<input.count {

@@ -19,7 +19,7 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
         case logSpaced = "log-spaced"
 
         /// The four ratios to F, ascending.
-        public var ratios: [Double] {
+        package var ratios: [Double] {
             switch self {
             case .standard: return [0.766, 0.9, 1.1, 1.4]
             case .logSpaced: return (0..<4).map { 0.766 * pow(1.4 / 0.766, Double($0) / 3) }
@@ -58,10 +58,10 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
     }
 
     /// The four tone frequencies in Hz, ascending.
-    public var toneFrequenciesHz: [Double] { toneSet.ratios.map { $0 * tinnitusFrequencyHz } }
+    package var toneFrequenciesHz: [Double] { toneSet.ratios.map { $0 * tinnitusFrequencyHz } }
 
     /// Slot length in seconds: 1 / (4 · cycleRateHz).
-    public var slotSeconds: Double { 1 / (4 * cycleRateHz) }
+    package var slotSeconds: Double { 1 / (4 * cycleRateHz) }
 
     /// Allowed cycle rates, Hz.
     public static let allowedCycleRateHz: ClosedRange<Double> = 0.1...10
@@ -69,7 +69,7 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
     public static let allowedToneGainDB: ClosedRange<Double> = -40...40
 
     /// Checks every parameter at `sampleRate`; the error names the parameter and its allowed range.
-    public func validate(sampleRate: Double) throws(ShadesError) {
+    package func validate(sampleRate: Double) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let highestRatio = toneSet.ratios[3]
         guard tinnitusFrequencyHz.isFinite, tinnitusFrequencyHz > 0,
@@ -116,13 +116,13 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
 /// summed at init); a file of another length is measured by ``SoundGraph``'s usual pass.
 public final class CoordinatedResetSource: AudioSource {
     public let sampleRate: Double
-    public let layout: ChannelLayout
+    package let layout: ChannelLayout
     public var channelCount: Int { layout.outputChannelCount }
-    public let pattern: CoordinatedResetPattern
+    package let pattern: CoordinatedResetPattern
     /// RMS over whole on+off periods, dBFS.
-    public let levelDBFS: Double
+    package let levelDBFS: Double
     /// Peak amplitude of each tone (ascending frequency).
-    public let toneAmplitudes: [Double]
+    package let toneAmplitudes: [Double]
 
     private let radiansPerFrame: SIMD4<Double>
     private let amplitudes: SIMD4<Double>
@@ -178,11 +178,11 @@ public final class CoordinatedResetSource: AudioSource {
     }
 
     /// First frame of slot `k` (slots counted from 0 at frame 0): round(k · rate / (4 · cycleRateHz)).
-    public func onsetFrame(slot k: Int) -> Int { Int((Double(k) * framesPerSlot).rounded()) }
+    package func onsetFrame(slot k: Int) -> Int { Int((Double(k) * framesPerSlot).rounded()) }
 
     /// The tone index (0 … 3, ascending frequency) in each slot of cycle `cycle`, or nil for a silent cycle.
     /// (Allocates: for tests and reports, not the render path.)
-    public func toneOrder(cycle: Int) -> [Int]? {
+    package func toneOrder(cycle: Int) -> [Int]? {
         guard isOnCycle(cycle) else { return nil }
         let order = Self.order(key: orderKey, cycle: cycle)
         return [order[0], order[1], order[2], order[3]]

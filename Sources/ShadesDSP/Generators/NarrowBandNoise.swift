@@ -19,16 +19,16 @@ import ShadesPlatform
 public final class NarrowBandNoiseSource: AudioSource {
     public let sampleRate: Double
     /// Geometric centre of the band, in Hz.
-    public let centreHz: Double
+    package let centreHz: Double
     /// Band width in octaves.
-    public let widthOctaves: Double
+    package let widthOctaves: Double
     /// Band edges in Hz: centre·2^(∓width/2).
-    public let lowerEdgeHz: Double, upperEdgeHz: Double
-    public let layout: ChannelLayout
+    package let lowerEdgeHz: Double, upperEdgeHz: Double
+    package let layout: ChannelLayout
     /// RMS level in dBFS (in expectation).
-    public let levelDBFS: Double
+    package let levelDBFS: Double
     /// Taps of the band-pass FIR (odd; see ``NarrowBandDesign``).
-    public let kernelLength: Int
+    package let kernelLength: Int
     public var channelCount: Int { layout.outputChannelCount }
     private var renderer: ChunkedRenderer<NarrowBandNoiseKernel>
 
@@ -74,7 +74,7 @@ public final class NarrowBandNoiseSource: AudioSource {
     ///
     /// Throws for a rate outside 8,000 … 192,000 Hz; a centre (``ParameterID/frequency``) that is not finite and above
     /// 0; a `width` outside (0, 4] octaves; or a band whose upper edge is at or above Nyquist.
-    public static func validate(centreHz: Double, widthOctaves: Double,
+    package static func validate(centreHz: Double, widthOctaves: Double,
                                 sampleRate: Double) throws(ShadesError) -> (lowerHz: Double, upperHz: Double) {
         try validateSampleRate(sampleRate)
         let nyquist = sampleRate / 2
@@ -132,43 +132,43 @@ struct NarrowBandNoiseKernel: ChunkKernel {
 ///   attenuation right at DC is lost; such bands are outside any use here.)
 /// Examples: 1 kHz ½ octave at 48 kHz 5,681 taps; 250 Hz ⅓ octave 21,425; 12 kHz ½ octave 481;
 /// 125 Hz ⅓ octave at 192 kHz 171,297. Measured: ripple ±0.0008 dB, −81 dB or less from 1/12 octave out.
-public struct NarrowBandDesign: Sendable {
-    public let sampleRate: Double
+package struct NarrowBandDesign: Sendable {
+    package let sampleRate: Double
     /// Band (passband) edges in Hz.
-    public let lowerEdgeHz: Double, upperEdgeHz: Double
+    package let lowerEdgeHz: Double, upperEdgeHz: Double
     /// Width of each transition band, Hz: from a band edge to where the stopband starts.
-    public let transitionHz: Double
+    package let transitionHz: Double
     /// Taps h[0] (centre) … h[M]; h[−m] = h[m]. Unit energy: h[0]² + 2Σ h[m]² = 1, so unit-variance white
     /// noise comes out at unit variance.
-    public let halfTaps: [Double]
+    package let halfTaps: [Double]
     /// True when the kernel hit the length cap and ``transitionHz`` is wider than the spec asks.
-    public let isLengthCapped: Bool
+    package let isLengthCapped: Bool
 
     /// Designed attenuation in the stopbands, dB (the spec asks for 60).
-    public static let stopbandAttenuationDB = 80.0
+    package static let stopbandAttenuationDB = 80.0
     /// The spec's transition allowance outside each band edge, in octaves.
-    public static let transitionOctaves = 1.0 / 12
+    package static let transitionOctaves = 1.0 / 12
     /// Share of that allowance the design uses (the rest is margin).
-    public static let transitionShare = 0.9
+    package static let transitionShare = 0.9
     /// Longest half kernel, M (taps −M … M).
-    public static let maximumHalfLength = 131_072
+    package static let maximumHalfLength = 131_072
 
     /// M: the kernel runs from −M to M.
-    public var halfLength: Int { halfTaps.count - 1 }
+    package var halfLength: Int { halfTaps.count - 1 }
     /// Taps in the kernel, 2M + 1.
-    public var tapCount: Int { 2 * halfLength + 1 }
+    package var tapCount: Int { 2 * halfLength + 1 }
     /// Below this the response is at least ``stopbandAttenuationDB`` down, Hz.
-    public var lowerStopbandEdgeHz: Double { max(0, lowerEdgeHz - transitionHz) }
+    package var lowerStopbandEdgeHz: Double { max(0, lowerEdgeHz - transitionHz) }
     /// Above this (up to Nyquist) the response is at least ``stopbandAttenuationDB`` down, Hz; infinity
     /// when the band is so close to Nyquist that the filter is a high-pass (no upper stopband; the spec's
     /// 1/12-octave point then lies above Nyquist too).
-    public var upperStopbandEdgeHz: Double {
+    package var upperStopbandEdgeHz: Double {
         upperEdgeHz + transitionHz >= sampleRate / 2 ? .infinity : upperEdgeHz + transitionHz
     }
 
     /// Designs the band-pass for a band of `widthOctaves` centred at `centreHz`; throws as
     /// ``NarrowBandNoiseSource/validate(centreHz:widthOctaves:sampleRate:)``.
-    public init(centreHz: Double, widthOctaves: Double, sampleRate: Double) throws(ShadesError) {
+    package init(centreHz: Double, widthOctaves: Double, sampleRate: Double) throws(ShadesError) {
         let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                                 sampleRate: sampleRate)
         self.sampleRate = sampleRate
@@ -185,7 +185,7 @@ public struct NarrowBandDesign: Sendable {
 
     /// Magnitude of the (unit-energy) filter at `frequencyHz`: |h[0] + 2Σ h[m]·cos(mω)|, summed in Double
     /// by Clenshaw's recurrence.
-    public func magnitude(atFrequency frequencyHz: Double) -> Double {
+    package func magnitude(atFrequency frequencyHz: Double) -> Double {
         let x = cos(2 * Double.pi * frequencyHz / sampleRate)
         var b1 = 0.0, b2 = 0.0
         for m in stride(from: halfLength, through: 1, by: -1) {
@@ -223,7 +223,7 @@ public struct NarrowBandDesign: Sendable {
 public enum LoopNarrowBandNoise {
     /// The band's FFT bins in a loop of `frameCount` frames. Throws for a bad band, or ``ParameterID/loopLength`` when the
     /// loop is too short for any bin to fall inside the band.
-    public static func validate(centreHz: Double, widthOctaves: Double, sampleRate: Double,
+    package static func validate(centreHz: Double, widthOctaves: Double, sampleRate: Double,
                                 frameCount n: Int) throws(ShadesError) -> (firstBin: Int, lastBin: Int) {
         let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                                 sampleRate: sampleRate)

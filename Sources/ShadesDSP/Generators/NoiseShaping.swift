@@ -12,20 +12,20 @@ import ShadesPlatform
 ///    ((sin x / x)^(β/2), x = πf/fs) and absorbs the ladder's end effects.
 /// Designed accuracy against the ideal line: ±0.02 dB from 20 Hz to 20 kHz (or 0.907 × Nyquist) at any
 /// rate from 8 kHz to 192 kHz (see `ShadesDSPTests`).
-public struct NoiseShapingDesign: Sendable {
+package struct NoiseShapingDesign: Sendable {
     /// The colour shaped.
-    public let colour: NoiseColour
+    package let colour: NoiseColour
     /// Sample rate in Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// Ladder and high-pass sections (empty for white noise).
-    public let sections: [IIRSection]
+    package let sections: [IIRSection]
     /// FIR correction taps (a single 1 for white noise).
-    public let firTaps: [Double]
+    package let firTaps: [Double]
     /// Gain making the output variance equal the input variance.
-    public let normalisingGain: Double
+    package let normalisingGain: Double
 
     /// Corner of the infrasonic high-pass, in Hz.
-    public static let highPassCutoffHz = 8.0
+    package static let highPassCutoffHz = 8.0
     /// Lowest ladder corner, in Hz.
     static let ladderBottomHz = 1.0
     /// Ladder spacing, in octaves.
@@ -36,9 +36,9 @@ public struct NoiseShapingDesign: Sendable {
     static let firLength = 15
 
     /// Upper edge of the accurate band: 20 kHz, or 0.907 × Nyquist at rates below 44.1 kHz.
-    public static func accurateBandTopHz(sampleRate: Double) -> Double { min(20_000, 0.4535 * sampleRate) }
+    package static func accurateBandTopHz(sampleRate: Double) -> Double { min(20_000, 0.4535 * sampleRate) }
 
-    public init(colour: NoiseColour, sampleRate: Double) {
+    package init(colour: NoiseColour, sampleRate: Double) {
         self.colour = colour
         self.sampleRate = sampleRate
         guard colour.beta != 0 else {
@@ -58,7 +58,7 @@ public struct NoiseShapingDesign: Sendable {
     /// The design for `colour` at `sampleRate`, made once per process and then shared: designing takes
     /// about 2 ms (the least-squares fit and the impulse response's energy), and a two-pass stereo render
     /// made it five times.
-    public static func shared(colour: NoiseColour, sampleRate: Double) -> NoiseShapingDesign {
+    package static func shared(colour: NoiseColour, sampleRate: Double) -> NoiseShapingDesign {
         let key = DesignKey(beta: colour.beta, sampleRate: sampleRate)
         if let design = designCache.withLock({ $0[key] }) { return design }
         let design = NoiseShapingDesign(colour: colour, sampleRate: sampleRate)
@@ -67,7 +67,7 @@ public struct NoiseShapingDesign: Sendable {
     }
 
     /// Magnitude of the whole shaping filter (including the normalising gain) at `frequencyHz`.
-    public func magnitude(atFrequency frequencyHz: Double) -> Double {
+    package func magnitude(atFrequency frequencyHz: Double) -> Double {
         let omega = 2 * Double.pi * frequencyHz / sampleRate
         return normalisingGain * IIRCascade(sections: sections).magnitude(omega: omega)
             * Self.firMagnitude(firTaps, omega: omega)
@@ -77,7 +77,7 @@ public struct NoiseShapingDesign: Sendable {
     /// noise from Gaussian white input: √(∫S² df / T) / ∫S df with S = |H(f)|², one-sided (Bendat &
     /// Piersol). White: √(2/N); pink, 10 minutes at 48 kHz: 0.0017 (0.007 dB); brown: 0.007 (0.03 dB):
     /// the low octaves hold few independent values. Integrated on a logarithmic grid from 0.1 Hz.
-    public func powerScatter(durationSeconds: Double) -> Double {
+    package func powerScatter(durationSeconds: Double) -> Double {
         let nyquist = sampleRate / 2
         guard colour.beta != 0 else { return (1 / (durationSeconds * nyquist)).squareRoot() }
         let points = 4_000
@@ -97,7 +97,7 @@ public struct NoiseShapingDesign: Sendable {
     }
 
     /// Ideal magnitude f^(−β/2) with the same infrasonic high-pass (unnormalised): what loop mode uses.
-    public func idealMagnitude(atFrequency frequencyHz: Double) -> Double {
+    package func idealMagnitude(atFrequency frequencyHz: Double) -> Double {
         guard colour.beta != 0 else { return 1 }
         let omega = 2 * Double.pi * frequencyHz / sampleRate
         let hp = sections.prefix(2).reduce(1.0) { $0 * $1.magnitude(omega: omega) }

@@ -6,10 +6,10 @@
 /// sample already has the full spectrum and level.
 public final class NoiseSource: AudioSource {
     public let sampleRate: Double
-    public let colour: NoiseColour
-    public let layout: ChannelLayout
+    package let colour: NoiseColour
+    package let layout: ChannelLayout
     /// RMS level in dBFS (in expectation).
-    public let levelDBFS: Double
+    package let levelDBFS: Double
     public var channelCount: Int { layout.outputChannelCount }
     private var renderer: ChunkedRenderer<ColouredNoiseKernel>
 

@@ -47,24 +47,24 @@ public struct SpectralRipple: Sendable, Equatable, Codable {
     }
 
     /// Segment length, s.
-    public static let segmentSeconds = 4.0
+    package static let segmentSeconds = 4.0
     /// Raised-cosine on and off ramps of each segment, s.
-    public static let rampSeconds = 1.0
+    package static let rampSeconds = 1.0
     /// Range of the fundamental, Hz (whole Hz, uniform).
-    public static let fundamentalRangeHz: ClosedRange<Int> = 96...256
+    package static let fundamentalRangeHz: ClosedRange<Int> = 96...256
     /// Harmonics kept, Hz.
-    public static let carrierRangeHz: ClosedRange<Double> = 1000...16000
+    package static let carrierRangeHz: ClosedRange<Double> = 1000...16000
     /// Ripple drift r, Hz.
-    public static let rippleRateHz = 1.0
+    package static let rippleRateHz = 1.0
     /// Ripple density s(t) = mean + depth · sin(φs + 2πt / period), cycles/octave.
-    public static let densityMean = 4.5, densityDepth = 3.0, densityPeriodSeconds = 8.0
+    package static let densityMean = 4.5, densityDepth = 3.0, densityPeriodSeconds = 8.0
     /// Edges of the eight half-octave bands, Hz: 1000 · 2^(k/2), k = 0…8.
-    public static let bandEdgesHz: [Double] = (0...8).map { 1000 * pow(2, Double($0) / 2) }
+    package static let bandEdgesHz: [Double] = (0...8).map { 1000 * pow(2, Double($0) / 2) }
     /// Allowed band gains, dB.
     public static let allowedBandGainDB: ClosedRange<Double> = -40...40
 
     /// The lower band (0…6) of the modulated octave: bands j and j + 1, from 1000·2^(j/2) to 1000·2^(j/2+1) Hz.
-    public var modulatedBandPair: Int {
+    package var modulatedBandPair: Int {
         let active = min(6, max(0, Int((2 * log2(tinnitusFrequencyHz / 1000)).rounded()) - 1))
         guard sham else { return active }
         // Centre of pair j: 1000 · 2^((j + 1)/2); distances in octaves from F.
@@ -74,13 +74,13 @@ public struct SpectralRipple: Sendable, Equatable, Codable {
     }
 
     /// The modulated octave's edges, Hz.
-    public var modulatedOctaveHz: ClosedRange<Double> {
+    package var modulatedOctaveHz: ClosedRange<Double> {
         let j = modulatedBandPair
         return Self.bandEdgesHz[j]...Self.bandEdgesHz[j + 2]
     }
 
     /// Checks every parameter at `sampleRate`; the error names the parameter and its allowed range.
-    public func validate(sampleRate: Double) throws(ShadesError) {
+    package func validate(sampleRate: Double) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         var rates = Parameter.rate.range!
         rates.lower = .excluded(2 * Self.carrierRangeHz.upperBound)
@@ -98,13 +98,13 @@ public struct SpectralRipple: Sendable, Equatable, Codable {
 }
 
 /// One segment's random choices, drawn from the seed and the segment index alone.
-public struct SpectralRippleSegment: Sendable, Equatable {
+package struct SpectralRippleSegment: Sendable, Equatable {
     /// Fundamental, Hz (96 … 256).
-    public let fundamentalHz: Int
+    package let fundamentalHz: Int
     /// Ripple start phase φ0, cycles (0 ..< 1).
-    public let ripplePhaseCycles: Double
+    package let ripplePhaseCycles: Double
     /// Density start phase φs, radians (0 ..< 2π).
-    public let densityPhase: Double
+    package let densityPhase: Double
     /// Seed of the noise condition's random phases.
     let noiseKey: UInt64
 
@@ -138,13 +138,13 @@ public struct SpectralRippleSegment: Sendable, Equatable {
 /// segment's length when the segment is finished.
 public final class SpectralRippleSource: AudioSource {
     public let sampleRate: Double
-    public let layout: ChannelLayout
+    package let layout: ChannelLayout
     public var channelCount: Int { layout.outputChannelCount }
-    public let ripple: SpectralRipple
+    package let ripple: SpectralRipple
     /// RMS of every segment, dBFS.
-    public let levelDBFS: Double
+    package let levelDBFS: Double
     /// Frames per segment: 4 s.
-    public let segmentFrames: Int
+    package let segmentFrames: Int
 
     /// A segment being synthesised: how far, and what it has summed so far.
     private struct Job {
@@ -215,7 +215,7 @@ public final class SpectralRippleSource: AudioSource {
     }
 
     /// The random choices of segment `index` (segment 0 starts at frame 0).
-    public func segmentChoices(_ index: Int) -> SpectralRippleSegment { SpectralRippleSegment(key: key, segment: index) }
+    package func segmentChoices(_ index: Int) -> SpectralRippleSegment { SpectralRippleSegment(key: key, segment: index) }
 
     /// Band (0…7) of a frequency in the carrier's span.
     static func band(ofHz f: Double) -> Int { min(7, max(0, Int((2 * log2(f / 1000)).rounded(.down)))) }

@@ -8,10 +8,10 @@ import ShadesPlatform
 public final class ToneSource: AudioSource {
     public let sampleRate: Double
     /// Frequency in Hz, in (0, Nyquist).
-    public let frequencyHz: Double
-    public let layout: ChannelLayout
+    package let frequencyHz: Double
+    package let layout: ChannelLayout
     /// RMS level in dBFS (peak is 3.01 dB higher).
-    public let levelDBFS: Double
+    package let levelDBFS: Double
     public var channelCount: Int { layout.outputChannelCount }
     private var renderer: ChunkedRenderer<ToneKernel>
 
@@ -51,7 +51,7 @@ public final class ToneSource: AudioSource {
 
     /// The frequency nearest `frequencyHz` with a whole number of cycles (at least one) in `frameCount`
     /// frames, so a loop of that length is seamless.
-    public static func loopFrequency(near frequencyHz: Double, frameCount: Int, sampleRate: Double) -> Double {
+    package static func loopFrequency(near frequencyHz: Double, frameCount: Int, sampleRate: Double) -> Double {
         let cycles = max(1, (frequencyHz * Double(frameCount) / sampleRate).rounded())
         return cycles * sampleRate / Double(frameCount)
     }

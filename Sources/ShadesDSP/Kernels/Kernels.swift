@@ -5,7 +5,7 @@ import ShadesPlatform
 ///
 /// Every set gives the same samples to the bit (the kernels run the same IEEE operations in the same
 /// order), so a file's bytes depend on its parameters and seed only, never on the CPU or the build.
-public enum KernelSet: String, CaseIterable, Sendable {
+package enum KernelSet: String, CaseIterable, Sendable {
     /// The compiler's default target: SSE2 on x86-64 (fused multiply-adds through libm: exact, slow),
     /// NEON with FMA on arm64.
     case baseline
@@ -23,11 +23,11 @@ public enum KernelSet: String, CaseIterable, Sendable {
     }
 
     /// True when this CPU runs the set.
-    public var isAvailable: Bool { shades_kernels_for(cValue) != nil }
+    package var isAvailable: Bool { shades_kernels_for(cValue) != nil }
 
     /// The set in use: the environment variable `SHADES_KERNELS` (`baseline`, `avx2`, `avx512`) when it
     /// names one this CPU runs (for comparing them), otherwise the fastest.
-    public static var active: KernelSet { Kernels.active }
+    package static var active: KernelSet { Kernels.active }
 }
 
 /// The kernel table in use, chosen once.

@@ -22,24 +22,24 @@ public enum AmplitudeModulationLevel: String, CaseIterable, Sendable, Codable {
 /// how the caller slices its render calls.
 public final class AmplitudeModulatedSource: AudioSource {
     /// The modulated source; this modifier renders it and owns its position from now on.
-    public let carrier: any AudioSource
+    package let carrier: any AudioSource
     /// Modulation rate fm in Hz (``allowedRateHz``).
-    public let rateHz: Double
+    package let rateHz: Double
     /// Modulation depth m, 0 … 1 (1: the gain reaches 0 once per cycle).
-    public let depth: Double
+    package let depth: Double
     /// Start phase φ of the sine, in radians.
-    public let startPhase: Double
+    package let startPhase: Double
     /// The level kept equal to the carrier's.
-    public let keep: AmplitudeModulationLevel
+    package let keep: AmplitudeModulationLevel
     /// The linear factor 1/k applied to (1 + m·sin): 1/√(1 + m²/2) or 1/(1 + m).
-    public let levelFactor: Double
+    package let levelFactor: Double
     public var sampleRate: Double { carrier.sampleRate }
     public var channelCount: Int { carrier.channelCount }
 
     /// Allowed modulation rates, in Hz.
     public static let allowedRateHz: ClosedRange<Double> = 0.5...100
     /// Frames per gain segment (segments start at multiples of this from frame 0).
-    public static let segmentFrames = 1024
+    package static let segmentFrames = 1024
 
     private let cyclesPerFrame: Double
     private let startCycles: Double           // φ / 2π reduced to [0, 1)
@@ -75,7 +75,7 @@ public final class AmplitudeModulatedSource: AudioSource {
 
     /// The factor 1/k that keeps the level: 1/√(1 + m²/2) for ``AmplitudeModulationLevel/rms``,
     /// 1/(1 + m) for ``AmplitudeModulationLevel/peak``.
-    public static func levelFactor(depth: Double, keep: AmplitudeModulationLevel) -> Double {
+    package static func levelFactor(depth: Double, keep: AmplitudeModulationLevel) -> Double {
         switch keep {
         case .rms: return 1 / (1 + depth * depth / 2).squareRoot()
         case .peak: return 1 / (1 + depth)
@@ -84,7 +84,7 @@ public final class AmplitudeModulatedSource: AudioSource {
 
     /// The exact gain (Double) applied to absolute frame `frame`: (1 + m·sin(2π·fm·n/rate + φ))·levelFactor.
     /// A pure function of the parameters, for tests and plots.
-    public func gain(atFrame frame: Int) -> Double {
+    package func gain(atFrame frame: Int) -> Double {
         var cycles = Double(frame) * rateHz / sampleRate + startPhase / (2 * Double.pi)
         cycles -= cycles.rounded(.down)
         return (1 + depth * sin(2 * Double.pi * cycles)) * levelFactor
@@ -93,7 +93,7 @@ public final class AmplitudeModulatedSource: AudioSource {
     /// The rate nearest `rateHz` with a whole number of modulation cycles (at least one) in `frameCount`
     /// frames, so a loop of that length is seamless. For a very short loop the result can exceed
     /// ``allowedRateHz``.
-    public static func loopRate(near rateHz: Double, frameCount: Int, sampleRate: Double) -> Double {
+    package static func loopRate(near rateHz: Double, frameCount: Int, sampleRate: Double) -> Double {
         let cycles = max(1, (rateHz * Double(frameCount) / sampleRate).rounded())
         return cycles * sampleRate / Double(frameCount)
     }

@@ -5,13 +5,13 @@
 /// Each signal is rendered once per call into the first channel that carries it and copied to the
 /// others, so allocation-freedom and block-size invariance are the signals' own.
 public final class ChannelLayoutSource: AudioSource {
-    public let layout: ChannelLayout
+    package let layout: ChannelLayout
     public let sampleRate: Double
     public var channelCount: Int { layout.outputChannelCount }
     /// One mono source per signal of the layout.
-    public let signals: [any AudioSource]
+    package let signals: [any AudioSource]
     /// Linear gain per signal; nil: the signals as they are.
-    public let gains: [Float]?
+    package let gains: [Float]?
     private let firstChannel: [Int]
 
     /// - Throws: `layout` when the count of signals is not the layout's, a signal is not mono, or the

@@ -95,13 +95,13 @@ final class EnvelopeApplier {
 /// Ramp lengths are the durations rounded to whole frames.
 public final class FadedSource: AudioSource {
     /// The faded source; this modifier renders it and owns its position from now on.
-    public let source: any AudioSource
+    package let source: any AudioSource
     /// Frames in the fade-in ramp (Nin).
-    public let fadeInFrames: Int
+    package let fadeInFrames: Int
     /// Frames in the fade-out ramp (Nout).
-    public let fadeOutFrames: Int
+    package let fadeOutFrames: Int
     /// Frames until silence (T): the fade-out ends here.
-    public let totalFrames: Int
+    package let totalFrames: Int
     public var sampleRate: Double { source.sampleRate }
     public var channelCount: Int { source.channelCount }
     private let applier = EnvelopeApplier()
@@ -173,19 +173,19 @@ public final class FadedSource: AudioSource {
 /// running through the off time (a gated continuous tone).
 public final class PulsedSource: AudioSource {
     /// The gated source; this modifier renders it and owns its position from now on.
-    public let source: any AudioSource
+    package let source: any AudioSource
     /// On time per pulse (ramps included), in seconds.
-    public let onSeconds: Double
+    package let onSeconds: Double
     /// Silent time between pulses, in seconds.
-    public let offSeconds: Double
+    package let offSeconds: Double
     /// Raised-cosine rise and fall time, in seconds.
-    public let rampSeconds: Double
+    package let rampSeconds: Double
     /// Pulses before silence, or nil for endless pulses.
-    public let pulseCount: Int?
+    package let pulseCount: Int?
     /// On frames per pulse (L), ramps included.
-    public let onFrames: Int
+    package let onFrames: Int
     /// Frames of each ramp (R), at most half the on frames.
-    public let rampFrames: Int
+    package let rampFrames: Int
     public var sampleRate: Double { source.sampleRate }
     public var channelCount: Int { source.channelCount }
     private let periodFrames: Double          // (on + off)·rate, not rounded
@@ -224,12 +224,12 @@ public final class PulsedSource: AudioSource {
     }
 
     /// First frame of pulse `pulse` (0-based): round(pulse·(on + off)·rate).
-    public func pulseStartFrame(_ pulse: Int) -> Int {
+    package func pulseStartFrame(_ pulse: Int) -> Int {
         Int((Double(pulse) * periodFrames).rounded())
     }
 
     /// The frame from which all is silent (end of the last pulse), or nil for endless pulses.
-    public var endFrame: Int? {
+    package var endFrame: Int? {
         pulseCount.map { pulseStartFrame($0 - 1) + onFrames }
     }
 

@@ -13,10 +13,10 @@ import ShadesPlatform
 public final class MixSource: AudioSource {
     /// One layer: a source, its linear gain per channel and an optional swell.
     public struct Layer {
-        public var source: any AudioSource
+        package var source: any AudioSource
         /// Linear gain of each channel (as many as the source has).
-        public var channelGains: [Float]
-        public var swell: SwellEnvelope?
+        package var channelGains: [Float]
+        package var swell: SwellEnvelope?
 
         public init(source: any AudioSource, channelGains: [Float], swell: SwellEnvelope? = nil) {
             (self.source, self.channelGains, self.swell) = (source, channelGains, swell)
@@ -30,7 +30,7 @@ public final class MixSource: AudioSource {
 
     public let sampleRate: Double
     public let channelCount: Int
-    public let layers: [Layer]
+    package let layers: [Layer]
     private let scratch: AudioBuffer
     private let swellGains: UnsafeMutablePointer<Float>
     private var position = 0
@@ -101,11 +101,11 @@ public final class MixSource: AudioSource {
 /// The gain is a function of the absolute frame, computed in Double, so any block sizes give the same
 /// samples. For a loop, ``loopPeriods(near:frameCount:sampleRate:)`` gives periods with whole cycles.
 public struct SwellEnvelope: Sendable, Equatable {
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// Periods of the three components, in seconds.
-    public let periodsSeconds: [Double]
+    package let periodsSeconds: [Double]
     /// Depth in [0, 1].
-    public let depth: Double
+    package let depth: Double
     private let phases: [Double]
 
     /// Allowed base period, in seconds.
@@ -128,7 +128,7 @@ public struct SwellEnvelope: Sendable, Equatable {
     }
 
     /// Periods near P, P·φ, P·φ² with a whole number of cycles (at least one) in a loop of `frameCount`.
-    public static func loopPeriods(near periodSeconds: Double, frameCount: Int, sampleRate: Double) -> [Double] {
+    package static func loopPeriods(near periodSeconds: Double, frameCount: Int, sampleRate: Double) -> [Double] {
         let golden = (1 + 5.0.squareRoot()) / 2
         let length = Double(frameCount) / sampleRate
         return [periodSeconds, periodSeconds * golden, periodSeconds * golden * golden].map { p in
@@ -137,7 +137,7 @@ public struct SwellEnvelope: Sendable, Equatable {
     }
 
     /// The gain at absolute frame `frame`.
-    public func gain(atFrame frame: Int) -> Double {
+    package func gain(atFrame frame: Int) -> Double {
         let t = Double(frame) / sampleRate
         var s = 0.0
         for (period, phase) in zip(periodsSeconds, phases) { s += sin(2 * Double.pi * t / period + phase) }
@@ -147,18 +147,18 @@ public struct SwellEnvelope: Sendable, Equatable {
 
 /// Any source times a ``SwellEnvelope`` (every channel alike).
 public final class SwellSource: AudioSource {
-    public let source: any AudioSource
+    package let source: any AudioSource
     public var sampleRate: Double { source.sampleRate }
     public var channelCount: Int { source.channelCount }
-    public let envelope: SwellEnvelope
+    package let envelope: SwellEnvelope
     /// Periods of the three components, in seconds.
-    public var periodsSeconds: [Double] { envelope.periodsSeconds }
+    package var periodsSeconds: [Double] { envelope.periodsSeconds }
     private var position = 0
     private let gains: UnsafeMutablePointer<Float>
 
     static let segmentFrames = 1024
     /// Allowed base period, in seconds.
-    public static var allowedPeriodSeconds: ClosedRange<Double> { SwellEnvelope.allowedPeriodSeconds }
+    package static var allowedPeriodSeconds: ClosedRange<Double> { SwellEnvelope.allowedPeriodSeconds }
 
     /// See ``SwellEnvelope/init(sampleRate:periodSeconds:depth:seed:periodsSeconds:)``.
     public init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
@@ -173,12 +173,12 @@ public final class SwellSource: AudioSource {
     deinit { gains.deallocate() }
 
     /// Periods near P, P·φ, P·φ² with a whole number of cycles (at least one) in a loop of `frameCount`.
-    public static func loopPeriods(near periodSeconds: Double, frameCount: Int, sampleRate: Double) -> [Double] {
+    package static func loopPeriods(near periodSeconds: Double, frameCount: Int, sampleRate: Double) -> [Double] {
         SwellEnvelope.loopPeriods(near: periodSeconds, frameCount: frameCount, sampleRate: sampleRate)
     }
 
     /// The gain at absolute frame `frame`.
-    public func gain(atFrame frame: Int) -> Double { envelope.gain(atFrame: frame) }
+    package func gain(atFrame frame: Int) -> Double { envelope.gain(atFrame: frame) }
 
     public func render(into block: AudioBlock) {
         source.render(into: block)

@@ -37,18 +37,18 @@ public final class NotchedSource: AudioSource {
     }
 
     /// The filtered source; this modifier renders it and owns its position from now on.
-    public let source: any AudioSource
+    package let source: any AudioSource
     /// One design per channel.
-    public let designs: [NotchDesign]
-    public let alignment: Alignment
+    package let designs: [NotchDesign]
+    package let alignment: Alignment
     public var sampleRate: Double { source.sampleRate }
     public var channelCount: Int { source.channelCount }
     /// Frames the source is rendered ahead of the output: primed, the longest kernel's half length M;
     /// with a silent past, the largest filter output delay D (``NotchDesign/outputDelayFrames``).
-    public let lookaheadFrames: Int
+    package let lookaheadFrames: Int
     /// Frames per chunk (the FFT block) of the primed engine: fftSize − 2M; with a silent past, the
     /// first notched channel's.
-    public var chunkFrames: Int {
+    package var chunkFrames: Int {
         switch engine {
         case .primed(let primed): return primed.filters[0].blockFrames
         case .silentPast(let channels): return channels.compactMap(\.filter).first?.blockFrames ?? 0
@@ -70,12 +70,12 @@ public final class NotchedSource: AudioSource {
     }
 
     /// The same notches on every channel; `primedBySource` picks ``Alignment/primedBySource``.
-    public convenience init(source: any AudioSource, design: NotchDesign, primedBySource: Bool = false) throws(ShadesError) {
+    package convenience init(source: any AudioSource, design: NotchDesign, primedBySource: Bool = false) throws(ShadesError) {
         try self.init(source: source, design: design, alignment: primedBySource ? .primedBySource : .silentPast)
     }
 
     /// One design per channel; `primedBySource` picks ``Alignment/primedBySource``.
-    public convenience init(source: any AudioSource, designs: [NotchDesign], primedBySource: Bool = false) throws(ShadesError) {
+    package convenience init(source: any AudioSource, designs: [NotchDesign], primedBySource: Bool = false) throws(ShadesError) {
         try self.init(source: source, designs: designs, alignment: primedBySource ? .primedBySource : .silentPast)
     }
 

@@ -15,10 +15,10 @@ public enum ChannelLayout: String, CaseIterable, Sendable, Codable {
     public var outputChannelCount: Int { self == .mono ? 1 : 2 }
 
     /// Independent signals a generator makes for this layout.
-    public var signalCount: Int { self == .stereo ? 2 : 1 }
+    package var signalCount: Int { self == .stereo ? 2 : 1 }
 
     /// The signal feeding output channel `channel`, or nil for a silent channel.
-    public func signal(forOutputChannel channel: Int) -> Int? {
+    package func signal(forOutputChannel channel: Int) -> Int? {
         switch self {
         case .mono, .diotic: return 0
         case .stereo: return channel

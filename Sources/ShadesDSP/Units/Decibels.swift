@@ -1,11 +1,11 @@
 import ShadesPlatform
 
 /// Decibel conversions. Amplitudes and powers are linear; decibels are relative to full scale (1.0).
-public enum Decibels {
+package enum Decibels {
     /// Linear amplitude of `decibels` dB (20·log10 scale).
-    @inlinable public static func amplitude(_ decibels: Double) -> Double { pow(10, decibels / 20) }
+    @inlinable package static func amplitude(_ decibels: Double) -> Double { pow(10, decibels / 20) }
     /// dB of a linear amplitude.
-    @inlinable public static func fromAmplitude(_ amplitude: Double) -> Double { 20 * log10(amplitude) }
+    @inlinable package static func fromAmplitude(_ amplitude: Double) -> Double { 20 * log10(amplitude) }
     /// dB of a linear power.
-    @inlinable public static func fromPower(_ power: Double) -> Double { 10 * log10(power) }
+    @inlinable package static func fromPower(_ power: Double) -> Double { 10 * log10(power) }
 }

@@ -17,24 +17,24 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
         case runtime
     }
 
-    public var kind: Kind
+    public package(set) var kind: Kind
     /// The parameter at fault (set for every parameter problem, and for some errors of text alone).
-    public var parameter: ParameterID?
+    public package(set) var parameter: ParameterID?
     /// The value at fault, with its unit or as the caller typed it; nil for ``ParameterProblem/missing``.
-    public var value: ParameterValue?
+    public package(set) var value: ParameterValue?
     /// What is wrong with the parameter; nil for an error of text alone.
-    public var problem: ParameterProblem?
+    public package(set) var problem: ParameterProblem?
     /// What the parameter allows here.
-    public var allowedValues: AllowedValues?
+    public package(set) var allowedValues: AllowedValues?
     /// What the problem is in, shown before it: "loudness" gives "loudness: channels 0 is out of range …".
-    public var context: String?
+    public package(set) var context: String?
     /// The file the problem is in; the line begins with it and the ``line`` and ``column``:
     /// `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
-    public var path: String?
+    public package(set) var path: String?
     /// Line in ``path``, from 1.
-    public var line: Int?
+    public package(set) var line: Int?
     /// Column in ``path``, from 1, in Unicode scalars.
-    public var column: Int?
+    public package(set) var column: Int?
     /// The `errno` of a failed system call (ShadesIO's `FileSystem`).
     package var errorNumber: Int32?
     /// For a problem inside a mix: the layer indices from the outermost mix down (`[2, 0]`: layer 0 of
@@ -44,47 +44,47 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     private var text: String
 
     /// A parameter problem, as fields.
-    public init(_ parameter: ParameterID, _ problem: ParameterProblem, value: ParameterValue? = nil,
+    package init(_ parameter: ParameterID, _ problem: ParameterProblem, value: ParameterValue? = nil,
                 allowed: AllowedValues? = nil, kind: Kind = .parameter) {
         (self.kind, self.parameter, self.problem, self.value, self.allowedValues, text) = (kind, parameter, problem, value, allowed, "")
     }
 
     /// An error of text alone; `parameter` names the parameter it is about, if any.
-    public init(_ kind: Kind, _ message: String, parameter: ParameterID? = nil) {
+    package init(_ kind: Kind, _ message: String, parameter: ParameterID? = nil) {
         (self.kind, self.text, self.parameter) = (kind, message, parameter)
     }
 
     /// The old path: a free-form parameter name (mapped to its identity where there is one,
     /// ``ParameterID/init(legacyName:)``). Pass a ``ParameterID``, or throw a definition's error.
-    public init(_ kind: Kind, _ message: String, parameter: String?) {
+    package init(_ kind: Kind, _ message: String, parameter: String?) {
         self.init(kind, message, parameter: parameter.map(ParameterID.init(legacyName:)))
     }
 
     /// The old path: a value outside its allowed range, as text. Use ``Parameter/outOfRange(_:allowed:)``
     /// or ``init(_:_:value:allowed:kind:)``.
-    public init(parameter: String, value: String, allowed: String) {
+    package init(parameter: String, value: String, allowed: String) {
         self.init(parameter: parameter, value: value, problem: "is out of range", allowed: allowed)
     }
 
     /// The old path: a bad value as text; `problem` says what is wrong, e.g. "is out of range" or "cannot be
     /// combined with loop". Use ``init(_:_:value:allowed:kind:)``.
-    public init(parameter: String, value: String, problem: String, allowed: String) {
+    package init(parameter: String, value: String, problem: String, allowed: String) {
         self.init(ParameterID(legacyName: parameter), problem == "is out of range" ? .outOfRange : .other(problem),
                   value: .text(value), allowed: AllowedValues(note: allowed))
     }
 
     /// A problem at a place in a file (a catalogue file's line and column).
-    public init(path: String, line: Int? = nil, column: Int? = nil, message: String, kind: Kind = .parameter) {
+    package init(path: String, line: Int? = nil, column: Int? = nil, message: String, kind: Kind = .parameter) {
         self.init(kind, message)
         (self.path, self.line, self.column) = (path, line, column)
     }
 
     /// The caller's input (``Kind/parameter``).
-    public static func usage(_ message: String) -> ShadesError { ShadesError(.parameter, message) }
+    package static func usage(_ message: String) -> ShadesError { ShadesError(.parameter, message) }
     /// A file that cannot be read (``Kind/input``).
-    public static func input(_ message: String) -> ShadesError { ShadesError(.input, message) }
+    package static func input(_ message: String) -> ShadesError { ShadesError(.input, message) }
     /// Any other failure (``Kind/runtime``).
-    public static func runtime(_ message: String) -> ShadesError { ShadesError(.runtime, message) }
+    package static func runtime(_ message: String) -> ShadesError { ShadesError(.runtime, message) }
 
     /// The same error inside `context`: "loudness" shows "loudness: channels 0 is out of range …".
     public func within(_ context: String) -> ShadesError {

@@ -4,7 +4,7 @@ import ShadesDSP
 /// AIFF …), de-interleaved to Float, so a two-hour file needs only one block of memory.
 public final class AudioFileInput {
     private let file: SoundFile
-    public let path: String
+    package let path: String
     /// Sample rate in Hz.
     public let sampleRate: Int
     public let channelCount: Int
@@ -22,14 +22,14 @@ public final class AudioFileInput {
     /// Frames handed out so far: the decoded length once ``isAtEnd``.
     public private(set) var framesRead = 0
     /// True once ``read(into:)`` has returned 0.
-    public private(set) var isAtEnd = false
+    package private(set) var isAtEnd = false
     /// Largest shortfall of the decoded length against an estimated one that is not reported, as a fraction
     /// (2 %). mpg123 estimates the length of an MP3 without a Xing/LAME header from the file's size over its
     /// first frame's size; that frame without the padding byte that later frames carry now and then, the
     /// estimate runs over by up to one byte per frame (0.15 … 0.47 % measured for LAME at 192 … 32 kbps; the
     /// Debian asc-music files 0.09 %), 2 % only below about 16 kbps. Half an MP3 with a LAME header falls
     /// 51 % short; without a header the estimate shrinks with the file: nothing tells the cut.
-    public static let estimatedLengthTolerance = 0.02
+    package static let estimatedLengthTolerance = 0.02
     /// A WAV or AIFF whose sound data chunk announces more bytes than the file holds (libsndfile reads it as
     /// a shorter file without complaint), e.g. "data chunk of 384044 bytes, 192022 present"; found on opening.
     private let containerTruncation: String?
@@ -62,7 +62,7 @@ public final class AudioFileInput {
     /// cut, from opening (e.g. "data chunk of 384044 bytes, 192022 present"); for an estimated length, once
     /// ``isAtEnd``, when the decoded length is more than ``estimatedLengthTolerance`` short (e.g. "64559 of
     /// about 132300 frames decoded, 51.2 % short") or no length was announced.
-    public var truncation: String? {
+    package var truncation: String? {
         if let containerTruncation { return containerTruncation }
         guard !lengthIsExact, isAtEnd else { return nil }
         guard frameCount != Int.max else { return "no length announced, \(framesRead) frames decoded" }

@@ -13,16 +13,16 @@ import Synchronization
 /// length, ``frameCount``, is known once rendering has reached the end. A read error after opening
 /// (a truncated WAV) ends the source: ``failure`` says why, and what was rendered after it is silence.
 public final class AudioFileSource: AudioSource {
-    public let path: String
+    package let path: String
     /// Output rate, Hz: the file's, or the one asked for.
     public let sampleRate: Double
     public let channelCount: Int
     /// The file's own rate, Hz.
     public let inputSampleRate: Double
     /// Frames the file's header announces (for MP3 and Ogg an estimate; see ``AudioFileInput/frameCount``).
-    public let announcedInputFrames: Int
+    package let announcedInputFrames: Int
     /// Frames per block decoded ahead.
-    public let blockFrames: Int
+    package let blockFrames: Int
     /// Output frames the source has (after resampling: round(n · rate ratio)); nil until rendering
     /// has reached the end.
     public private(set) var frameCount: Int?
@@ -30,7 +30,7 @@ public final class AudioFileSource: AudioSource {
     public var frameCountWhenKnown: Int? { let n = knownFrameCount.load(ordering: .acquiring); return n < 0 ? nil : n }
     private let knownFrameCount = Atomic<Int>(-1)
     /// Input frames decoded; nil until the end.
-    public private(set) var inputFramesDecoded: Int?
+    package private(set) var inputFramesDecoded: Int?
     /// Set at the end when the frames read are not all the file holds or announces (a cut MP3): see
     /// ``AudioFileInput/lengthWarning``.
     public private(set) var lengthWarning: String?
@@ -45,7 +45,7 @@ public final class AudioFileSource: AudioSource {
 
     /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
     /// find the end of a stream, e.g. a cut-off Ogg file).
-    public static let longestFrames = 24 * 3600 * 192_000
+    package static let longestFrames = 24 * 3600 * 192_000
 
     private let input: AudioFileInput
     private let resampler: StreamingResampler?
@@ -110,7 +110,7 @@ public final class AudioFileSource: AudioSource {
 
     /// Opens `path` for reading and checks its header: not truncated (a WAV or AIFF whose data chunk is
     /// cut), of known length, of a rate in 8,000 … 192,000 Hz.
-    public static func openInput(path: String) throws(ShadesError) -> AudioFileInput {
+    package static func openInput(path: String) throws(ShadesError) -> AudioFileInput {
         let input = try AudioFileInput(path: path)
         if let problem = input.truncation {
             throw .input("cannot read \(path): the file is truncated or corrupt (\(problem))")
@@ -127,7 +127,7 @@ public final class AudioFileSource: AudioSource {
     }
 
     /// Output frames for `inputFrames` decoded frames: as many, or round(n · rate ratio) when resampling.
-    public func outputFrames(forInput inputFrames: Int) -> Int {
+    package func outputFrames(forInput inputFrames: Int) -> Int {
         resampler == nil ? inputFrames
             : StreamingResampler.outputFrameCount(inputFrames: inputFrames, inputRate: inputSampleRate, outputRate: sampleRate)
     }

@@ -10,17 +10,17 @@ import ShadesPlatform
 /// file is written as `.NAME.PID-N.tmp` beside the target; a later write to the same target removes such
 /// temporaries whose process is gone. SIGINT and SIGTERM remove the named ones through
 /// ``removeTemporaryFiles()``.
-public enum AtomicFile {
+package enum AtomicFile {
     /// The file being written inside ``write(to:_:)``: write it through ``AudioFileOutput`` or
     /// ``write(_:)``. Valid only inside the closure.
-    public struct Temporary: Sendable {
+    package struct Temporary: Sendable {
         /// The file it will replace (what errors name).
-        public let path: String
+        package let path: String
         /// Open for writing; owned by ``AtomicFile``.
         let descriptor: Int32
 
         /// Writes `bytes` as the whole file (replacing anything written before).
-        public func write(_ bytes: [UInt8]) throws(ShadesError) {
+        package func write(_ bytes: [UInt8]) throws(ShadesError) {
             do throws(ShadesError) {
                 try FileSystem.truncate(descriptor, to: 0)
                 try FileSystem.seek(descriptor, to: 0)
@@ -43,7 +43,7 @@ public enum AtomicFile {
     /// Calls `body` with a new empty file, then puts it in place as `path` (see the type's description).
     /// On any error nothing is left and `path` is untouched (unless it was replaced and only the final
     /// folder sync failed).
-    public static func write<R>(to path: String, _ body: (Temporary) throws(ShadesError) -> R) throws(ShadesError) -> R {
+    package static func write<R>(to path: String, _ body: (Temporary) throws(ShadesError) -> R) throws(ShadesError) -> R {
         let folder = directory(of: path), name = fileName(of: path)
         removeStaleTemporaries(of: path)
         var named: String?        // the temporary's name, once it has one
@@ -83,13 +83,13 @@ public enum AtomicFile {
     }
 
     /// Writes `bytes` as the file `path` (see ``write(to:_:)``).
-    public static func write(_ bytes: [UInt8], to path: String) throws(ShadesError) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(ShadesError) {
         try write(to: path) { (file: Temporary) throws(ShadesError) in try file.write(bytes) }
     }
 
     /// Removes every named temporary file still being written (call from a signal handler's exit path;
     /// unnamed ones vanish with the process).
-    public static func removeTemporaryFiles() {
+    package static func removeTemporaryFiles() {
         lock.withLock { for path in active { unlink(path) } }
     }
 
@@ -102,7 +102,7 @@ public enum AtomicFile {
     /// Checks that `path`'s folder exists and is writable, before any work is spent on the output. The
     /// message names the real reason: "folder out does not exist", "p5.wav is a file, not a folder",
     /// "folder ro is not writable".
-    public static func checkWritable(_ path: String) throws(ShadesError) {
+    package static func checkWritable(_ path: String) throws(ShadesError) {
         let folder = directory(of: path)
         var info = stat()
         guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {

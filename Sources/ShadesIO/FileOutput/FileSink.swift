@@ -4,25 +4,25 @@ import ShadesDSP
 
 /// The sources a sink renders, in groups: each group is one source of one or more signals (its channels),
 /// rendered on a thread of its own; the signals are the groups' channels in order.
-public struct SourceGroups: @unchecked Sendable {
+package struct SourceGroups: @unchecked Sendable {
     /// Channels of each group.
-    public let channelCounts: [Int]
+    package let channelCounts: [Int]
     private let make: @Sendable (Int) -> any AudioSource
 
     /// Groups made when a pass starts, each on its own thread (`make(g)` must return a fresh source with
     /// `channelCounts[g]` channels).
-    public init(channelCounts: [Int], make: @escaping @Sendable (_ group: Int) -> any AudioSource) {
+    package init(channelCounts: [Int], make: @escaping @Sendable (_ group: Int) -> any AudioSource) {
         (self.channelCounts, self.make) = (channelCounts, make)
     }
 
     /// Sources made already (one pass only: each is rendered from where it stands).
-    public init(_ sources: [any AudioSource]) {
+    package init(_ sources: [any AudioSource]) {
         let box = SourceBox(sources)
         self.init(channelCounts: sources.map(\.channelCount)) { box.sources[$0] }
     }
 
-    public var count: Int { channelCounts.count }
-    public var signalCount: Int { channelCounts.reduce(0, +) }
+    package var count: Int { channelCounts.count }
+    package var signalCount: Int { channelCounts.reduce(0, +) }
     /// The first signal of group `g`.
     func firstSignal(ofGroup g: Int) -> Int { channelCounts[..<g].reduce(0, +) }
     func source(_ g: Int) -> any AudioSource { make(g) }
@@ -35,7 +35,7 @@ private final class SourceBox: @unchecked Sendable {
 }
 
 /// How many frames a measuring pass renders.
-public enum PassLength {
+package enum PassLength {
     case frames(Int)
     /// Until `file` has ended (a decoded file whose length is known only at its end): its frames.
     case untilEndOf(AudioFileSource)
@@ -53,25 +53,25 @@ public enum PassLength {
 /// or, for a stream whose level is known in expectation, measured while written and written again only
 /// when it landed off.
 public struct FileSink: Sendable {
-    public let path: String
-    public let format: AudioFileFormat
+    package let path: String
+    package let format: AudioFileFormat
     /// Sample rate of the file, Hz.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// The signal each output channel carries (nil: a silent channel).
-    public let channelMap: [Int?]
+    package let channelMap: [Int?]
     /// TPDF dither stream of each signal (16-bit output).
-    public let ditherKeys: [UInt64]
+    package let ditherKeys: [UInt64]
     /// The file's comment tag (the generating parameters).
-    public let comment: String?
+    package let comment: String?
     /// Frames per chunk rendered, measured and written.
-    public let chunkFrames: Int
+    package let chunkFrames: Int
     /// 5.5 s at 48 kHz: 1 MB of Float per signal. Measured on 10-minute stereo white noise, 2 cores:
     /// 16,384 → 102 ms, 65,536 → 81 ms, 262,144 → 69 ms, 1,048,576 → 97 ms (fewer hand-offs between the
     /// threads, still in the 2 MB cache).
-    public static let defaultChunkFrames = 262_144
+    package static let defaultChunkFrames = 262_144
 
     /// A sink writing `path` (WAV or FLAC by extension) in `sampleFormat`.
-    public init(path: String, sampleFormat: SampleFormat, sampleRate: Int, channelMap: [Int?], ditherKeys: [UInt64],
+    package init(path: String, sampleFormat: SampleFormat, sampleRate: Int, channelMap: [Int?], ditherKeys: [UInt64],
                 comment: String?, chunkFrames: Int = FileSink.defaultChunkFrames) throws(ShadesError) {
         format = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
         self.path = path
@@ -85,27 +85,27 @@ public struct FileSink: Sendable {
     /// Writes the file atomically: `body` writes it once or more through the ``Writer`` (a later write
     /// replaces an earlier one); the file appears under its name when `body` returns, and nothing is left
     /// when it throws.
-    public func create<R>(_ body: (Writer) throws(ShadesError) -> R) throws(ShadesError) -> R {
+    package func create<R>(_ body: (Writer) throws(ShadesError) -> R) throws(ShadesError) -> R {
         try AtomicFile.write(to: path) { (temporary: AtomicFile.Temporary) throws(ShadesError) -> R in
             try body(Writer(sink: self, temporary: temporary))
         }
     }
 
     /// Writes the file once, atomically, at `gains` (one per signal).
-    public func write(_ groups: SourceGroups, frames: Int, gains: [Float]) throws(ShadesError) {
+    package func write(_ groups: SourceGroups, frames: Int, gains: [Float]) throws(ShadesError) {
         try create { (writer: Writer) throws(ShadesError) in
             _ = try writer.write(groups, frames: frames, gains: gains, meters: [SignalMeasurement]?.none)
         }
     }
 
     /// Writes into the temporary file ``FileSink/create(_:)`` lends.
-    public struct Writer {
+    package struct Writer {
         let sink: FileSink
         let temporary: AtomicFile.Temporary
 
         /// Renders `frames` frames of `groups` at `gains` (linear, one per signal) and writes them; with
         /// `meters` (one per signal), measures each signal before its gain and returns the meters.
-        public func write<M: SampleMeter>(_ groups: SourceGroups, frames: Int, gains: [Float],
+        package func write<M: SampleMeter>(_ groups: SourceGroups, frames: Int, gains: [Float],
                                           meters: [M]?) throws(ShadesError) -> [M]? {
             precondition(gains.count == groups.signalCount && sink.ditherKeys.count == groups.signalCount,
                          "one gain and one dither key per signal")
@@ -120,7 +120,7 @@ public struct FileSink: Sendable {
 
     /// A measuring pass: renders `groups` chunk by chunk (groups in parallel when the length is known) and
     /// feeds each signal's meter; nothing is kept. Returns the meters and the frames measured.
-    public static func measure<M: SampleMeter>(_ groups: SourceGroups, length: PassLength, meters: [M],
+    package static func measure<M: SampleMeter>(_ groups: SourceGroups, length: PassLength, meters: [M],
                                                chunkFrames: Int = FileSink.defaultChunkFrames) -> (meters: [M], frames: Int) {
         precondition(meters.count == groups.signalCount, "one meter per signal")
         switch length {
@@ -163,7 +163,7 @@ public struct FileSink: Sendable {
     }
 
     /// Throws if samples reaching `peak` (linear, after the gain) would clip, naming the highest level that fits.
-    public static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(ShadesError) {
+    package static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(ShadesError) {
         let limit = sampleFormat.clipLimit
         guard peak > limit else { return }
         let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)

@@ -8,9 +8,9 @@ import ShadesPlatform
 /// Not through libsndfile, unlike every file: libsndfile 1.2 refuses to write WAV to a pipe
 /// (`sf_open_fd` on a pipe: "this file format does not support pipe write"), and through its virtual
 /// I/O it would write the sizes it knows at the start (zero) and seek back at the end, which a pipe cannot.
-public enum WAVStream {
+package enum WAVStream {
     /// How a stream ended.
-    public enum Ending: Equatable, Sendable {
+    package enum Ending: Equatable, Sendable {
         /// All frames written.
         case complete
         /// The reader went away (EPIPE): not an error for a stream.
@@ -18,7 +18,7 @@ public enum WAVStream {
     }
 
     /// The 44-byte header: PCM 16-bit (format 1) or IEEE float 32-bit (format 3), sizes 0xFFFFFFFF.
-    public static func header(sampleRate: Int, channelCount: Int, sampleFormat: SampleFormat) -> [UInt8] {
+    package static func header(sampleRate: Int, channelCount: Int, sampleFormat: SampleFormat) -> [UInt8] {
         precondition(sampleFormat != .s24, "WAV streams are s16 or f32")
         let bytesPerSample = sampleFormat == .s16 ? 2 : 4
         var bytes: [UInt8] = []
@@ -40,7 +40,7 @@ public enum WAVStream {
     /// Writes `source` to `descriptor`: the header, then `frames` frames (nil: until the reader goes
     /// away), each channel times `gains[c]`, 16-bit with the TPDF dither stream `ditherKeys[c]` or f32.
     /// SIGPIPE must be ignored by the caller so that a reader going away shows as EPIPE.
-    public static func write(_ source: any AudioSource, frames: Int?, gains: [Float], ditherKeys: [UInt64],
+    package static func write(_ source: any AudioSource, frames: Int?, gains: [Float], ditherKeys: [UInt64],
                              sampleFormat: SampleFormat, to descriptor: Int32,
                              chunkFrames: Int = 4_800) throws(ShadesError) -> Ending {
         let channels = source.channelCount

@@ -15,23 +15,23 @@ import ShadesDSP
 /// Memory: one output block (``outputBlockFrames`` per channel) and libsamplerate's state. `process`
 /// allocates nothing. Speed (measured here, 48 → 44.1 kHz, per channel and core): best quality about
 /// 1.2 M frames/s, medium 3× and fastest about 5× that; the sinc converters dominate any chain they are in.
-public final class StreamingResampler {
-    public let channelCount: Int
+package final class StreamingResampler {
+    package let channelCount: Int
     /// Input rate in Hz.
-    public let inputRate: Double
+    package let inputRate: Double
     /// Output rate in Hz.
-    public let outputRate: Double
+    package let outputRate: Double
     /// outputRate / inputRate.
-    public let ratio: Double
-    public let quality: Resampler.Quality
+    package let ratio: Double
+    package let quality: Resampler.Quality
     /// Most frames per channel handed to the `body` of one call.
-    public let outputBlockFrames: Int
+    package let outputBlockFrames: Int
     /// Input frames taken so far.
-    public private(set) var inputFrames = 0
+    package private(set) var inputFrames = 0
     /// Output frames handed out so far.
-    public private(set) var outputFrames = 0
+    package private(set) var outputFrames = 0
     /// True once the stream was ended (`endOfInput`); ``reset()`` starts a new one.
-    public private(set) var isFinished = false
+    package private(set) var isFinished = false
 
     private let states: [OpaquePointer]
     private let output: AudioBuffer
@@ -44,7 +44,7 @@ public final class StreamingResampler {
     ///   - inputRate, outputRate: Hz, 8,000 … 192,000 (the ratio is within libsamplerate's 1/256 … 256).
     ///   - quality: libsamplerate's sinc converter (best by default).
     ///   - outputBlockFrames: output frames per channel lent to `body` at most (1,024 or more).
-    public init(channelCount: Int, inputRate: Double, outputRate: Double, quality: Resampler.Quality = .best,
+    package init(channelCount: Int, inputRate: Double, outputRate: Double, quality: Resampler.Quality = .best,
                 outputBlockFrames: Int = 16_384) throws(ShadesError) {
         precondition(channelCount > 0, "a resampler needs at least one channel")
         precondition(outputBlockFrames >= 1_024, "output blocks of at least 1024 frames")
@@ -80,7 +80,7 @@ public final class StreamingResampler {
     }
 
     /// Frames a stream of `inputFrames` frames becomes: round(inputFrames · outputRate / inputRate).
-    public static func outputFrameCount(inputFrames: Int, inputRate: Double, outputRate: Double) -> Int {
+    package static func outputFrameCount(inputFrames: Int, inputRate: Double, outputRate: Double) -> Int {
         Int((Double(inputFrames) * outputRate / inputRate).rounded())
     }
 
@@ -89,7 +89,7 @@ public final class StreamingResampler {
     /// the stream is flushed and ends at exactly round(total input · ratio) frames.
     ///
     /// The blocks lent to `body` must not escape it. Errors thrown by `body` end the call.
-    public func process(_ input: AudioBlock, endOfInput: Bool,
+    package func process(_ input: AudioBlock, endOfInput: Bool,
                         _ body: (AudioBlock) throws(ShadesError) -> Void) throws(ShadesError) {
         precondition(input.channelCount == channelCount, "block has the wrong channel count")
         precondition(!isFinished, "the stream has ended; reset() starts another")
@@ -127,7 +127,7 @@ public final class StreamingResampler {
     }
 
     /// Forgets the stream: the next `process` starts a new one.
-    public func reset() {
+    package func reset() {
         for state in states { src_reset(state) }
         inputFrames = 0
         outputFrames = 0

@@ -11,7 +11,7 @@ public enum SampleFormat: String, CaseIterable, Sendable, Codable {
 
     /// The largest sample magnitude that is written without clipping (full scale 1.0). For s16 one LSB is
     /// kept free for the ±1 LSB dither.
-    public var clipLimit: Double {
+    package var clipLimit: Double {
         switch self {
         case .s16: return 32_766.0 / 32_768.0
         case .s24, .f32: return 1
@@ -43,12 +43,12 @@ public enum Container: String, CaseIterable, Sendable, Codable {
 }
 
 /// An output file's container and sample format.
-public struct AudioFileFormat: Sendable, Equatable, Codable {
-    public let container: Container
-    public let sampleFormat: SampleFormat
+package struct AudioFileFormat: Sendable, Equatable, Codable {
+    package let container: Container
+    package let sampleFormat: SampleFormat
 
     /// Throws when the container cannot hold the sample format (FLAC holds s16 and s24 only).
-    public init(container: Container, sampleFormat: SampleFormat) throws(ShadesError) {
+    package init(container: Container, sampleFormat: SampleFormat) throws(ShadesError) {
         guard container.supports(sampleFormat) else {
             throw ShadesError(.sampleFormat, .other("cannot be stored in \(container.rawValue.uppercased())"), value: .text(sampleFormat.rawValue),
                               allowed: AllowedValues(note: SampleFormat.allCases.filter(container.supports).map(\.rawValue).joined(separator: ", ")))
