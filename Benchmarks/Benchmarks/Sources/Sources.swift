@@ -218,10 +218,12 @@ let benchmarks: @Sendable () -> Void = {
     }
     // The newer therapy stimuli: coordinated reset (Tass 2012) and spectral-ripple modulation (Yukhnovich 2025).
     streamBenchmark("coordinated-reset-4kHz-stereo") {
-        try CoordinatedResetSource(pattern: CoordinatedResetPattern(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate, layout: .stereo)
+        try ChannelLayoutSource(signals: [CoordinatedResetSource(pattern: CoordinatedResetPattern(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate)],
+                                layout: .diotic)
     }
     streamBenchmark("spectral-ripple-4kHz-amplitude-stereo") {
-        try SpectralRippleSource(ripple: SpectralRipple(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate, layout: .stereo, levelDBFS: -30)
+        try ChannelLayoutSource(signals: [SpectralRippleSource(ripple: SpectralRipple(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate, levelDBFS: -30)],
+                                layout: .diotic)
     }
     // The real-time player: voices crossfaded, added and removed during the run (no allocation either).
     streamBenchmark("player-engine-crossfading-stereo") { try ScheduledEngineSource() }

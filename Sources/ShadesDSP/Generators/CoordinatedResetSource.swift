@@ -116,8 +116,8 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
 /// summed at init); a file of another length is measured by ``SoundGraph``'s usual pass.
 public final class CoordinatedResetSource: AudioSource {
     public let sampleRate: Double
-    package let layout: ChannelLayout
-    public var channelCount: Int { layout.outputChannelCount }
+    /// One channel: a stimulus is one signal (``ChannelLayoutSource`` places it in the ears).
+    public var channelCount: Int { 1 }
     package let pattern: CoordinatedResetPattern
     /// RMS over whole on+off periods, dBFS.
     package let levelDBFS: Double
@@ -138,12 +138,11 @@ public final class CoordinatedResetSource: AudioSource {
     ///   - levelDBFS: RMS over whole on+off periods, dBFS (any finite value; the peak is not limited here).
     ///   - seed: chooses the order of the tones in each cycle.
     ///   - startFrame: the absolute frame the first render starts at (0: the pattern's start).
-    public init(pattern: CoordinatedResetPattern, sampleRate: Double, layout: ChannelLayout = .mono,
+    public init(pattern: CoordinatedResetPattern, sampleRate: Double,
                 levelDBFS: Double = -20, seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
         try pattern.validate(sampleRate: sampleRate)
         try validateStreamStart(levelDBFS: levelDBFS, startFrame: startFrame)
         self.sampleRate = sampleRate
-        self.layout = layout
         self.pattern = pattern
         self.levelDBFS = levelDBFS
         framesPerSlot = sampleRate / (4 * pattern.cycleRateHz)
@@ -202,12 +201,8 @@ public final class CoordinatedResetSource: AudioSource {
     }
 
     public func render(into block: AudioBlock) {
-        precondition(block.channelCount == channelCount, "block has the wrong channel count")
-        guard let first = (0..<channelCount).first(where: { layout.signal(forOutputChannel: $0) != nil }) else {
-            block.clear()
-            return
-        }
-        let out = block.channel(first).baseAddress!
+        precondition(block.channelCount == 1, "a stimulus renders one channel")
+        let out = block.channel(0).baseAddress!
         let end = position + block.frameCount
         var n = position
         // The slot holding frame n.
@@ -238,14 +233,6 @@ public final class CoordinatedResetSource: AudioSource {
                 n = slotEnd
             }
             k += 1
-        }
-        for channel in 0..<channelCount where channel != first {
-            let destination = block.channel(channel)
-            if layout.signal(forOutputChannel: channel) != nil {
-                destination.baseAddress!.update(from: out, count: block.frameCount)
-            } else {
-                destination.update(repeating: 0)
-            }
         }
         position = end
     }

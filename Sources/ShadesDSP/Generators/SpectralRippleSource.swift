@@ -138,8 +138,8 @@ package struct SpectralRippleSegment: Sendable, Equatable {
 /// segment's length when the segment is finished.
 public final class SpectralRippleSource: AudioSource {
     public let sampleRate: Double
-    package let layout: ChannelLayout
-    public var channelCount: Int { layout.outputChannelCount }
+    /// One channel: a stimulus is one signal (``ChannelLayoutSource`` places it in the ears).
+    public var channelCount: Int { 1 }
     package let ripple: SpectralRipple
     /// RMS of every segment, dBFS.
     package let levelDBFS: Double
@@ -181,12 +181,11 @@ public final class SpectralRippleSource: AudioSource {
     ///   - levelDBFS: RMS of each segment, dBFS (finite).
     ///   - seed: chooses each segment's fundamental and phases (and the noise).
     ///   - startFrame: the absolute frame the first render starts at.
-    public init(ripple: SpectralRipple, sampleRate: Double, layout: ChannelLayout = .mono, levelDBFS: Double = -20,
+    public init(ripple: SpectralRipple, sampleRate: Double, levelDBFS: Double = -20,
                 seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
         try ripple.validate(sampleRate: sampleRate)
         try validateStreamStart(levelDBFS: levelDBFS, startFrame: startFrame)
         self.sampleRate = sampleRate
-        self.layout = layout
         self.ripple = ripple
         self.levelDBFS = levelDBFS
         rate = Int(sampleRate)
@@ -221,13 +220,8 @@ public final class SpectralRippleSource: AudioSource {
     static func band(ofHz f: Double) -> Int { min(7, max(0, Int((2 * log2(f / 1000)).rounded(.down)))) }
 
     public func render(into block: AudioBlock) {
-        precondition(block.channelCount == channelCount, "block has the wrong channel count")
-        guard let first = (0..<channelCount).first(where: { layout.signal(forOutputChannel: $0) != nil }) else {
-            block.clear()
-            position += block.frameCount
-            return
-        }
-        let out = block.channel(first).baseAddress!
+        precondition(block.channelCount == 1, "a stimulus renders one channel")
+        let out = block.channel(0).baseAddress!
         var done = 0
         while done < block.frameCount {
             let index = position / segmentFrames
@@ -243,14 +237,6 @@ public final class SpectralRippleSource: AudioSource {
                 advance(&next, toFrame: due, into: preparing)
                 if next.nextFrame >= segmentFrames { finish(&next, into: preparing) }
                 job = next
-            }
-        }
-        for channel in 0..<channelCount where channel != first {
-            let destination = block.channel(channel)
-            if layout.signal(forOutputChannel: channel) != nil {
-                destination.baseAddress!.update(from: out, count: block.frameCount)
-            } else {
-                destination.update(repeating: 0)
             }
         }
     }

@@ -12,7 +12,6 @@ public final class ChannelLayoutSource: AudioSource {
     package let signals: [any AudioSource]
     /// Linear gain per signal; nil: the signals as they are.
     package let gains: [Float]?
-    private let firstChannel: [Int]
 
     /// - Throws: `layout` when the count of signals is not the layout's, a signal is not mono, or the
     ///   signals differ in rate or the gains in count.
@@ -27,27 +26,15 @@ public final class ChannelLayoutSource: AudioSource {
         self.signals = signals
         self.gains = gains
         sampleRate = signals[0].sampleRate
-        firstChannel = (0..<layout.signalCount).map { s in
-            (0..<layout.outputChannelCount).first { layout.signal(forOutputChannel: $0) == s }!
-        }
     }
 
     public func render(into block: AudioBlock) {
-        precondition(block.channelCount == channelCount, "block has the wrong channel count")
-        for (s, signal) in signals.enumerated() {
-            let target = block.channel(firstChannel[s])
+        layout.fill(block) { s, target in
             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: 1) { pointers in
                 pointers[0] = target.baseAddress!
-                signal.render(into: AudioBlock(channels: UnsafeBufferPointer(pointers), frameCount: block.frameCount))
+                signals[s].render(into: AudioBlock(channels: UnsafeBufferPointer(pointers), frameCount: block.frameCount))
             }
             if let gain = gains?[s] { for i in 0..<target.count { target[i] *= gain } }
-        }
-        for c in 0..<channelCount {
-            guard let s = layout.signal(forOutputChannel: c) else {
-                block.channel(c).update(repeating: 0)
-                continue
-            }
-            if c != firstChannel[s] { _ = block.channel(c).update(fromContentsOf: block.channel(firstChannel[s])) }
         }
     }
 }

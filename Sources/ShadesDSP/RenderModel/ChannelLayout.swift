@@ -28,6 +28,31 @@ public enum ChannelLayout: String, CaseIterable, Sendable, Codable {
     }
 }
 
+extension ChannelLayout {
+    /// Places the layout's signals in `block`'s channels: `renderSignal(s, channel)` writes signal `s` into
+    /// the first channel that carries it, the other channels carrying it copy that one, and silent
+    /// channels are zeroed. The one place a signal is fanned out to channels (``ChannelLayoutSource``, the
+    /// chunked generators).
+    package func fill(_ block: AudioBlock, renderSignal: (_ signal: Int, _ into: UnsafeMutableBufferPointer<Float>) -> Void) {
+        precondition(block.channelCount == outputChannelCount, "block has the wrong channel count")
+        var firstChannel = (-1, -1)  // of signals 0 and 1
+        for c in 0..<outputChannelCount {
+            let destination = block.channel(c)
+            guard let s = signal(forOutputChannel: c) else {
+                destination.update(repeating: 0)
+                continue
+            }
+            let first = s == 0 ? firstChannel.0 : firstChannel.1
+            if first >= 0 {
+                destination.baseAddress!.update(from: block.channel(first).baseAddress!, count: block.frameCount)
+            } else {
+                renderSignal(s, destination)
+                if s == 0 { firstChannel.0 = c } else { firstChannel.1 = c }
+            }
+        }
+    }
+}
+
 /// Which ears something is for: a layer of a mix, a notch.
 public enum Ears: String, Sendable, Equatable, Codable, CaseIterable {
     case both, left, right

@@ -52,13 +52,9 @@ package struct ChunkedRenderer<Kernel: ChunkKernel> {
                 readPosition = 0
             }
             let n = min(remaining, chunkFrames - readPosition)
-            for c in 0..<block.channelCount {
-                let destination = block.channel(c).baseAddress! + done
-                if let s = layout.signal(forOutputChannel: c) {
-                    destination.update(from: pending + s * chunkFrames + readPosition, count: n)
-                } else {
-                    destination.update(repeating: 0, count: n)
-                }
+            let (pending, position, chunk) = (pending, readPosition, chunkFrames)
+            layout.fill(block.frames(done..<done + n)) { s, destination in
+                destination.baseAddress!.update(from: pending + s * chunk + position, count: n)
             }
             readPosition += n
             done += n
@@ -66,20 +62,6 @@ package struct ChunkedRenderer<Kernel: ChunkKernel> {
     }
 
     private mutating func renderWholeChunk(into block: AudioBlock) {
-        var firstChannelOfSignal = (-1, -1)
-        for c in 0..<block.channelCount {
-            let destination = block.channel(c)
-            guard let s = layout.signal(forOutputChannel: c) else {
-                destination.update(repeating: 0)
-                continue
-            }
-            let first = s == 0 ? firstChannelOfSignal.0 : firstChannelOfSignal.1
-            if first >= 0 {
-                destination.baseAddress!.update(from: block.channel(first).baseAddress!, count: chunkFrames)
-            } else {
-                kernels[s].renderChunk(into: destination)
-                if s == 0 { firstChannelOfSignal.0 = c } else { firstChannelOfSignal.1 = c }
-            }
-        }
+        layout.fill(block) { s, destination in kernels[s].renderChunk(into: destination) }
     }
 }

@@ -50,16 +50,13 @@ public enum Renderer {
         let graph = try SoundGraph(request)
         guard let layout = graph.layout else { return try renderComposite(request, graph: graph) }
         let output = AudioBuffer(channelCount: layout.outputChannelCount, frameCapacity: graph.frames)
+        // Each signal rendered on its own thread into the first channel that carries it; then the layout's
+        // fan-out copies it to the others (the signals are already in place: nothing more to render).
         let first = graph.firstChannel
         DispatchQueue.concurrentPerform(iterations: graph.signalCount) { s in
             output.withChannel(first[s]) { renderMono(graph.makeSignal(s), into: $0) }
         }
-        for c in 0..<layout.outputChannelCount {
-            guard let s = layout.signal(forOutputChannel: c), c != first[s] else { continue }
-            output.withChannel(first[s]) { source in
-                output.withChannel(c) { $0.baseAddress!.update(from: source.baseAddress!, count: graph.frames) }
-            }
-        }
+        output.withBlock { layout.fill($0) { _, _ in } }
         // Without pulses or fades the rendered signals are the sustained sound: measure them where they are
         // (same chunks and sums as a measuring pass) instead of rendering everything a second time.
         let sustainedIsRendered = request.pulses == nil && request.fades == nil

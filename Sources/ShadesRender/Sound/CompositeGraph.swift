@@ -130,13 +130,7 @@ extension SoundGraph {
         }
         var modulationRate: Double?
         if let modulation = modifiers.modulation {
-            var rateHz = modulation.rateHz
-            if request.loop {
-                rateHz = AmplitudeModulatedSource.loopRate(near: modulation.rateHz, frameCount: frames, sampleRate: rate)
-                if rateHz != modulation.rateHz {
-                    notes.append("loop: modulation rate adjusted from \(formatNumber(modulation.rateHz)) Hz to \(rateHz) Hz (\(formatSigned(rateHz - modulation.rateHz)) Hz) for a whole number of cycles")
-                }
-            }
+            let rateHz = try modulation.appliedRateHz(loopFrames: request.loop ? frames : nil, sampleRate: rate, notes: &notes)
             modulationRate = rateHz
             let inner = sustained, appliedHz = rateHz
             sustained = {

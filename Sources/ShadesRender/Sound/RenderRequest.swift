@@ -315,6 +315,21 @@ public struct Modulation: Sendable, Equatable, Codable {
         _ = try AmplitudeModulatedSource(carrier: SilenceSource(sampleRate: sampleRate), rateHz: rateHz, depth: depth, startPhase: startPhase, keep: keep)
     }
 
+    /// The rate applied, Hz: the asked one, or in a loop of `loopFrames` the nearest with whole cycles
+    /// (a note says so); refused when a loop that short holds no whole cycles within 0.5 … 100 Hz.
+    func appliedRateHz(loopFrames: Int?, sampleRate: Double, notes: inout [String]) throws(ShadesError) -> Double {
+        guard let loopFrames else { return rateHz }
+        let applied = AmplitudeModulatedSource.loopRate(near: rateHz, frameCount: loopFrames, sampleRate: sampleRate)
+        if applied != rateHz {
+            notes.append("loop: modulation rate adjusted from \(formatNumber(rateHz)) Hz to \(applied) Hz (\(formatSigned(applied - rateHz)) Hz) for a whole number of cycles")
+        }
+        guard AmplitudeModulatedSource.allowedRateHz.contains(applied) else {
+            throw ShadesError(parameter: "am", value: "\(formatNumber(rateHz)) Hz", problem: "becomes \(applied) Hz with whole cycles in this loop",
+                              allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
+        }
+        return applied
+    }
+
     /// RMS of the modulated sound relative to the unmodulated one (1 when the RMS is kept).
     var levelRatio: Double {
         keep == .rms ? 1 : (1 + depth * depth / 2).squareRoot() / (1 + depth)

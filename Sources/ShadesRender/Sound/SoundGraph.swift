@@ -228,18 +228,7 @@ public struct SoundGraph: Sendable {
         var sustained = notched
         var modulationRate: Double?
         if let modulation = request.modulation {
-            var rateHz = modulation.rateHz
-            if request.loop {
-                rateHz = AmplitudeModulatedSource.loopRate(near: modulation.rateHz, frameCount: frames, sampleRate: rate)
-                if rateHz != modulation.rateHz {
-                    notes.append("loop: modulation rate adjusted from \(formatNumber(modulation.rateHz)) Hz to \(rateHz) Hz (\(formatSigned(rateHz - modulation.rateHz)) Hz) for a whole number of cycles")
-                }
-            }
-            guard AmplitudeModulatedSource.allowedRateHz.contains(rateHz) else {
-                throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz",
-                                  problem: "becomes \(rateHz) Hz with whole cycles in this loop",
-                                  allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
-            }
+            let rateHz = try modulation.appliedRateHz(loopFrames: request.loop ? frames : nil, sampleRate: rate, notes: &notes)
             modulationRate = rateHz
             let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)
             sustained = { s in
