@@ -52,8 +52,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
     var duration: String?
 
-    @Option(help: "Sample format: s16 (TPDF-dithered), s24 or f32 (WAV only).")
-    var format: SampleFormat = .s16
+    @Option(help: "Sample format: s16 (TPDF-dithered; the default), s24 (the default for a sound with a notch: 16-bit dither would fill it) or f32 (WAV only).")
+    var format: SampleFormat?
 
     @OptionGroup var sound: SoundOptions
 
@@ -64,9 +64,10 @@ struct RenderCommand: ParsableCommand {
         if output == "-" { return try stream() }
         let request = try makeRequest()
         try AtomicFile.checkWritable(output)
+        let format = self.format ?? (request.sound.hasNotch ? .s24 : .s16)
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }
-        let seconds = Double(report.frames) / request.sampleRate
+        let seconds = (Double(report.frames) / request.sampleRate * 1000).rounded() / 1000
         let level = report.rmsDBFS.map { "RMS \(String(format: $0)) dBFS, peak \(String(format: report.peakDBFS)) dBFS" }
             ?? "gain \(String(format: Decibels.fromAmplitude(Double(report.gains.first ?? 1)))) dB, true peak \(String(format: report.truePeakDBTP ?? -300)) dBTP"
         print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.resolvedLayout.rawValue), \(format.rawValue), \(level)")
@@ -80,6 +81,7 @@ struct RenderCommand: ParsableCommand {
     /// no measuring pass, so it starts at once), endless without `--duration`; ends with exit 0 when the
     /// reader goes away.
     func stream() throws {
+        let format = self.format ?? .s16
         guard format != .s24 else {
             throw ShadesError(parameter: "format", value: "s24", allowed: "s16 or f32 for a stream on standard output (-o -)")
         }

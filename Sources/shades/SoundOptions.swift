@@ -7,8 +7,8 @@ import ShadesPlatform
 /// The options that describe a sound (everything but its name, length and destination), shared by
 /// `shades render` and `shades play`.
 struct SoundOptions: ParsableArguments {
-    @Option(help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …).")
-    var rate: String = "48000"
+    @Option(help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …; default 48000, a sound file's own rate for a file).")
+    var rate: String?
 
     @Option(name: .customLong("sound"), help: "A sound in the preset format's JSON (Presets/README.md) instead of SOURCE.")
     var soundFile: String?
@@ -158,8 +158,10 @@ struct SoundOptions: ParsableArguments {
         } else {
             throw ShadesError.usage("--duration is required (e.g. 90s, 10m, 1h) unless --pulse-count sets it")
         }
+        // A file keeps its own rate unless one is asked (no resampling by default).
+        let fileRate = try sound.file.map { (f: SoundFileReference) throws(ShadesError) in Double(try AudioFileSource.openInput(path: f.path).sampleRate) }
         let request = RenderRequest(
-            sound: sound, durationSeconds: seconds, sampleRate: try ValueParsing.hertz(rate, parameter: "rate"),
+            sound: sound, durationSeconds: seconds, sampleRate: try rate.map { try ValueParsing.hertz($0, parameter: "rate") } ?? fileRate ?? 48_000,
             level: try level.map { .rms(dBFS: try ValueParsing.decibels($0)) }, loop: loop)
         try request.validate()
         return request

@@ -143,7 +143,7 @@ final class LivePlaybackTests {
                                    "-o", "notched.wav"], in: folder)
         #expect(notch.status == 0, "notch: \(notch.stderr)")
         let reference = try FloatWAV.read("\(folder)/notched.wav")
-        let (capture, report) = try record(["music.mp3", "--notch", "4kHz", "--quiet", "--report", "music.json"])
+        let (capture, report) = try record(["music.mp3", "--notch", "4kHz", "--rate", "48000", "--quiet", "--report", "music.json"])
         let offset = try align(capture, reference)
         if let report {
             #expect(report.underruns == 0 && report.readerUnderruns == 0, "\(report)")
@@ -154,13 +154,43 @@ final class LivePlaybackTests {
         #expect(capture[0].count >= offset + frames.upperBound, "the capture ends \(Double(capture[0].count - offset) / Double(liveRate)) s into the music")
         guard capture[0].count >= offset + frames.upperBound else { return }
         for channel in 0..<2 {
-            // `shades notch` lowers the file to its −1 dBTP ceiling only when needed; the player does not.
+            // The player keeps the file under the same −1 dBTP ceiling as `shades notch` (one level policy).
             let gain = Compare.gain(capture[channel], reference[channel], offset: offset, frames: frames)
+            #expect(abs(gain - 1) < 0.001, "channel \(channel): played at \(gain) × the notch command's level")
             let residuals = Compare.residualsDB(capture[channel], reference[channel], offset: offset, frames: frames, gain: gain)
             let worst = residuals.max() ?? 0
             #expect(worst < -40, "channel \(channel): a 10 ms block differs from the notch command's by \(worst) dB")
             print("live: notched music channel \(channel): gain \(gain), worst block residual \(worst) dB")
         }
+    }
+
+    /// A music file played with a level and a modulation gets both, as `render` makes them: the capture
+    /// equals `shades render music.mp3 --level -40 --am 4` of the same file.
+    @Test func musicPlaysAtTheAskedLevelWithItsModifiers() throws {
+        let music = try Shell.run(["render", "pink", "--duration", "8s", "--level", "-20", "--seed", "12", "-o", "music.wav"], in: folder)
+        #expect(music.status == 0, "render: \(music.stderr)")
+        try Lame.encode("\(folder)/music.wav", to: "\(folder)/music.mp3", options: ["-b", "192"])
+        let reference = try render(["music.mp3", "--level", "-40", "--am", "4", "--rate", "48000"], to: "reference.wav")
+        let (capture, _) = try record(["music.mp3", "--level", "-40", "--am", "4", "--rate", "48000", "--quiet"])
+        let offset = try align(capture, reference)
+        let frames = (liveRate / 10)..<(reference[0].count - liveRate / 10)
+        guard capture[0].count >= offset + frames.upperBound else {
+            Issue.record("the capture ends \(Double(capture[0].count - offset) / Double(liveRate)) s into the music")
+            return
+        }
+        for channel in 0..<2 {
+            let gain = Compare.gain(capture[channel], reference[channel], offset: offset, frames: frames)
+            let worst = Compare.residualsDB(capture[channel], reference[channel], offset: offset, frames: frames, gain: gain).max() ?? 0
+            #expect(abs(gain - 1) < 0.001 && worst < -40, "channel \(channel): gain \(gain), worst block residual \(worst) dB")
+            print("live: music at -40 dBFS with AM, channel \(channel): gain \(gain) against the render, worst block residual \(worst) dB")
+        }
+    }
+
+    /// Every sound `render` makes plays: coordinated reset, with its own timer.
+    @Test func coordinatedResetPlays() throws {
+        let (capture, _) = try record(["cr", "--frequency", "4kHz", "--timer", "3s", "--fade-out", "100ms", "--quiet"])
+        let power = capture[0].map { Double($0) * Double($0) }.reduce(0, +) / Double(max(1, capture[0].count))
+        #expect(power > 1e-6, "the capture is silent")
     }
 
     @Test func theTimerStopsAfterARaisedCosineFade() throws {

@@ -29,12 +29,12 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
         return nil
     }
 
-    /// Short text for comments: "-20dBFS", "-23LUFS/-1dBTP", "ceiling=-1dBTP".
+    /// Short text for comments: "-20dBFS", "-23LUFS/-1dBTP", "truepeak<=-1dBTP".
     public var summary: String {
         switch self {
         case .rms(let level): return "\(formatNumber(level))dBFS"
         case .loudness(let lufs, let ceiling): return "\(formatNumber(lufs))LUFS/\(formatNumber(ceiling))dBTP"
-        case .truePeakCeiling(let ceiling): return "ceiling=\(formatNumber(ceiling))dBTP"
+        case .truePeakCeiling(let ceiling): return "truepeak<=\(formatNumber(ceiling))dBTP"
         }
     }
 
