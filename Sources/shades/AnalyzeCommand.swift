@@ -15,12 +15,12 @@ struct AnalyzeCommand: ParsableCommand {
         commandName: "analyze",
         abstract: "Measure a sound file: levels, loudness, spectrum, tone, modulation, loop seam, ambient level, notch.",
         discussion: """
-            Reads any file libsndfile reads, block by block (a 2-hour file is fine), and prints a table
-            (--json for machines). Tone and modulation are reported when present (THD+N below -20 dB;
-            depth of at least 2 %), measured on the first 3 minutes of the first channel.
+            Reads any file libsndfile reads, block by block (a 2-hour file is fine), and prints a table \
+            (--json for machines). Tone and modulation are reported when present (THD+N below -20 dB; \
+            depth of at least 2 %), measured on the first 3 minutes of the first channel. \
             Examples:
               shades analyze pink.wav --colour pink --plot pink.svg
-              shades analyze song-notched.wav --reference song.wav --notch 6kHz --width 1 --plot notch.svg
+              shades analyze out.wav --reference song.wav --notch 6kHz --plot notch.svg
               shades analyze street.wav --calibration 94dB@-20dBFS --listen 2h --json
             """)
 

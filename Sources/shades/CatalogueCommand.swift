@@ -20,12 +20,12 @@ struct CatalogueCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render Presets/*.json into loudness-matched, seamless assets with manifest.json and index.html.",
             discussion: """
-                Every asset is brought to the loudness target within ±0.1 LU with a true peak of at most -1 dBTP
-                (measured on the written file), loops are checked for seams, and the build is written
-                into a temporary folder and moved into place. Assets whose recipe did not change are reused.
+                Every asset is brought to the loudness target within ±0.1 LU with a true peak of at most -1 dBTP \
+                (measured on the written file), loops are checked for seams, and the build is written \
+                into a temporary folder and moved into place. Assets whose recipe did not change are reused. \
                 Examples:
                   shades catalogue build Presets -o catalogue
-                  shades catalogue build Presets -o catalogue --tinnitus-frequency 6kHz --rate 44100 --format flac
+                  shades catalogue build Presets -o catalogue --tinnitus-frequency 6kHz
                 """)
 
         @Argument(help: "Folder of preset JSON files.")
@@ -77,13 +77,13 @@ struct CatalogueCommand: ParsableCommand {
             if let frequency, let defaults = documents.first?.document.defaults {
                 let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
                                                          musicFolder: music)
+                for skipped in personal.skipped { printWarning(skipped) }
                 assets += personal.assets
                 categories.append(personal.category)
             }
 
             let terminal = isatty(STDOUT_FILENO) == 1
             var parameters = ["presets": presets]
-            if let frequency { parameters["tinnitusFrequencyHz"] = String(frequency) }
             if let music { parameters["music"] = music }
             if let rate { parameters["rate"] = rate }
             if let format { parameters["format"] = format }

@@ -17,11 +17,11 @@ struct MatchCommand: ParsableCommand {
         commandName: "match",
         abstract: "Find the tinnitus pitch by two-alternative choices (binary method), live, or with a simulated listener.",
         discussion: """
-            First each tone heard is set to the tinnitus loudness (up/down: ±1 dB, enter: done). Then pairs of
-            1-s tones: press 1 or 2 for the one closer to the tinnitus pitch (r: hear them again). An octave
-            stage (from 1 and 2 kHz, stopping at the first reversal or at 500 Hz / 16 kHz), a stage in whole
-            tones, then the match against half and double its frequency (octave confusion). The result (JSON
-            with -o) is read by `catalogue build --from-match` and `notch --from-match`.
+            First each tone heard is set to the tinnitus loudness (up/down: ±1 dB, enter: done). Then pairs of \
+            1-s tones: press 1 or 2 for the one closer to the tinnitus pitch (r: hear them again). An octave \
+            stage (from 1 and 2 kHz, stopping at the first reversal or at 500 Hz / 16 kHz), a stage in whole \
+            tones, then the match against half and double its frequency (octave confusion). The result (JSON \
+            with -o) is read by `catalogue build --from-match` and `notch --from-match`. \
             Examples:
               shades match -o match.json
               shades match --simulate 5.2kHz --json

@@ -40,12 +40,13 @@ struct NotchFilterCommand: ParsableCommand {
         commandName: "notch-filter",
         abstract: "Write a notch's impulse response (float WAV) and a PipeWire filter-chain configuration that applies it.",
         discussion: """
-            The same linear-phase notch as `shades notch` (at least 100 dB deep in the band), as a convolution
-            kernel for PipeWire's builtin convolver: a stereo virtual sink that notches everything played into
-            it (streaming services, videos). The kernel delays the sound by half its length (printed).
-            Run the configuration with `pipewire -c /absolute/path/notch.conf` (its first lines say how to start
+            The same linear-phase notch as `shades notch` (at least 100 dB deep in the band), as a convolution \
+            kernel for PipeWire's builtin convolver: a stereo virtual sink that notches everything played into \
+            it (streaming services, videos). The kernel delays the sound by half its length (printed). \
+            Run the configuration with `pipewire -c /absolute/path/notch.conf` (its first lines say how to start \
             it with PipeWire).
-            Example: shades notch-filter --frequency 6kHz --width 1 --rate 48000 -o notch-6k.wav --pipewire notch-6k.conf
+            Example:
+              shades notch-filter --frequency 6kHz -o notch-6k.wav --pipewire notch-6k.conf
             """)
 
     @Option(help: "Notch centre(s): 6000, 6kHz; several separated by commas.")
@@ -89,17 +90,17 @@ struct NotchCommand: ParsableCommand {
         commandName: "notch",
         abstract: "Remove the band around a tinnitus frequency from any music file (tailor-made notched music).",
         discussion: """
-            Reads any format libsndfile reads (WAV, FLAC, Ogg Vorbis, Opus, MP3, AIFF …), block by block, and
-            writes WAV or FLAC of exactly the input's length, sample-aligned with it (the filter delay is
+            Reads any format libsndfile reads (WAV, FLAC, Ogg Vorbis, Opus, MP3, AIFF …), block by block, and \
+            writes WAV or FLAC of exactly the input's length, sample-aligned with it (the filter delay is \
             removed). Notches are at least 100 dB deep inside the band (Okamoto 2010: 1 octave; Stein 2016:
-            ½ octave with the 3/8-octave bands beside it raised by 20 dB). The whole file is lowered just
-            enough for its true peak to stay at or below --ceiling (-1 dBTP); the gain is reported.
-            Warns when the music has less than 1 % of its power in the notch and the half octaves beside it.
+            ½ octave with the 3/8-octave bands beside it raised by 20 dB). The whole file is lowered just \
+            enough for its true peak to stay at or below --ceiling (-1 dBTP); the gain is reported. \
+            Warns when the music has less than 1 % of its power in the notch and the half octaves beside it. \
             Several inputs are processed in parallel on all cores; -o is then a folder.
 
             Examples:
               shades notch song.mp3 --frequency 6kHz -o song-notched.wav
-              shades notch song.ogg --frequency 4kHz --width 0.5 --edge-boost 20dB --rate 48000 --format f32 -o out.wav
+              shades notch song.ogg --frequency 4kHz --width 0.5 --edge-boost 20dB -o out.wav
               shades notch song.flac --left 4kHz --right 6.3kHz -o song-notched.flac
               shades notch a.flac b.flac --frequency 5.2kHz -o outdir/
             """)

@@ -14,8 +14,8 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play a sound, a music file or a catalogue preset live through the sound card (PortAudio).",
         discussion: """
-            Plays until Ctrl-C (a 0.3 s fade, exit 0), the end of --timer, or the end of a music file.
-            The sound options are those of `shades render`; --fade-in and --fade-out (or --fade) shape the
+            Plays until Ctrl-C (a 0.3 s fade, exit 0), the end of --timer, or the end of a music file. \
+            The sound options are those of `shades render`; --fade-in and --fade-out (or --fade) shape the \
             start and the timer's end. In a terminal: up/down or +/- volume, space pause, q quit.
 
             Examples:
@@ -128,6 +128,10 @@ struct PlayCommand: ParsableCommand {
     private func makeSource() throws -> (any AudioSource, String, Double, Double?, AudioFileSource?, Int) {
         if let preset {
             if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
+            var info = stat()
+            guard stat(presets, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw ShadesError.usage("--preset \(preset): no presets folder '\(presets)' here (allowed: --presets FOLDER, a folder of catalogue JSON files such as the repository's Presets/)")
+            }
             let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).

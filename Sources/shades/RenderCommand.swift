@@ -17,31 +17,31 @@ struct RenderCommand: ParsableCommand {
         commandName: "render",
         abstract: "Render a noise colour, a tone, narrow-band noise or a therapy stimulus to a WAV or FLAC file.",
         discussion: """
-            Sources: white, pink, brown, blue, violet (PSD ∝ f^-β with β 0, 1, 2, -1, -2), noise (any --beta
-            in [-2, 2]), tone (--frequency) and nbn (narrow-band noise: --frequency, --width in octaves).
-            Therapy stimuli around a tinnitus frequency (--frequency): cr (acoustic coordinated reset, Tass
-            et al. 2012, timing after Adamchic et al. 2017: --tones, --tone-length, --tone-ramp, --cycle-rate,
-            --on-cycles, --off-cycles, --tone-gains) and ripple (spectral-ripple modulation, Yukhnovich et al.
-            2025: --condition amplitude|phase|noise, --sham, --band-gains); --seed chooses their orders and
+            Sources: white, pink, brown, blue, violet (PSD ∝ f^-β with β 0, 1, 2, -1, -2), noise (any --beta \
+            in [-2, 2]), tone (--frequency) and nbn (narrow-band noise: --frequency, --width in octaves). \
+            Therapy stimuli around a tinnitus frequency (--frequency): cr (acoustic coordinated reset, Tass \
+            et al. 2012, timing after Adamchic et al. 2017: --tones, --tone-length, --tone-ramp, --cycle-rate, \
+            --on-cycles, --off-cycles, --tone-gains) and ripple (spectral-ripple modulation, Yukhnovich et al. \
+            2025: --condition amplitude|phase|noise, --sham, --band-gains); --seed chooses their orders and \
             segments. Both are one signal (the same in both ears for stereo).
-            Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade.
-            Levels are RMS in dBFS of the sustained sound (with --am after modulation, before pulses and
-            fades); each sounding channel has exactly that RMS. A file that would clip is not written; the
+            Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade. \
+            Levels are RMS in dBFS of the sustained sound (with --am after modulation, before pulses and \
+            fades); each sounding channel has exactly that RMS. A file that would clip is not written; the \
             error names the highest level that fits.
 
             Examples:
-              shades render pink  --duration 10m --rate 48000 --channels stereo --level -20 --seed 7 --format s16 -o pink.wav
+              shades render pink --duration 10m --level -20 --seed 7 -o pink.wav
               shades render white --duration 90s -o white.flac
               shades render brown --duration 1h --loop -o brown.wav
               shades render noise --beta 0.5 --duration 30s -o tilt.wav
-              shades render tone  --frequency 6kHz --duration 2m --channels left -o tone.wav
+              shades render tone --frequency 6kHz --duration 2m --channels left -o t.wav
               shades render pink --am 10 --am-depth 1 --duration 3m -o am-pink.wav
               shades render tone --frequency 6kHz --am 40 --duration 3m -o am-tone.wav
               shades render nbn --frequency 4kHz --width 0.5 --duration 1m -o nbn.wav
-              shades render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav
-              shades render pink --notch 6kHz --notch-width 1 --duration 10m --loop -o notched-pink.wav
+              shades render tone --frequency 1kHz --pulse 200ms/200ms --duration 10s -o p.wav
+              shades render pink --notch 6kHz --duration 10m --loop -o notched-pink.wav
               shades render cr --frequency 4kHz --duration 60s --seed 3 -o cr.wav
-              shades render ripple --frequency 4kHz --condition amplitude --duration 60s -o ripple.wav
+              shades render ripple --frequency 4kHz --duration 60s -o ripple.wav
               shades render --sound rain.json --duration 60s --loop -o rain.wav
               shades render song.mp3 --notch 6kHz --format s24 -o song-notched.wav
             """)

@@ -13,9 +13,9 @@ struct Shades: ParsableCommand {
         abstract: "Therapeutic sounds for tinnitus research: exact noise colours and tones as WAV/FLAC.",
         discussion: """
             Examples:
-              shades render pink --duration 10m --channels stereo --level -20 --seed 7 -o pink.wav
+              shades render pink --duration 10m --level -20 --seed 7 -o pink.wav
               shades render brown --duration 1h --loop -o brown.wav
-              shades render tone --frequency 6kHz --duration 2m --channels left -o tone.wav
+              shades render tone --frequency 6kHz --duration 2m --channels left -o t.wav
             """,
         // The kernel set (chosen at run time for this CPU) is named so a report can say what ran.
         version: "\(ShadesVersion.string) (kernels: \(KernelSet.active.rawValue))",

@@ -43,8 +43,8 @@ struct StimuliCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pulsed tones at the audiometric frequencies, per ear.",
             discussion: """
-                Standard frequencies 125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000 Hz; --extended adds 9, 10,
-                11.2, 12.5, 14 and 16 kHz; --frequencies replaces the list (TinnitusNavigator's custom ones).
+                Standard frequencies 125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000 Hz; --extended adds 9, 10, \
+                11.2, 12.5, 14 and 16 kHz; --frequencies replaces the list (TinnitusNavigator's custom ones). \
                 Example: shades stimuli audiometry --ear both -o audiometry/
                 """)
 
@@ -101,8 +101,8 @@ struct StimuliCommand: ParsableCommand {
             commandName: "pitch-match",
             abstract: "Tones and ½-octave narrow-band noises on a quarter-octave grid for pitch matching.",
             discussion: """
-                For each frequency from --from to --to in --step octaves: a 1 s pure tone and a 1 s ½-octave
-                narrow-band noise with 10 ms raised-cosine ramps, all at equal RMS. --octave-check F also writes
+                For each frequency from --from to --to in --step octaves: a 1 s pure tone and a 1 s ½-octave \
+                narrow-band noise with 10 ms raised-cosine ramps, all at equal RMS. --octave-check F also writes \
                 the octave-confusion triple F/2, F, 2F.
                 Example: shades stimuli pitch-match -o pitch/
                 """)
@@ -147,12 +147,12 @@ extension StimuliCommand {
             commandName: "residual-inhibition",
             abstract: "A residual-inhibition masker (band noise at F, then silence) and minimum-masking-level probes.",
             discussion: """
-                The masker: narrow-band noise centred on --frequency, --width octaves wide (e.g. 1 for a narrow
-                band, 2.6 for a broad 2–12 kHz band at 4.9 kHz), --masker long (60 s: Feldmann 1971; the effect
-                levels off there), at --above dB over --reference (the patient's threshold or minimum masking
+                The masker: narrow-band noise centred on --frequency, --width octaves wide (e.g. 1 for a narrow \
+                band, 2.6 for a broad 2–12 kHz band at 4.9 kHz), --masker long (60 s: Feldmann 1971; the effect \
+                levels off there), at --above dB over --reference (the patient's threshold or minimum masking \
                 level in dBFS; MML + 10 dB in clinical protocols), raised-cosine --onset ramp, --offset ramp (0:
-                abrupt), then --silence of digital silence. The probes: the same noise, --probe long, from
-                --mml-from to --mml-to dB re the reference in --mml-step (1 or 2 dB) steps.
+                abrupt), then --silence of digital silence. The probes: the same noise, --probe long, from \
+                --mml-from to --mml-to dB re the reference in --mml-step (1 or 2 dB) steps. \
                 Example: shades stimuli residual-inhibition --frequency 4kHz -o ri/
                 """)
 

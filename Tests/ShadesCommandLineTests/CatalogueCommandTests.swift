@@ -72,9 +72,19 @@ import ShadesTestSupport
         while try block.withBlock({ try mp3.read(into: $0) }) > 0 {}
         result = try Shell.run(["catalogue", "build", "presets", "-o", "out", "--tinnitus-frequency", "4kHz", "--music", "music"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
+        // The file skipped is named on a line of its own; the frequency is a number in the manifest.
+        #expect(result.stderr.split(separator: "\n").filter { $0.contains("cover.txt") }.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("shades: warning: skipped music/cover.txt: not a sound file"))
+        let manifestJSON = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(folder)/out/manifest.json")))
+        #expect((manifestJSON as? [String: Any])?["tinnitusFrequencyHz"] as? Double == 4_000)
         let sounds = try Manifest.read(folder: "\(folder)/out").sounds
+        // A music sound's recipe names its file (relative to the music folder) with its bytes, frames and rate, and its notch.
+        let recipe = try #require(sounds.first { $0.id == "personal-music-song-two" }?.recipe)
+        #expect(recipe.file?.path == "Song Two.mp3" && recipe.file?.sampleRate == 44_100 && (recipe.file?.bytes ?? 0) > 0)
+        #expect(recipe.notches == [NotchSpec(centreHz: 4_000, widthOctaves: 1)])
         let songTwo = try #require(sounds.first { $0.id == "personal-music-song-two" })
         #expect(songTwo.frames == StreamingResampler.outputFrameCount(inputFrames: mp3.framesRead, inputRate: 44_100, outputRate: 48_000))
+        #expect(songTwo.recipe.file?.frames == songTwo.frames && songTwo.sampleFormat == .s24)
         #expect(abs(songTwo.integratedLoudnessLUFS - -23) <= 0.1 && songTwo.truePeakDBTP <= -1)
         let song = try #require(sounds.first { $0.id == "personal-music-song-one" })
         #expect(abs(song.integratedLoudnessLUFS - -23) <= 0.1 && song.truePeakDBTP <= -1 && song.frequencyHz == 4000)
@@ -88,6 +98,26 @@ import ShadesTestSupport
         result = try Shell.run(["catalogue", "build", "presets", "-o", "out2", "--tinnitus-frequency", "4kHz", "--music", "empty"], in: folder)
         #expect(result.status == 2 && result.stderr.contains("no readable sound files"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/out2"))
+    }
+
+    /// A loudness too high for several sounds names each, with the highest it can reach, in one line.
+    @Test func aLoudnessTooHighListsEverySoundThatCannotReachIt() throws {
+        try writePresets(small)
+        let result = try Shell.run(["catalogue", "build", "presets", "-o", "out", "--loudness", "-3"], in: folder)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("shades: error: 2 sounds cannot reach their loudness"), "\(result.stderr)")
+        #expect(result.stderr.contains("pink (at most -") && result.stderr.contains("surf (at most -"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/out"))
+    }
+
+    /// Music file names become readable ids.
+    @Test func musicIDsAreReadable() {
+        #expect(PresetAssets.readableID("machine_wars") == "machine-wars")
+        #expect(PresetAssets.readableID("Machine Wars (live)") == "machine-wars-live")
+        #expect(PresetAssets.readableID("Mächtige Straße") == "machtige-strasse")
+        #expect(PresetAssets.readableID("  ") == "file")
     }
 
     @Test func badPresetsAreOneLinePerProblemAndNothingIsWritten() throws {

@@ -97,5 +97,29 @@ import ShadesTestSupport
         let result = try Shell.run(["render", "--help"], in: folder)
         #expect(result.status == 0)
         #expect(result.stdout.contains("shades render brown --duration 1h --loop -o brown.wav"))
+        #expect(result.stdout.contains("grey"))
+    }
+
+    /// Every command's help is wrapped once, at 80 columns: no line is longer, and no line of prose breaks
+    /// early (a line followed by more of its paragraph reaches past column 60).
+    @Test(arguments: [["--help"], ["render", "--help"], ["play", "--help"], ["notch", "--help"], ["notch-filter", "--help"],
+                      ["stimuli", "--help"], ["match", "--help"], ["analyze", "--help"], ["catalogue", "build", "--help"]])
+    func helpIsWrappedOnceAt80Columns(arguments: [String]) throws {
+        let result = try Shell.run(arguments, in: folder)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for line in lines { #expect(line.count <= 80, "\(arguments): \(line)") }
+        let discussion = lines.prefix { !$0.hasPrefix("USAGE:") }
+        for (line, next) in zip(discussion, discussion.dropFirst())
+        where !line.isEmpty && !line.hasPrefix(" ") && !line.hasSuffix(":") && !next.isEmpty && !next.hasPrefix(" ")
+            && next.first!.isLowercase {
+            #expect(line.count > 60, "\(arguments): broken early: \(line)")
+        }
+    }
+
+    @Test func playAPresetWithoutItsFolderSaysHowToPointAtIt() throws {
+        let result = try Shell.run(["play", "--preset", "pink-am10", "--presets", "nowhere"], in: folder)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no presets folder 'nowhere' here (allowed: --presets FOLDER"), "\(result.stderr)")
     }
 }

@@ -116,7 +116,11 @@ enum AssetRenderer {
         do throws(ShadesError) {
             gainDB = try asset.request.level.loudnessGainDB(measuredLUFS: measured, truePeakDBTP: truePeak,
                                                             samplePeakDBFS: before.samplePeakDBFS, format: asset.sampleFormat)
-        } catch { throw .asset(id: id, message: error.message) }
+        } catch {
+            var refused = ShadesError.asset(id: id, message: error.message)
+            (refused.parameter, refused.value) = (error.parameter, error.value)
+            throw refused
+        }
         // The request as written: its sound with the file's decoded length recorded, at the level the gain gave.
         var written = asset.request
         written.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + gainDB)

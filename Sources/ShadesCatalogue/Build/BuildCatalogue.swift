@@ -61,10 +61,11 @@ public enum CatalogueBuilder {
             try makeFolder(building + "/" + spectraFolder)
             let built = try buildAll(assets, into: building, previous: previous, previousFolder: target,
                                      concurrency: concurrency, progress: progress)
-            let manifest = Manifest(
+            var manifest = Manifest(
                 parameters: parameters,
                 categories: categories.map { Manifest.Category(id: $0.id, titles: $0.titles, soundIDs: $0.assetIDs) },
                 sounds: built.map(\.sound))
+            manifest.tinnitusFrequencyHz = assets.lazy.compactMap(\.frequencyHz).first
             try write(manifest.encoded(), to: building + "/" + Manifest.fileName)
             let spectra = Dictionary(built.map { ($0.sound.id, $0.spectrumSVG) }, uniquingKeysWith: { a, _ in a })
             try write(Data(IndexPage.html(manifest: manifest, spectra: spectra).utf8), to: building + "/" + IndexPage.fileName)
@@ -121,6 +122,9 @@ public enum CatalogueBuilder {
         let keys = assets.map(\.cacheKey)
         let results = Locked<[BuiltSound?]>(Array(repeating: nil, count: assets.count))
         let failure = Locked<ShadesError?>(nil)
+        // Sounds that cannot reach their loudness under the true-peak ceiling: every one is listed, so the
+        // build goes on past them (and writes nothing in the end).
+        let tooLoud = Locked<[(id: String, highestLUFS: Double, error: ShadesError)]>([])
         let next = Atomic<Int>(0)
         let done = Locked<Int>(0)
         let workers = min(concurrency, assets.count)
@@ -143,11 +147,22 @@ public enum CatalogueBuilder {
                         progress(Progress(done: count, total: assets.count, assetID: asset.id, reused: built!.reused))
                     }
                 } catch {
-                    failure.withLock { if $0 == nil { $0 = error } }
+                    if error.parameter == .loudness, case .number(let highest, _) = error.value {
+                        tooLoud.withLock { $0.append((asset.id, highest, error)) }
+                    } else {
+                        failure.withLock { if $0 == nil { $0 = error } }
+                    }
                 }
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
+        let refused = tooLoud.withLock { list in list.sorted { $0.id < $1.id } }
+        if refused.count == 1 { throw refused[0].error }
+        if let lowest = refused.map(\.highestLUFS).min() {
+            throw .runtime("\(refused.count) sounds cannot reach their loudness with a true peak at or below \(formatNumber(CatalogueLimits.maximumTruePeakDBTP)) dBTP: "
+                           + refused.map { "\($0.id) (at most \(formatFloor($0.highestLUFS)) LUFS)" }.joined(separator: ", ")
+                           + "; the highest loudness every sound fits is \(formatFloor(lowest)) LUFS")
+        }
         return results.withLock { $0.map { $0! } }
     }
 

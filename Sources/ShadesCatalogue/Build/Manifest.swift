@@ -16,6 +16,8 @@ public struct Manifest: Sendable, Codable, Equatable {
     public var libraryVersion: String
     /// Build parameters as given by the caller (e.g. the preset file and its values).
     public var parameters: [String: String]
+    /// The tinnitus frequency the personalised sounds were made for, Hz (nil: none).
+    public var tinnitusFrequencyHz: Double?
     /// Categories in display order.
     public var categories: [Category]
     /// Every sound, in the order the assets were given.

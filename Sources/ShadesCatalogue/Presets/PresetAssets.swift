@@ -71,7 +71,8 @@ public enum PresetAssets {
     /// With `musicFolder`, every readable file in it becomes notched music (one octave at the frequency).
     public static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
-                                musicFolder: String? = nil) throws(ShadesError) -> (assets: [CatalogueAsset], category: CatalogueCategory) {
+                                musicFolder: String? = nil) throws(ShadesError)
+        -> (assets: [CatalogueAsset], category: CatalogueCategory, skipped: [String]) {
         let d = overrides.apply(to: defaults)
         let hz = formatHertz(f)
         let tone = Sound(.tone(frequencyHz: f)), band = Sound(.narrowBandNoise(centreHz: f, widthOctaves: 0.5))
@@ -96,14 +97,20 @@ public enum PresetAssets {
             a.frequencyHz = f
             assets.append(a)
         }
-        if let musicFolder { assets += try music(in: musicFolder, frequencyHz: f, settings: d) }
+        var skipped: [String] = []
+        if let musicFolder {
+            let music = try music(in: musicFolder, frequencyHz: f, settings: d)
+            assets += music.assets
+            skipped = music.skipped
+        }
         return (assets, CatalogueCategory(id: "personal", titles: ["en": "For your tinnitus (\(hz))", "de": "Für Ihren Tinnitus (\(hz))"],
-                                          assetIDs: assets.map(\.id)))
+                                          assetIDs: assets.map(\.id)), skipped)
     }
 
     /// Notched-music assets for every readable sound file in `folder` (sorted by name): the file, one octave
-    /// notched at the frequency, to its end, at the catalogue's loudness.
-    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(ShadesError) -> [CatalogueAsset] {
+    /// notched at the frequency, to its end, at the catalogue's loudness; and one line for each file skipped.
+    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(ShadesError)
+        -> (assets: [CatalogueAsset], skipped: [String]) {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }.sorted() } catch {
             throw .usage("music folder \(folder) cannot be read")
@@ -114,13 +121,18 @@ public enum PresetAssets {
         }
         guard let container = Container(rawValue: d.format) else { throw .usage("format \(d.format) is not supported") }
         var assets: [CatalogueAsset] = []
+        var skipped: [String] = []
         var used = Set<String>()
         for name in names {
             let path = folder + "/" + name
-            guard let input = try? AudioFileInput(path: path) else { continue }  // not a sound file
+            let input: AudioFileInput
+            do throws(ShadesError) { input = try AudioFileInput(path: path) } catch {
+                skipped.append("skipped \(path): not a sound file libsndfile reads (\(error.message))")
+                continue
+            }
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             let stem = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : String(name[..<$0]) } ?? name
-            var id = "music-" + String(stem.lowercased().map { ($0.isLetter || $0.isNumber) && $0.isASCII ? $0 : "-" }.prefix(40))
+            var id = "music-" + readableID(stem)
             while used.contains(id) { id += "-" }
             used.insert(id)
             let file = SoundFileReference(path: name, bytes: (attributes?[.size] as? Int) ?? 0, sampleRate: Double(input.sampleRate))
@@ -137,7 +149,28 @@ public enum PresetAssets {
             assets.append(asset)
         }
         guard !assets.isEmpty else { throw .usage("music folder \(folder) has no readable sound files (allowed: any format libsndfile reads)") }
-        return assets
+        return (assets, skipped)
+    }
+
+    /// A file name as an id: lower case, accents dropped (ä → a, ß → ss), every run of other characters one
+    /// '-', none at the ends, at most 40 characters ("Machine Wars (live)" → "machine-wars-live").
+    package static func readableID(_ name: String) -> String {
+        let folded: [Character: String] = ["ä": "a", "á": "a", "à": "a", "â": "a", "å": "a", "ã": "a", "æ": "ae", "ç": "c",
+                                           "é": "e", "è": "e", "ê": "e", "ë": "e", "í": "i", "ì": "i", "î": "i", "ï": "i",
+                                           "ñ": "n", "ö": "o", "ó": "o", "ò": "o", "ô": "o", "õ": "o", "ø": "o", "œ": "oe",
+                                           "ß": "ss", "ü": "u", "ú": "u", "ù": "u", "û": "u", "ý": "y", "ÿ": "y"]
+        var id = ""
+        for character in name.lowercased() {
+            let text = folded[character] ?? String(character)
+            if text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+                id += text
+            } else if !id.isEmpty && !id.hasSuffix("-") {
+                id += "-"
+            }
+        }
+        while id.hasSuffix("-") { id.removeLast() }
+        let cut = String(id.prefix(40))
+        return cut.hasSuffix("-") ? String(cut.dropLast()) : (cut.isEmpty ? "file" : cut)
     }
 
     static func asset(id: String, category: String, titles: [String: String], request: RenderRequest,

@@ -122,6 +122,9 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
     /// "loudness −10.0 LUFS would put the true peak at +2.31 dBTP (limit −1.0 dBTP); the highest loudness
     /// that fits is −13.4 LUFS".
     static func loudnessRefusal(targetLUFS: Double, truePeakDBTP: Double, ceilingDBTP: Double, highestLUFS: Double) -> ShadesError {
-        .runtime("loudness \(String(format: targetLUFS, digits: 1)) LUFS would put the true peak at \(formatSigned(truePeakDBTP, digits: 2)) dBTP (limit \(String(format: ceilingDBTP, digits: 1)) dBTP); the highest loudness that fits is \(formatFloor(highestLUFS)) LUFS")
+        var error = ShadesError.runtime("loudness \(String(format: targetLUFS, digits: 1)) LUFS would put the true peak at \(formatSigned(truePeakDBTP, digits: 2)) dBTP (limit \(String(format: ceilingDBTP, digits: 1)) dBTP); the highest loudness that fits is \(formatFloor(highestLUFS)) LUFS")
+        error.parameter = .loudness
+        error.value = .number(highestLUFS, .LUFS)  // the highest that fits: a catalogue lists every sound's
+        return error
     }
 }
