@@ -14,6 +14,7 @@ struct AnalyzeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
         abstract: "Measure a sound file: levels, loudness, spectrum, tone, modulation, loop seam, ambient level, notch.",
+        usage: "shades analyze <file> [--reference <file>] [--notch <freq>] [<options>]",
         discussion: """
             Reads any file libsndfile reads, block by block (a 2-hour file is fine), and prints a table \
             (--json for machines). Tone and modulation are reported when present (THD+N below -20 dB; \

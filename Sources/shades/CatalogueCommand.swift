@@ -19,6 +19,7 @@ struct CatalogueCommand: ParsableCommand {
     struct Build: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render Presets/*.json into loudness-matched, seamless assets with manifest.json and index.html.",
+            usage: "shades catalogue build [<presets>] [--output <folder>] [<options>]",
             discussion: """
                 Every asset is brought to the loudness target within ±0.1 LU with a true peak of at most -1 dBTP \
                 (measured on the written file), loops are checked for seams, and the build is written \

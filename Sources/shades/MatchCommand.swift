@@ -16,6 +16,7 @@ struct MatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "match",
         abstract: "Find the tinnitus pitch by two-alternative choices (binary method), live, or with a simulated listener.",
+        usage: "shades match [--simulate <frequency>] [<options>] [--output <output>]",
         discussion: """
             First each tone heard is set to the tinnitus loudness (up/down: ±1 dB, enter: done). Then pairs of \
             1-s tones: press 1 or 2 for the one closer to the tinnitus pitch (r: hear them again). An octave \

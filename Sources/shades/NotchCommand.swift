@@ -39,6 +39,7 @@ struct NotchFilterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notch-filter",
         abstract: "Write a notch's impulse response (float WAV) and a PipeWire filter-chain configuration that applies it.",
+        usage: "shades notch-filter --frequency <frequency> [<options>] --output <output>",
         discussion: """
             The same linear-phase notch as `shades notch` (at least 100 dB deep in the band), as a convolution \
             kernel for PipeWire's builtin convolver: a stereo virtual sink that notches everything played into \

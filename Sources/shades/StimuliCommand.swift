@@ -42,6 +42,7 @@ struct StimuliCommand: ParsableCommand {
     struct Audiometry: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pulsed tones at the audiometric frequencies, per ear.",
+            usage: "shades stimuli audiometry [--ear <ear>] [<options>] --output <folder>",
             discussion: """
                 Standard frequencies 125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000 Hz; --extended adds 9, 10, \
                 11.2, 12.5, 14 and 16 kHz; --frequencies replaces the list (TinnitusNavigator's custom ones). \
@@ -100,6 +101,7 @@ struct StimuliCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pitch-match",
             abstract: "Tones and ½-octave narrow-band noises on a quarter-octave grid for pitch matching.",
+            usage: "shades stimuli pitch-match [<options>] --output <folder>",
             discussion: """
                 For each frequency from --from to --to in --step octaves: a 1 s pure tone and a 1 s ½-octave \
                 narrow-band noise with 10 ms raised-cosine ramps, all at equal RMS. --octave-check F also writes \
@@ -146,6 +148,7 @@ extension StimuliCommand {
         static let configuration = CommandConfiguration(
             commandName: "residual-inhibition",
             abstract: "A residual-inhibition masker (band noise at F, then silence) and minimum-masking-level probes.",
+            usage: "shades stimuli residual-inhibition --frequency <f> [<options>] -o <dir>",
             discussion: """
                 The masker: narrow-band noise centred on --frequency, --width octaves wide (e.g. 1 for a narrow \
                 band, 2.6 for a broad 2–12 kHz band at 4.9 kHz), --masker long (60 s: Feldmann 1971; the effect \

@@ -135,7 +135,8 @@ public enum PresetAssets {
             var id = "music-" + readableID(stem)
             while used.contains(id) { id += "-" }
             used.insert(id)
-            let file = SoundFileReference(path: name, bytes: (attributes?[.size] as? Int) ?? 0, sampleRate: Double(input.sampleRate))
+            let bytes = (attributes?[.size] as? Int) ?? (attributes?[.size] as? UInt64).map { Int($0) } ?? (try? FileSystem.status(path)).map { Int($0.st_size) }
+            let file = SoundFileReference(path: name, bytes: bytes, sampleRate: Double(input.sampleRate))
             let sound = Sound(.file(file), notches: [notch])
             let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: d.rate,
                                         layout: input.channelCount == 1 ? .mono : .stereo,
