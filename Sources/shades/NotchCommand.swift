@@ -170,12 +170,12 @@ struct NotchCommand: ParsableCommand {
         if !failures.isEmpty {
             // One line per failed file; the last one ends the command.
             for (input, error) in failures.dropLast() {
-                printError("\(input): \(error.description)")
+                printError("\(input): \(error.described(naming: { ParameterFlags.names(for: self)[$0] }))")
             }
             let (input, error) = failures.last!
             let usage = failures.allSatisfy { $0.1.kind == .parameter }
             throw ShadesError(usage ? .parameter : .runtime,
-                              "\(input): \(error.description) (\(failures.count) of \(jobs.count) files failed)")
+                              "\(input): \(error.described(naming: { ParameterFlags.names(for: self)[$0] })) (\(failures.count) of \(jobs.count) files failed)")
         }
     }
 

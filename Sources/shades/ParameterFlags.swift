@@ -18,6 +18,8 @@ enum ParameterFlags {
         .notchCentre: "--notch", .notchWidth: "--notch-width", .edgeBoost: "--edge-boost", .edgeWidth: "--edge-width",
         .sampleFormat: "--format", .output: "--output", .loudness: "--loudness", .ceiling: "--ceiling",
         .mmlStep: "--mml-step", .calibration: "--calibration", .reference: "--reference",
+        .frequencies: "--frequencies", .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
+        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels",
     ]
 
     /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,

@@ -59,7 +59,7 @@ import ShadesTestSupport
         }
         #expect(attempt() == nil)
         #expect(attempt(step: 3) == "mmlStep")
-        #expect(attempt(from: 10, to: 0) == "mml-from/mml-to")
+        #expect(attempt(from: 10, to: 0) == "mmlRange")
         #expect(attempt(silence: -1) == "silence")
     }
 }

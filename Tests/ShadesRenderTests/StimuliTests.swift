@@ -139,7 +139,7 @@ import ShadesTestSupport
         ("stimuli audiometry --frequencies 125,12x -o outdir", "frequencies"),
         ("stimuli audiometry --frequencies 30kHz -o outdir", "frequency"),
         ("stimuli audiometry --ear middle -o outdir", "ear"),
-        ("stimuli pitch-match --from 4kHz --to 1kHz -o outdir", "from/to"),
+        ("stimuli pitch-match --from 4kHz --to 1kHz -o outdir", "--from/--to"),
         ("stimuli pitch-match --step 0 -o outdir", "step"),
         ("stimuli pitch-match --from 23kHz --to 23kHz -o outdir", "Nyquist"),
     ])

@@ -124,7 +124,7 @@ public enum PresetParser {
         do throws(ShadesError) {
             try validateSampleRate(settings.rate)
             if settings.rate != settings.rate.rounded() {
-                throw ShadesError(parameter: "rate", value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+                throw ShadesError(parameter: .rate, value: "\(settings.rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
             }
         } catch { fail(path + ".rate", "\(what): \(error.described(naming: { presetKeys[$0] }))") }
         if settings.format == "flac" && settings.sampleFormat == "f32" {
@@ -167,7 +167,9 @@ public enum PresetParser {
         .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
         .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
         .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
-        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds",
+        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
+        .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
+        .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
     ]
 
     // MARK: Files

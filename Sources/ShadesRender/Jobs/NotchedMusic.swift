@@ -308,7 +308,7 @@ struct NotchPlan {
         if let rate = job.outputRateHz {
             try validateSampleRate(rate)
             guard rate == rate.rounded() else {
-                throw ShadesError(parameter: "rate", value: "\(rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+                throw ShadesError(parameter: .rate, value: "\(rate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
             }
         }
         if PathIdentity(job.outputPath) == PathIdentity(job.inputPath) {

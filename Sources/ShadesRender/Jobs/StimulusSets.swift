@@ -56,7 +56,7 @@ public enum StimulusSets {
     public static func audiometry(frequencies: [Double], ears: [ChannelLayout], pulses: Pulses, durationSeconds: Double,
                                   levelDBFS: Double, sampleRate: Double) throws(ShadesError) -> [Item] {
         guard !frequencies.isEmpty else {
-            throw ShadesError(parameter: "frequencies", value: "''", problem: "is empty", allowed: "one or more frequencies in Hz")
+            throw ShadesError(parameter: .frequencies, value: "''", problem: "is empty", allowed: "one or more frequencies in Hz")
         }
         var items: [Item] = []
         var seen = Set<Double>()
@@ -78,10 +78,10 @@ public enum StimulusSets {
     public static func pitchMatch(fromHz: Double, toHz: Double, stepOctaves: Double, layout: ChannelLayout,
                                   levelDBFS: Double, sampleRate: Double, seed: UInt64) throws(ShadesError) -> [Item] {
         guard fromHz.isFinite, toHz.isFinite, fromHz > 0, toHz >= fromHz else {
-            throw ShadesError(parameter: "from/to", value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
+            throw ShadesError(parameter: .frequencyRange, value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
         }
         guard stepOctaves.isFinite, stepOctaves > 0, stepOctaves <= 4 else {
-            throw ShadesError(parameter: "step", value: "\(stepOctaves)", allowed: "above 0 and up to 4 octaves")
+            throw ShadesError(parameter: .step, value: "\(stepOctaves)", allowed: "above 0 and up to 4 octaves")
         }
         var grid: [Double] = []
         var k = 0
@@ -115,7 +115,7 @@ public enum StimulusSets {
             let request = RenderRequest(sound: .tone(frequencyHz: f), durationSeconds: 1, sampleRate: sampleRate, layout: layout,
                                         levelDBFS: levelDBFS, fades: Fades(inSeconds: 0.01, outSeconds: 0.01))
             do throws(ShadesError) { try request.validate() } catch {
-                throw ShadesError(parameter: "octave-check", value: "\(formatNumber(frequencyHz)) Hz",
+                throw ShadesError(parameter: .octaveCheck, value: "\(formatNumber(frequencyHz)) Hz",
                                   problem: "puts F/2 or 2F out of range",
                                   allowed: "F with 2F below Nyquist (\(formatNumber(sampleRate / 2)) Hz)")
             }
@@ -138,14 +138,14 @@ public enum StimulusSets {
                                           probeSeconds: Double, layout: ChannelLayout, sampleRate: Double,
                                           seed: UInt64) throws(ShadesError) -> [Item] {
         guard probeStepDB == 1 || probeStepDB == 2 else {
-            throw ShadesError(parameter: "mml-step", value: "\(formatNumber(probeStepDB)) dB", allowed: "1 or 2 dB")
+            throw ShadesError(parameter: .mmlStep, value: "\(formatNumber(probeStepDB)) dB", allowed: "1 or 2 dB")
         }
         guard probeFromDB.isFinite, probeToDB.isFinite, probeFromDB <= probeToDB, probeToDB - probeFromDB <= 60 else {
-            throw ShadesError(parameter: "mml-from/mml-to", value: "\(formatNumber(probeFromDB)) … \(formatNumber(probeToDB)) dB",
+            throw ShadesError(parameter: .mmlRange, value: "\(formatNumber(probeFromDB)) … \(formatNumber(probeToDB)) dB",
                               allowed: "from ≤ to, at most 60 dB apart")
         }
         guard silenceSeconds.isFinite, silenceSeconds >= 0, silenceSeconds <= 600 else {
-            throw ShadesError(parameter: "silence", value: "\(formatNumber(silenceSeconds)) s", allowed: "0 … 600 s")
+            throw ShadesError(parameter: .silence, value: "\(formatNumber(silenceSeconds)) s", allowed: "0 … 600 s")
         }
         let band = Generator.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
         func item(_ name: String, kind: String, seconds: Double, silence: Double, relative: Double) throws(ShadesError) -> Item {

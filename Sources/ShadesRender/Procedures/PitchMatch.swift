@@ -98,11 +98,11 @@ public struct PitchMatch: Sendable {
     /// `startHz`, 2·`startHz`.
     public init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000) throws(ShadesError) {
         guard lowestHz.isFinite, highestHz.isFinite, lowestHz >= 20, highestHz > 2 * lowestHz else {
-            throw ShadesError(parameter: "range", value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
+            throw ShadesError(parameter: .matchRange, value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
                               allowed: "from 20 Hz, at least an octave wide")
         }
         guard startHz >= lowestHz, 2 * startHz <= highestHz else {
-            throw ShadesError(parameter: "start", value: "\(formatNumber(startHz)) Hz",
+            throw ShadesError(parameter: .matchStart, value: "\(formatNumber(startHz)) Hz",
                               allowed: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz / 2)) Hz (its octave inside the range)")
         }
         (self.lowestHz, self.highestHz) = (lowestHz, highestHz)
@@ -124,7 +124,7 @@ public struct PitchMatch: Sendable {
         switch (step, answer) {
         case (.balance(let f), .level(let db)):
             guard db.isFinite, abs(db) <= 60 else {
-                throw ShadesError(parameter: "level", value: "\(formatNumber(db)) dB", allowed: "-60 … 60 dB re the start level")
+                throw ShadesError(parameter: .level, value: "\(formatNumber(db)) dB", allowed: "-60 … 60 dB re the start level")
             }
             levels[f] = db
             advance()
@@ -133,7 +133,7 @@ public struct PitchMatch: Sendable {
             choices.append(Choice(stage: stage, firstHz: a, secondHz: b, chosenHz: chosen))
             choose(chosen, from: a, b, stage: stage)
         default:
-            throw ShadesError(parameter: "answer", value: "\(answer)", allowed: "a level for a balance, first or second for a pair")
+            throw ShadesError(parameter: .answer, value: "\(answer)", allowed: "a level for a balance, first or second for a pair")
         }
     }
 

@@ -91,7 +91,7 @@ extension SoundGraph {
             let opened = try AudioFileSource.openInput(path: reference.path)
             channelCount = opened.channelCount
             guard request.resolvedLayout.outputChannelCount == channelCount || sound.channels == nil else {
-                throw ShadesError(parameter: "channels", value: request.resolvedLayout.rawValue,
+                throw ShadesError(parameter: .channels, value: request.resolvedLayout.rawValue,
                                   problem: "does not fit \(reference.path) (\(channelCount) channels)",
                                   allowed: "the file's own channels")
             }

@@ -43,11 +43,11 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
         switch self {
         case .rms(let level):
             guard level.isFinite, level <= 0, level >= -150 else {
-                throw ShadesError(parameter: "level", value: "\(formatNumber(level)) dBFS", allowed: "-150 … 0 dBFS")
+                throw ShadesError(parameter: .level, value: "\(formatNumber(level)) dBFS", allowed: "-150 … 0 dBFS")
             }
         case .loudness(let lufs, let ceiling):
             guard lufs.isFinite, Self.allowedLoudnessLUFS.contains(lufs) else {
-                throw ShadesError(parameter: "loudness", value: "\(formatNumber(lufs)) LUFS", allowed: "-70 … 0 LUFS")
+                throw ShadesError(parameter: .loudness, value: "\(formatNumber(lufs)) LUFS", allowed: "-70 … 0 LUFS")
             }
             try Self.validateCeiling(ceiling)
         case .truePeakCeiling(let ceiling):
@@ -62,7 +62,7 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
 
     private static func validateCeiling(_ ceiling: Double) throws(ShadesError) {
         guard ceiling.isFinite, allowedCeilingDBTP.contains(ceiling) else {
-            throw ShadesError(parameter: "ceiling", value: "\(formatNumber(ceiling)) dBTP", allowed: "-20 … 0 dBTP")
+            throw ShadesError(parameter: .ceiling, value: "\(formatNumber(ceiling)) dBTP", allowed: "-20 … 0 dBTP")
         }
     }
 

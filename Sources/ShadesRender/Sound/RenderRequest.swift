@@ -119,22 +119,22 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     public func validate() throws(ShadesError) {
         try validateSampleRate(sampleRate)
         guard sampleRate == sampleRate.rounded() else {
-            throw ShadesError(parameter: "rate", value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
+            throw ShadesError(parameter: .rate, value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
         }
         if durationSeconds == Self.untilEndOfFile {
             guard sound.file != nil else {
-                throw ShadesError(parameter: "duration", value: "until the end of the file", allowed: "a length for a sound that is not a file")
+                throw ShadesError(parameter: .duration, value: "until the end of the file", allowed: "a length for a sound that is not a file")
             }
         } else {
             guard durationSeconds.isFinite, durationSeconds > 0, frameCount >= 1 else {
-                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", allowed: "longer than 0 s (at least one sample)")
+                throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "longer than 0 s (at least one sample)")
             }
             guard durationSeconds <= 24 * 3600 else {
-                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", allowed: "up to 24 h")
+                throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "up to 24 h")
             }
         }
         if loop && frameCount < Self.minimumLoopFrames {
-            throw ShadesError(parameter: "duration", value: "\(durationSeconds) s",
+            throw ShadesError(parameter: .duration, value: "\(durationSeconds) s",
                               allowed: "at least \(Self.minimumLoopFrames) samples for a loop")
         }
         try level.validate()
@@ -153,40 +153,40 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         if let pulses {
             try pulses.validate(sampleRate: sampleRate)
             if loop {
-                throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with loop",
+                throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with loop",
                                   allowed: "pulses in a file of their own length")
             }
         }
         if let fades {
             try fades.validate(sampleRate: sampleRate, frames: frameCount > 0 ? frameCount : Int.max / 2)
             if loop {
-                throw ShadesError(parameter: "fade", value: fades.summary, problem: "cannot be combined with loop",
+                throw ShadesError(parameter: .fade, value: fades.summary, problem: "cannot be combined with loop",
                                   allowed: "fades on a file that is not a loop (a loop has no ends)")
             }
         }
         if let swell = sound.swell {
             guard swell.periodSeconds.isFinite, Swell.allowedPeriodSeconds.contains(swell.periodSeconds) else {
-                throw ShadesError(parameter: "swell", value: "\(formatNumber(swell.periodSeconds)) s", allowed: "2 … 60 s")
+                throw ShadesError(parameter: .swellPeriod, value: "\(formatNumber(swell.periodSeconds)) s", allowed: "2 … 60 s")
             }
             guard swell.depth.isFinite, Swell.allowedDepth.contains(swell.depth) else {
-                throw ShadesError(parameter: "swell-depth", value: "\(formatNumber(swell.depth))", allowed: "0 … 1")
+                throw ShadesError(parameter: .swellDepth, value: "\(formatNumber(swell.depth))", allowed: "0 … 1")
             }
         }
         switch sound.source {
         case .generator(let generator): try validate(generator)
         case .file:
             if loop {
-                throw ShadesError(parameter: "loop", value: "on", problem: "cannot be combined with a sound file",
+                throw ShadesError(parameter: .loop, value: "on", problem: "cannot be combined with a sound file",
                                   allowed: "a file's own length (music does not repeat seamlessly)")
             }
         case .mix(let layers):
             guard !layers.isEmpty else {
-                throw ShadesError(parameter: "layers", value: "none", problem: "is empty", allowed: "one or more layers")
+                throw ShadesError(parameter: .layers, value: "none", problem: "is empty", allowed: "one or more layers")
             }
             for (index, layer) in layers.enumerated() {
                 do throws(ShadesError) {
                     guard layer.gainDB.isFinite, Layer.allowedGainDB.contains(layer.gainDB) else {
-                        throw ShadesError(parameter: "gainDB", value: "\(formatNumber(layer.gainDB)) dB", allowed: "-60 … 0 dB")
+                        throw ShadesError(parameter: .layerGain, value: "\(formatNumber(layer.gainDB)) dB", allowed: "-60 … 0 dB")
                     }
                     try layerRequest(layer, index: index).validate()
                 } catch {
@@ -207,13 +207,13 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         case .both: break
         case .left, .right:
             guard parent.outputChannelCount == 2 else {
-                throw ShadesError(parameter: "ears", value: layer.ears.rawValue, problem: "needs two channels",
+                throw ShadesError(parameter: .ears, value: layer.ears.rawValue, problem: "needs two channels",
                                   allowed: "both, in a mono sound")
             }
             layout = layer.ears == .left ? .left : .right
         }
         guard layout.outputChannelCount == parent.outputChannelCount else {
-            throw ShadesError(parameter: "channels", value: layout.rawValue, problem: "does not fit the mix's \(parent.rawValue)",
+            throw ShadesError(parameter: .channels, value: layout.rawValue, problem: "does not fit the mix's \(parent.rawValue)",
                               allowed: "a layout with as many channels as the mix")
         }
         var sound = layer.sound
@@ -228,13 +228,13 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         case .noise(let colour, let distribution):
             _ = try NoiseColour(beta: colour.beta)
             if distribution == .uniform && colour.beta != 0 {
-                throw ShadesError(parameter: "distribution", value: "uniform", allowed: "uniform only for white noise (beta 0)")
+                throw ShadesError(parameter: .distribution, value: "uniform", allowed: "uniform only for white noise (beta 0)")
             }
         case .tone(let frequencyHz):
             try validateFrequency(frequencyHz, sampleRate: sampleRate)
         case .grey:
             if frameCount < Self.minimumLoopFrames {
-                throw ShadesError(parameter: "duration", value: "\(durationSeconds) s",
+                throw ShadesError(parameter: .duration, value: "\(durationSeconds) s",
                                   allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
             }
         case .narrowBandNoise(let centreHz, let widthOctaves):
@@ -244,7 +244,7 @@ public struct RenderRequest: Sendable, Equatable, Codable {
                     _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                          sampleRate: sampleRate, frameCount: frameCount)
                 } catch {
-                    throw ShadesError(parameter: "duration", value: "\(durationSeconds) s", problem: "is too short a loop for this band",
+                    throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", problem: "is too short a loop for this band",
                                       allowed: error.allowed ?? "")
                 }
             }
@@ -259,13 +259,13 @@ public struct RenderRequest: Sendable, Equatable, Codable {
             switch generator {
             case .noise, .grey: break
             default:
-                throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
                                   problem: "cannot be combined with loop for this source",
                                   allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
             }
         }
         if let notches, notches.contains(where: { $0.ears != .both }), resolvedLayout != .stereo {
-            throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+            throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
                               problem: "has notches for one ear in a \(resolvedLayout.rawValue) sound",
                               allowed: "notches for one ear in stereo (independent ears) only")
         }
@@ -277,20 +277,20 @@ extension RenderRequest {
     /// are refused (fades are allowed).
     func refusePatternCombinations(_ name: String) throws(ShadesError) {
         if loop {
-            throw ShadesError(parameter: "loop", value: "on", problem: "cannot be combined with \(name)",
+            throw ShadesError(parameter: .loop, value: "on", problem: "cannot be combined with \(name)",
                               allowed: "a file of its own length (the pattern does not repeat within a loop)")
         }
         if let notches, !notches.isEmpty {
-            throw ShadesError(parameter: "notch", value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+            throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
                               problem: "cannot be combined with \(name)",
                               allowed: "no notch (the stimulus defines its own spectrum)")
         }
         if let modulation {
-            throw ShadesError(parameter: "am", value: "\(formatNumber(modulation.rateHz)) Hz", problem: "cannot be combined with \(name)",
+            throw ShadesError(parameter: .amRate, value: "\(formatNumber(modulation.rateHz)) Hz", problem: "cannot be combined with \(name)",
                               allowed: "no amplitude modulation (the stimulus defines its own envelope)")
         }
         if let pulses {
-            throw ShadesError(parameter: "pulse", value: pulses.summary, problem: "cannot be combined with \(name)",
+            throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with \(name)",
                               allowed: "no pulses (the stimulus defines its own timing)")
         }
     }
@@ -324,7 +324,7 @@ public struct Modulation: Sendable, Equatable, Codable {
             notes.append("loop: modulation rate adjusted from \(formatNumber(rateHz)) Hz to \(applied) Hz (\(formatSigned(applied - rateHz)) Hz) for a whole number of cycles")
         }
         guard AmplitudeModulatedSource.allowedRateHz.contains(applied) else {
-            throw ShadesError(parameter: "am", value: "\(formatNumber(rateHz)) Hz", problem: "becomes \(applied) Hz with whole cycles in this loop",
+            throw ShadesError(parameter: .amRate, value: "\(formatNumber(rateHz)) Hz", problem: "becomes \(applied) Hz with whole cycles in this loop",
                               allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
         }
         return applied
@@ -389,7 +389,7 @@ public struct Fades: Sendable, Equatable, Codable {
     func validate(sampleRate: Double, frames: Int) throws(ShadesError) {
         if let endSeconds {
             guard endSeconds.isFinite, endSeconds > 0, soundFrames(sampleRate: sampleRate, frames: frames) <= frames else {
-                throw ShadesError(parameter: "fade-end", value: "\(formatNumber(endSeconds)) s",
+                throw ShadesError(parameter: .fadeEnd, value: "\(formatNumber(endSeconds)) s",
                                   allowed: "above 0 and at most the duration, \(formatNumber(Double(frames) / sampleRate)) s")
             }
         }

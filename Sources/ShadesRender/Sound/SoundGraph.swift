@@ -194,7 +194,7 @@ public struct SoundGraph: Sendable {
                     notes.append("loop: tone frequency adjusted from \(formatNumber(askedHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - askedHz)) Hz) for a whole number of cycles")
                 }
                 guard frequency < rate / 2 else {
-                    throw ShadesError(parameter: "frequency", value: "\(askedHz) Hz",
+                    throw ShadesError(parameter: .frequency, value: "\(askedHz) Hz",
                                       allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
                 }
             }

@@ -1,0 +1,38 @@
+import ShadesDSP
+
+// The parameters ShadesRender checks beyond ShadesDSP's (``ParameterID``: an identity and a neutral name;
+// the command line and the preset parser name them their own way).
+extension ParameterID {
+    /// The ears a layer of a mix is for.
+    package static let ears = ParameterID("ears", name: "ears")
+    /// A layer's gain in a mix, dB.
+    package static let layerGain = ParameterID("layerGain", name: "layer gain")
+    /// Where a fade-out ends and silence begins, s.
+    package static let fadeEnd = ParameterID("fadeEnd", name: "fade end")
+    /// A list of frequencies (audiometry), Hz.
+    package static let frequencies = ParameterID("frequencies", name: "frequencies")
+    /// A frequency range from … to (pitch-match stimuli), Hz.
+    package static let frequencyRange = ParameterID("frequencyRange", name: "frequency range")
+    /// A step between frequencies, octaves.
+    package static let step = ParameterID("step", name: "step")
+    /// The frequency of an octave-confusion check, Hz.
+    package static let octaveCheck = ParameterID("octaveCheck", name: "octave check")
+    /// Silence after a residual-inhibition masker, s.
+    package static let silence = ParameterID("silence", name: "silence")
+    /// The levels of the minimum-masking-level probes, dB re the reference.
+    package static let mmlRange = ParameterID("mmlRange", name: "MML range")
+    /// A pitch-matching procedure's range, start, answers and listening.
+    package static let matchRange = ParameterID("matchRange", name: "matching range")
+    package static let matchStart = ParameterID("matchStart", name: "start frequency")
+    package static let answer = ParameterID("answer", name: "answer")
+    package static let listener = ParameterID("listener", name: "listener")
+}
+
+extension ShadesError {
+    /// A bad value of `parameter`, as text: `problem` says what is wrong ("is out of range", "cannot be
+    /// combined with loop"), `allowed` what is allowed.
+    package init(parameter: ParameterID, value: String, problem: String = "is out of range", allowed: String) {
+        self.init(parameter, problem == "is out of range" ? .outOfRange : .other(problem), value: .text(value),
+                  allowed: AllowedValues(note: allowed))
+    }
+}
