@@ -13,15 +13,15 @@ import ShadesIO
 ///
 /// Latency: the kernel is symmetric with 2M + 1 taps, so it delays the sound by M frames
 /// (``NotchDesign/groupDelayFrames``), plus whatever block the convolver works in.
-public enum NotchFilterExport {
+package enum NotchFilterExport {
     /// The kernel's 2M + 1 taps as Float: h[M ± k] = halfTaps[k].
-    public static func impulseResponse(of design: NotchDesign) -> [Float] {
+    package static func impulseResponse(of design: NotchDesign) -> [Float] {
         let m = design.halfLength
         return (0...(2 * m)).map { Float(design.halfTaps[abs($0 - m)]) }
     }
 
     /// Writes the impulse response of `design` to `path` as a mono 32-bit float WAV at its rate, atomically.
-    public static func writeImpulseResponse(of design: NotchDesign, to path: String) throws(ShadesError) {
+    package static func writeImpulseResponse(of design: NotchDesign, to path: String) throws(ShadesError) {
         let taps = impulseResponse(of: design)
         let buffer = AudioBuffer(channelCount: 1, frameCapacity: taps.count)
         buffer.withChannel(0) { _ = $0.update(fromContentsOf: taps) }
@@ -39,7 +39,7 @@ public enum NotchFilterExport {
     /// which has them already (without the flag PipeWire 0.3.65 does not start: "could not load mandatory
     /// module libpipewire-module-client-node: File exists"). Tested in a real PipeWire 0.3.65
     /// (`PipeWireNotchTests`). `configurationPath` (absolute) is where it is written, named in its usage comment.
-    public static func pipeWireConfiguration(impulseResponsePath: String, configurationPath: String, design: NotchDesign) -> String {
+    package static func pipeWireConfiguration(impulseResponsePath: String, configurationPath: String, design: NotchDesign) -> String {
         let name = "shades_notch_" + design.notches.map { formatNumber($0.centreHz.rounded()) + "Hz" }.joined(separator: "_")
         let description = "Shades notch \(design.notches.summaryText)"
         let path = impulseResponsePath.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")

@@ -66,9 +66,9 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     }
 
     /// The layout made: the sound's own, else the request's.
-    public var resolvedLayout: ChannelLayout { sound.channels ?? layout }
+    package var resolvedLayout: ChannelLayout { sound.channels ?? layout }
     /// The seed used: the sound's own, else the request's.
-    public var resolvedSeed: UInt64 { sound.seed ?? seed }
+    package var resolvedSeed: UInt64 { sound.seed ?? seed }
 
     /// The sound with its channels and seed stated: what a manifest records.
     public var resolvedSound: Sound {
@@ -80,30 +80,30 @@ public struct RenderRequest: Sendable, Equatable, Codable {
 
     /// The RMS level asked, dBFS (``LevelPolicy/rms(dBFS:)``); for other policies the reference level a
     /// graph is first made at (−20 dBFS).
-    public var levelDBFS: Double {
+    package var levelDBFS: Double {
         get { level.rmsDBFS ?? Self.referenceLevelDBFS }
         set { level = .rms(dBFS: newValue) }
     }
 
     /// The level a sound is first made at when a loudness target or a ceiling decides its final gain, and
     /// each layer of a mix is brought to, dBFS.
-    public static let referenceLevelDBFS = -20.0
+    package static let referenceLevelDBFS = -20.0
 
     /// The top-level modifiers of the sound.
-    public var modulation: Modulation? {
+    package var modulation: Modulation? {
         get { sound.modulation }
         set { sound.modulation = newValue }
     }
-    public var pulses: Pulses? {
+    package var pulses: Pulses? {
         get { sound.pulses }
         set { sound.pulses = newValue }
     }
-    public var fades: Fades? {
+    package var fades: Fades? {
         get { sound.fades }
         set { sound.fades = newValue }
     }
     /// The notches (nil when there are none).
-    public var notches: [NotchSpec]? {
+    package var notches: [NotchSpec]? {
         get { sound.notches.flatMap { $0.isEmpty ? nil : $0 } }
         set { sound.notches = newValue }
     }
@@ -112,7 +112,7 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     public var frameCount: Int { durationSeconds.isFinite ? Int((durationSeconds * sampleRate).rounded()) : 0 }
 
     /// Shortest loop, in frames.
-    public static let minimumLoopFrames = 64
+    package static let minimumLoopFrames = 64
 
     /// Checks every parameter of the request and of each part of its sound; the error names the parameter
     /// and its allowed range.

@@ -19,21 +19,21 @@ import ShadesIO
 /// samples times the gains its ``LevelPolicy`` chooses.
 public struct SoundGraph: Sendable {
     /// Channels of the output.
-    public let outputChannelCount: Int
+    package let outputChannelCount: Int
     /// The signal each output channel carries, nil for a silent one (a stereo noise: 0, 1; a diotic tone:
     /// 0, 0; a left-ear tone: 0, nil; a stereo mix or file: 0, 1).
-    public let channelMap: [Int?]
+    package let channelMap: [Int?]
     /// Channels of each group of signals: a generator's signals are mono groups; a mix or a file is one group.
     let groupChannelCounts: [Int]
     /// The layout of a generator's signals (nil for a mix or a file).
-    public let layout: ChannelLayout?
+    package let layout: ChannelLayout?
     /// Frames of the request (a stream goes on beyond them; loops repeat nothing, they end). For a file
     /// played to its end: the frames its header announces (``Renderer`` counts the decoded ones).
     public let frames: Int
     /// Sample rate, Hz.
     public let sampleRate: Double
     /// A fresh source of group `g` as written (with pulses and fades), before its gain.
-    public let makeGroup: @Sendable (_ group: Int) -> any AudioSource
+    package let makeGroup: @Sendable (_ group: Int) -> any AudioSource
     /// A fresh source of group `g`, its sustained sound (what the level refers to) or as written, and the
     /// file it reads (to know where a file played to its end ends).
     let makeChain: @Sendable (_ group: Int, _ sustained: Bool) -> (source: any AudioSource, file: AudioFileSource?)
@@ -47,25 +47,25 @@ public struct SoundGraph: Sendable {
     /// RMS of the written sound relative to the asked level's (below 1 when modulation keeps the peak).
     let levelRatio: Double
     /// True when each signal gets a gain of its own (a generator's independent signals); false: one gain.
-    public let levelsEachSignal: Bool
+    package let levelsEachSignal: Bool
     /// True when the sound is a file played to its end (its length is the decoded one).
-    public let playsFileToEnd: Bool
+    package let playsFileToEnd: Bool
     /// The tone frequency actually rendered (a loop adjusts it), in Hz.
     public let renderedFrequencyHz: Double?
     /// The modulation rate actually applied (a loop adjusts it), in Hz.
-    public let renderedModulationHz: Double?
+    package let renderedModulationHz: Double?
     /// Things the user should know, e.g. a loop's frequency adjustment.
     public let notes: [String]
     /// How the gain is chosen.
-    public let level: LevelPolicy
+    package let level: LevelPolicy
     /// The RMS level the gains aim at, dBFS: the asked one, or the reference level for other policies.
-    public let levelDBFS: Double
+    package let levelDBFS: Double
 
     /// A file that could no longer be opened by a pass (see ``GraphFailures``).
     let failures: GraphFailures
 
     /// Independent signals (mono channels of the groups).
-    public var signalCount: Int { groupChannelCounts.reduce(0, +) }
+    package var signalCount: Int { groupChannelCounts.reduce(0, +) }
 
     init(outputChannelCount: Int, channelMap: [Int?], groupChannelCounts: [Int], layout: ChannelLayout?, frames: Int,
          sampleRate: Double, makeGroup: @escaping @Sendable (Int) -> any AudioSource,
@@ -95,7 +95,7 @@ public struct SoundGraph: Sendable {
     }
 
     /// A fresh mono source of signal `s` of a generator as written: its group (every group is mono).
-    public func makeSignal(_ s: Int) -> any AudioSource { makeGroup(s) }
+    package func makeSignal(_ s: Int) -> any AudioSource { makeGroup(s) }
 
     /// Validates `request` and builds its graph; loops (and grey noise) are synthesised here, over their
     /// whole length.
@@ -285,7 +285,7 @@ public struct SoundGraph: Sendable {
     }
 
     /// The signals before their gains, in their output channels: what ``FileSink`` multiplies by the gains.
-    public func makeUnscaledSource() -> any AudioSource {
+    package func makeUnscaledSource() -> any AudioSource {
         if let layout { return try! ChannelLayoutSource(signals: (0..<signalCount).map(makeGroup), layout: layout) }
         return makeGroup(0)
     }
@@ -294,14 +294,14 @@ public struct SoundGraph: Sendable {
     /// (measured when synthesised), in expectation for noise streams (their generators are set to the
     /// level; a notch lowers it by the power it removes); for a mix or a file, 1 (each layer at its exact
     /// reference level; a file as it is).
-    public var expectedGains: [Float] {
+    package var expectedGains: [Float] {
         knownMeasurements.map { exactGains(for: $0) } ?? Array(repeating: Float(levelRatio), count: signalCount)
     }
 
     /// Gains that bring the sustained sound over ``frames`` exactly to the RMS level (``levelDBFS``), as
     /// the file holds it: measured by rendering the sustained sound once (not for tones and loops, whose
     /// measurement is known). Not real-time.
-    public func exactGains() -> [Float] {
+    package func exactGains() -> [Float] {
         exactGains(for: knownMeasurements ?? measureSustainedSignals().meters)
     }
 
@@ -356,7 +356,7 @@ public struct SoundGraph: Sendable {
     }
 
     /// The per-signal `gains` as gains per output channel (1 for a silent channel).
-    public func channelGains(_ gains: [Float]) -> [Float] {
+    package func channelGains(_ gains: [Float]) -> [Float] {
         channelMap.map { signal in signal.map { gains[$0] } ?? 1 }
     }
 
