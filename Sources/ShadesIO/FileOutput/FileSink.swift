@@ -161,17 +161,6 @@ public struct FileSink: Sendable {
             }
         }
     }
-
-    /// Throws if samples reaching `peak` (linear, after the gain) would clip, naming the highest level that fits.
-    package static func refuseClipping(peak: Double, levelDBFS: Double, sampleFormat: SampleFormat) throws(ShadesError) {
-        let limit = sampleFormat.clipLimit
-        guard peak > limit else { return }
-        let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)
-        throw ShadesError(.level, .other("would clip (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) dBFS in \(sampleFormat.rawValue))"),
-                          value: .number(levelDBFS, .dBFS),
-                          allowed: AllowedValues(range: .atMost((highest * 10).rounded(.down) / 10, unit: .dBFS), note: "the highest level that fits"),
-                          kind: .runtime)
-    }
 }
 
 /// One write: one worker thread per group renders a chunk, measures it if asked, applies each signal's
