@@ -104,4 +104,25 @@ import ShadesTestSupport
         let rms = { (x: [Float]) in (x.map { Double($0) * Double($0) }.reduce(0, +) / Double(x.count)).squareRoot() }
         #expect(abs(Decibels.fromAmplitude(rms(right) / rms(left)) + 6) < 0.01)
     }
+
+    /// One level policy: a loud file notched by `notch`, rendered by `render` and streamed for `play` is
+    /// lowered by the same gain to its −1 dBTP ceiling.
+    @Test func aLoudFileIsLoweredAlikeByNotchRenderAndPlay() throws {
+        let folder = temporaryFolder("one-ceiling")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loud = folder + "/loud.wav"
+        try Renderer.renderFile(RenderRequest(sound: .tone(frequencyHz: 1_000), durationSeconds: 5, levelDBFS: -3.5),
+                                to: loud, sampleFormat: .f32)
+        let notched = try NotchedMusic.process(NotchJob(inputPath: loud, outputPath: folder + "/notched.wav",
+                                                        notches: [NotchSpec(centreHz: 4_000)], sampleFormat: .f32))
+        #expect(notched.gainDB < -0.5, "the file is not loud enough to be lowered: \(notched.gainDB) dB")
+        let request = RenderRequest(sound: Sound.file(path: loud).notched(at: 4_000), durationSeconds: RenderRequest.untilEndOfFile,
+                                    sampleRate: 48_000)
+        #expect(request.level == .truePeakCeiling(dBTP: -1))
+        let live = try SoundGraph(request).makeLiveStream()
+        let rendered = try Renderer.renderFile(request, to: folder + "/rendered.wav", sampleFormat: .f32)
+        #expect(abs(live.gainDB - notched.gainDB) < 0.001, "play \(live.gainDB) dB, notch \(notched.gainDB) dB")
+        #expect(abs(Decibels.fromAmplitude(Double(rendered.gains[0])) - notched.gainDB) < 0.001)
+        #expect(live.frames == notched.frames && rendered.frames == notched.frames)
+    }
 }
