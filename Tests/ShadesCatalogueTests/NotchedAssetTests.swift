@@ -38,6 +38,7 @@ import ShadesTestSupport
                 x.withUnsafeBufferPointer { xs in y.withUnsafeBufferPointer { ys in check.add(reference: xs, output: ys) } }
                 let report = try check.result()
                 #expect(report.depthDB <= -100, "\(asset.id) channel \(c): depth \(report.depthDB) dB")
+                print("notched asset \(asset.id) channel \(c): depth \(report.depthDB) dB, worst in band \(report.worstInBandDB) dB")
             }
         }
     }

@@ -180,8 +180,6 @@ public struct NotchReport: Sendable, Codable, Equatable {
 /// start and flushed with zeros at the end; channels with a shorter delay are delayed to the longest. Its
 /// length is the decoded one, found by pass 1: for MP3 and Ogg the header only estimates it.
 public enum NotchedMusic {
-    /// Frames per block read, filtered and written.
-    public static let blockFrames = FileChain.blockFrames
     /// A notch whose band plus the half octaves beside it hold less than this share of the music's power
     /// (in percent: 1 % is −20 dB) gets a warning. Pink noise, equal power per octave over the ten audible
     /// octaves, holds 20 % in the two octaves of a 1-octave notch and its half octaves; music whose energy
@@ -446,7 +444,7 @@ struct NotchPlan {
         let (file, tap, notched) = try chain(measuring: true)
         let meters = Array(repeating: TruePeakMeter(sampleRate: outputRate), count: channelCount)
         let (peaks, frames) = FileSink.measure(SourceGroups([notched]), length: .untilEndOf(file), meters: meters,
-                                               chunkFrames: NotchedMusic.blockFrames)
+                                               chunkFrames: FileChain.blockFrames)
         if let failure = file.failure { throw failure }
         var result = Measurements()
         result.inputFrames = file.inputFramesDecoded ?? 0
@@ -468,7 +466,7 @@ struct NotchPlan {
         let sink = try FileSink(path: job.outputPath, sampleFormat: job.sampleFormat, sampleRate: Int(outputRate),
                                 channelMap: Array(0..<channelCount),
                                 ditherKeys: (0..<channelCount).map { SeedStream.dither.key(seed: 1, channel: $0) },
-                                comment: comment, chunkFrames: NotchedMusic.blockFrames)
+                                comment: comment, chunkFrames: FileChain.blockFrames)
         try sink.create { (writer: FileSink.Writer) throws(ShadesError) in
             _ = try writer.write(SourceGroups([notched]), frames: measured.outputFrames,
                                  gains: Array(repeating: gain, count: channelCount), meters: [SignalMeasurement]?.none)
