@@ -15,11 +15,11 @@ import ShadesPlatform
 public enum PresetParser {
     /// Largest preset file read, in bytes (1 MiB; the shipped catalogue is about 4 kB, a thousand sounds
     /// about 300 kB). A larger file is refused before it is read: parsing 50 MB took 1.9 GB here.
-    public static let maximumFileBytes = 1 << 20
+    package static let maximumFileBytes = 1 << 20
 
     /// Reads every `*.json` in `folder`, sorted by name; file names in errors are `folder/name`.
     /// Stops at the first file with a problem (use ``loadCatalogue(folder:)`` for all problems).
-    public static func load(folder: String) throws(ShadesError) -> [(file: String, document: CatalogueDocument)] {
+    package static func load(folder: String) throws(ShadesError) -> [(file: String, document: CatalogueDocument)] {
         var documents: [(file: String, document: CatalogueDocument)] = []
         for file in try jsonFiles(in: folder) {
             try documents.append((file, parse(data: readFile(file, folder: folder), file: file)))
@@ -44,7 +44,7 @@ public enum PresetParser {
     }
 
     /// Parses one catalogue file; `file` names it in errors. Throws the first reading problem.
-    public static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
+    package static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
         var scanner = JSONScanner(bytes: Array(data))
         let tree: JSONValue
         do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
@@ -55,7 +55,7 @@ public enum PresetParser {
     }
 
     /// Checks documents read by ``parse(data:file:)`` together: every problem, one line each.
-    public static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
+    package static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
         var errors: [ShadesError] = []
         var soundIDs: [String: String] = [:]      // id → "file:line" of its first use
         var categoryIDs: [String: String] = [:]

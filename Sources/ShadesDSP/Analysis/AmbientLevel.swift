@@ -138,10 +138,10 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
     public var offsetDB: Double { splDB - dbfs }
 
     /// Allowed sound pressure levels of the reference signal, dB SPL.
-    public static let allowedSPLDB: ClosedRange<Double> = 0...200
+    package static let allowedSPLDB: ClosedRange<Double> = 0...200
     /// Allowed levels of the reference signal in the recording, dBFS (a calibration tone may be given
     /// above full scale of the recording).
-    public static let allowedDBFS: ClosedRange<Double> = -200...20
+    package static let allowedDBFS: ClosedRange<Double> = -200...20
 
     /// - Parameters:
     ///   - splDB: dB SPL, 0 … 200.
@@ -155,7 +155,7 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
 
     /// Parses "94dB@-20dBFS" (spaces, "dB SPL"/"dBSPL" and case are free; the "dB" units may be left out):
     /// `<dB SPL>[dB[SPL]]@<dBFS>[dBFS]`.
-    public init(parsing text: String) throws(ShadesError) {
+    package init(parsing text: String) throws(ShadesError) {
         let bad = Parameter.calibration.error(.notParseable(expected: "a calibration", examples: "94dB@-20dBFS"), value: .given(text),
                                               allowed: AllowedValues(note: "<dB SPL>dB@<level>dBFS"))
         let compact = text.lowercased().filter { !$0.isWhitespace }
