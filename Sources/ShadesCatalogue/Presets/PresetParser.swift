@@ -44,7 +44,7 @@ public enum PresetParser {
     }
 
     /// Parses one catalogue file; `file` names it in errors. Throws the first reading problem.
-    package static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
+    public static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
         var scanner = JSONScanner(bytes: Array(data))
         let tree: JSONValue
         do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
@@ -55,7 +55,7 @@ public enum PresetParser {
     }
 
     /// Checks documents read by ``parse(data:file:)`` together: every problem, one line each.
-    package static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
+    public static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
         var errors: [ShadesError] = []
         var soundIDs: [String: String] = [:]      // id → "file:line" of its first use
         var categoryIDs: [String: String] = [:]

@@ -184,7 +184,7 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
     ///   - sampleRate: Hz, 8,000 … 192,000 (the rate of the analysed signal).
     ///   - expected: the colour to check the band levels against, if any.
     /// - Throws: if the spectrum has no power in the fitted range ("is silent").
-    package init(spectrum: PowerSpectrum, sampleRate: Double, expected: NoiseColour? = nil) throws(ShadesError) {
+    public init(spectrum: PowerSpectrum, sampleRate: Double, expected: NoiseColour? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let nyquist = sampleRate / 2
         // Nominal centres 20 Hz … 20 kHz (exact centres 19.95 Hz … 19.95 kHz).
