@@ -57,7 +57,7 @@ extension CatalogueAsset {
     /// The sound looped as the app plays the catalogue file: rendered once into memory, as `catalogue build`
     /// renders it, with the gain in dB that brings it to ``loudnessLUFS`` (0 for a silent sound). Not
     /// real-time: it renders and measures the whole file first.
-    public func makeLoop() throws(ShadesError) -> (source: BufferSource, gainDB: Double) {
+    package func makeLoop() throws(ShadesError) -> (source: BufferSource, gainDB: Double) {
         let (buffer, _) = try renderBuffer()
         let measured = try measureLoudness(buffer).integratedLUFS
         let loop = BufferSource(buffer: buffer, sampleRate: request.sampleRate)

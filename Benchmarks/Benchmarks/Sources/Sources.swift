@@ -1,5 +1,7 @@
-// Synthesis benchmarks: the streaming render path a real-time player calls, whole-loop FFT synthesis,
-// and the offline whole-file render (Renderer.render).
+// Synthesis benchmarks: the streaming render path a real-time player calls, the notch filter alone, and
+// the offline whole-file render (Renderer.render). Sources are made through the public API an app uses:
+// a render request's graph (`SoundGraph.makeSource()`); whole-loop FFT synthesis is measured by the
+// looped whole-file render.
 //
 // Metrics: wallClock, throughput, mallocCountTotal, plus the custom samplesPerSecond (frames × channels
 // per second) and realTimeFactor (seconds of audio per second). Streaming benchmarks must not allocate:
@@ -14,6 +16,19 @@ import ShadesRender
 /// Frames per render call, as an audio callback would ask for.
 let framesPerCall = 512
 let sampleRate = 48_000.0
+
+/// The stream of `sound` (stereo unless told, at 48 kHz) as a player pulls it: the request's source graph.
+func graphSource(_ generator: Generator, layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1,
+                 modulation: Modulation? = nil, pulses: Pulses? = nil, notches: [NotchSpec]? = nil) throws -> any AudioSource {
+    try SoundGraph(RenderRequest(sound: generator, durationSeconds: 600, sampleRate: sampleRate, layout: layout,
+                                 levelDBFS: levelDBFS, seed: seed, modulation: modulation, pulses: pulses,
+                                 notches: notches)).makeSource()
+}
+
+/// The stream of a whole `Sound` (a mix of layers), stereo at 48 kHz.
+func graphSource(_ sound: Sound) throws -> any AudioSource {
+    try SoundGraph(RenderRequest(sound: sound, durationSeconds: 600, sampleRate: sampleRate, layout: .stereo)).makeSource()
+}
 
 /// A source and the caller-owned buffer it renders into, both made before measuring starts.
 final class StreamState {
@@ -68,7 +83,7 @@ final class ScheduledEngineSource: AudioSource {
 
     init() throws {
         let rate = 48_000.0
-        pool = try (0..<5).map { try NoiseSource(colour: .pink, sampleRate: rate, layout: .stereo, levelDBFS: -26, seed: UInt64($0)) }
+        pool = try (0..<5).map { try graphSource(.noise(colour: .pink, distribution: .gaussian), levelDBFS: -26, seed: UInt64($0)) }
         engine = PlayerEngine(sampleRate: rate, channelCount: 2)
         main = engine.play(pool[0])
     }
@@ -131,26 +146,9 @@ func notchFilterBenchmark(centre: Double, width: Double) {
     } setup: { () throws -> (NotchFilter, LoopState, LoopState) in
         let design = try NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: width)], sampleRate: sampleRate)
         let input = LoopState(frames: frames), output = LoopState(frames: frames)
-        let noise = try NoiseSource(colour: .white, sampleRate: sampleRate, layout: .mono).renderBuffer(frameCount: frames)
+        let noise = try graphSource(.noise(colour: .white, distribution: .gaussian), layout: .mono).renderBuffer(frameCount: frames)
         noise.withChannel(0) { _ = input.output.update(fromContentsOf: $0) }
         return (NotchFilter(design: design), input, output)
-    }
-}
-
-/// One iteration = one whole loop of `seconds` of mono noise by FFT synthesis.
-func loopNoiseBenchmark(_ name: String, colour: NoiseColour, seconds: Int) {
-    let frames = seconds * Int(sampleRate)
-    Benchmark("LoopNoise-\(name)-\(seconds)s-mono") { benchmark, state in
-        let clock = ContinuousClock()
-        benchmark.startMeasurement()
-        let start = clock.now
-        LoopNoise.render(colour: colour, sampleRate: sampleRate, key: 1, into: state.output)
-        let elapsed = start.duration(to: clock.now)
-        benchmark.stopMeasurement()
-        blackHole(state.output[frames - 1])
-        ShadesBench.record(benchmark, frames: frames, channels: 1, sampleRate: sampleRate, elapsed: elapsed)
-    } setup: { () -> LoopState in
-        LoopState(frames: frames)
     }
 }
 
@@ -178,28 +176,26 @@ let benchmarks: @Sendable () -> Void = {
         ("white", .white), ("pink", .pink), ("brown", .brown), ("blue", .blue), ("violet", .violet),
     ]
     for (name, colour) in colours {
-        streamBenchmark("\(name)-stereo") { try NoiseSource(colour: colour, sampleRate: sampleRate, layout: .stereo) }
+        streamBenchmark("\(name)-stereo") { try graphSource(.noise(colour: colour, distribution: .gaussian)) }
     }
     streamBenchmark("noise-beta0.5-stereo") {
-        try NoiseSource(colour: NoiseColour(beta: 0.5), sampleRate: sampleRate, layout: .stereo)
+        try graphSource(.noise(colour: NoiseColour(beta: 0.5), distribution: .gaussian))
     }
-    streamBenchmark("tone-1kHz-stereo") { try ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo) }
+    streamBenchmark("tone-1kHz-stereo") { try graphSource(.tone(frequencyHz: 1_000)) }
 
     // Therapy stimuli: 10 Hz AM pink noise, ½-octave narrow-band noise, pulsed audiometry tones.
     streamBenchmark("am-pink-10Hz-stereo") {
-        try AmplitudeModulatedSource(carrier: NoiseSource(colour: .pink, sampleRate: sampleRate, layout: .stereo), rateHz: 10)
+        try graphSource(.noise(colour: .pink, distribution: .gaussian), modulation: Modulation(rateHz: 10))
     }
     for centre in [1_000.0, 4_000] {
         streamBenchmark("nbn-\(Int(centre))Hz-half-octave-stereo") {
-            try NarrowBandNoiseSource(centreHz: centre, widthOctaves: 0.5, sampleRate: sampleRate, layout: .stereo)
+            try graphSource(.narrowBandNoise(centreHz: centre, widthOctaves: 0.5))
         }
     }
     // Notched noise for the catalogue: a player pulls it through the notch filter.
     for centre in [500.0, 4_000] {
         streamBenchmark("notched-white-\(Int(centre))Hz-1oct-stereo") {
-            try NotchedSource(source: NoiseSource(colour: .white, sampleRate: sampleRate, layout: .stereo),
-                              design: NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: 1)], sampleRate: sampleRate),
-                              alignment: .silentPast)
+            try graphSource(.noise(colour: .white, distribution: .gaussian), notches: [NotchSpec(centreHz: centre, widthOctaves: 1)])
         }
     }
     // Through the source graph: a render request's stream (notch → AM per ear, signals placed in the ears),
@@ -209,32 +205,29 @@ let benchmarks: @Sendable () -> Void = {
                                      modulation: Modulation(rateHz: 10), notches: [NotchSpec(centreHz: 6_000)])).makeSource()
     }
     streamBenchmark("mix-surf-swells-stereo") {
-        try MixSource(layers: [
-            MixSource.Layer(source: NoiseSource(colour: .brown, sampleRate: sampleRate, layout: .stereo), gain: 1,
-                            swell: SwellEnvelope(sampleRate: sampleRate, periodSeconds: 10, depth: 0.8)),
-            MixSource.Layer(source: NoiseSource(colour: .pink, sampleRate: sampleRate, layout: .stereo, seed: 2), gain: 0.5,
-                            swell: SwellEnvelope(sampleRate: sampleRate, periodSeconds: 10, depth: 0.9, seed: 2)),
-        ])
+        try graphSource(.mix([
+            Layer(Sound(.generator(.noise(colour: .brown, distribution: .gaussian)), swell: Swell(periodSeconds: 10, depth: 0.8))),
+            Layer(Sound(.generator(.noise(colour: .pink, distribution: .gaussian)), swell: Swell(periodSeconds: 10, depth: 0.9), seed: 2),
+                  gainDB: -6),
+        ]))
     }
     // The newer therapy stimuli: coordinated reset (Tass 2012) and spectral-ripple modulation (Yukhnovich 2025).
     streamBenchmark("coordinated-reset-4kHz-stereo") {
-        try ChannelLayoutSource(signals: [CoordinatedResetSource(pattern: CoordinatedResetPattern(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate)],
-                                layout: .diotic)
+        try graphSource(.coordinatedReset(CoordinatedResetPattern(tinnitusFrequencyHz: 4_000)), layout: .diotic)
     }
     streamBenchmark("spectral-ripple-4kHz-amplitude-stereo") {
-        try ChannelLayoutSource(signals: [SpectralRippleSource(ripple: SpectralRipple(tinnitusFrequencyHz: 4_000), sampleRate: sampleRate, levelDBFS: -30)],
-                                layout: .diotic)
+        try graphSource(.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4_000)), layout: .diotic, levelDBFS: -30)
     }
     // The real-time player: voices crossfaded, added and removed during the run (no allocation either).
     streamBenchmark("player-engine-crossfading-stereo") { try ScheduledEngineSource() }
     streamBenchmark("pulsed-tone-1kHz-stereo") {
-        try PulsedSource(source: ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
+        try graphSource(.tone(frequencyHz: 1_000), pulses: Pulses())
     }
 
     if ShadesBench.selfTest {
         // Must fail `thresholds check`: every render call allocates.
         streamBenchmark("selftest-allocating") {
-            AllocatingSource(try ToneSource(frequencyHz: 1_000, sampleRate: sampleRate, layout: .stereo))
+            AllocatingSource(try graphSource(.tone(frequencyHz: 1_000)))
         }
     }
 
@@ -244,10 +237,6 @@ let benchmarks: @Sendable () -> Void = {
             notchFilterBenchmark(centre: centre, width: width)
         }
     }
-
-    // Loop mode: FFT synthesis of a whole seamless loop.
-    loopNoiseBenchmark("pink", colour: .pink, seconds: 10)
-    loopNoiseBenchmark("brown", colour: .brown, seconds: 10)
 
     // Whole-file render in memory: 60 s stereo pink, streamed and as a seamless loop.
     rendererBenchmark("pink-60s-stereo", RenderRequest(

@@ -5,25 +5,25 @@ import ShadesRender
 /// One sound of a catalogue, resolved: what to render, and the file it becomes.
 public struct CatalogueAsset: Sendable, Codable, Equatable {
     /// File name stem and manifest key: letters, digits, `-` and `_` (1 … 100 characters).
-    public var id: String
+    public package(set) var id: String
     /// The category it belongs to (informational; the order comes from ``CatalogueCategory/assetIDs``).
-    public var category: String
+    public package(set) var category: String
     /// Title per language code ("en", "de").
-    public var titles: [String: String]
+    public package(set) var titles: [String: String]
     /// The sound and its output: length, rate, channels, seed, loop, and its level: a loudness target
     /// under a true-peak ceiling (``LevelPolicy/loudness(lufs:truePeakCeilingDBTP:)``).
-    public var request: RenderRequest
-    public var container: Container
-    public var sampleFormat: SampleFormat
+    public package(set) var request: RenderRequest
+    public package(set) var container: Container
+    public package(set) var sampleFormat: SampleFormat
     /// The tinnitus frequency a personalised sound was made for, in Hz.
-    public var frequencyHz: Double?
+    public package(set) var frequencyHz: Double?
     /// The folder the sound's relative file paths are found in (the music folder); nil: as given.
-    public var filesFolder: String?
+    package var filesFolder: String?
     /// Modification time of each file the sound reads, seconds since 1970, when resolved (part of the
     /// cache key: a changed song is notched again).
-    public var filesModified: [Double]?
+    package var filesModified: [Double]?
 
-    public init(id: String, category: String, titles: [String: String], request: RenderRequest,
+    package init(id: String, category: String, titles: [String: String], request: RenderRequest,
                 container: Container = .wav, sampleFormat: SampleFormat = .s16, frequencyHz: Double? = nil) {
         self.id = id
         self.category = category
@@ -38,7 +38,7 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     public var fileName: String { "\(id).\(container.rawValue)" }
 
     /// An asset of `request`'s sound and output at `loudnessLUFS` under the catalogue's −1 dBTP ceiling.
-    public init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
+    package init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
                 container: Container = .wav, sampleFormat: SampleFormat = .s16, frequencyHz: Double? = nil) {
         var leveled = request
         leveled.level = .loudness(lufs: loudnessLUFS, truePeakCeilingDBTP: CatalogueLimits.maximumTruePeakDBTP)
@@ -47,7 +47,7 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     }
 
     /// Integrated loudness of the file in LUFS (BS.1770-4, −70 … 0): the request's loudness target.
-    public var loudnessLUFS: Double {
+    public package(set) var loudnessLUFS: Double {
         get {
             if case .loudness(let lufs, _) = request.level { return lufs }
             return CatalogueDefaults().loudnessLUFS
@@ -56,7 +56,7 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     }
 
     /// The request with every relative file path found in ``filesFolder``: what is rendered.
-    public var resolvedRequest: RenderRequest {
+    package var resolvedRequest: RenderRequest {
         guard let filesFolder else { return request }
         var resolved = request
         resolved.sound = request.sound.mappingFiles { file in
@@ -77,7 +77,7 @@ public struct CatalogueCategory: Sendable, Codable, Equatable {
     /// The sounds shown in this category, in order (ids of ``CatalogueAsset``s).
     public var assetIDs: [String]
 
-    public init(id: String, titles: [String: String], assetIDs: [String]) {
+    package init(id: String, titles: [String: String], assetIDs: [String]) {
         (self.id, self.titles, self.assetIDs) = (id, titles, assetIDs)
     }
 }
@@ -96,13 +96,13 @@ extension ShadesError {
 }
 
 /// The limits every catalogue file meets.
-public enum CatalogueLimits {
+package enum CatalogueLimits {
     /// Highest true peak of a file, in dBTP (EBU R 128).
-    public static let maximumTruePeakDBTP = -1.0
+    package static let maximumTruePeakDBTP = -1.0
     /// Largest difference between a file's integrated loudness and its target, in LU.
-    public static let loudnessToleranceLU = 0.1
+    package static let loudnessToleranceLU = 0.1
     /// Allowed loudness targets in LUFS.
-    public static let loudnessRange: ClosedRange<Double> = -70 ... 0
+    package static let loudnessRange: ClosedRange<Double> = -70 ... 0
 }
 
 extension CatalogueAsset {

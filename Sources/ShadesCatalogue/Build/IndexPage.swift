@@ -2,11 +2,11 @@ import ShadesAnalysis
 /// `index.html` of a catalogue: every category with its sounds, each with a player, its loudness,
 /// length and spectrum. One self-contained file (inline CSS, inline SVG, no scripts), English titles
 /// with German underneath.
-public enum IndexPage {
-    public static let fileName = "index.html"
+package enum IndexPage {
+    package static let fileName = "index.html"
 
     /// The page for `manifest`; `spectra` maps sound ids to inline SVG fragments.
-    public static func html(manifest: Manifest, spectra: [String: String]) -> String {
+    package static func html(manifest: Manifest, spectra: [String: String]) -> String {
         let sounds = Dictionary(manifest.sounds.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var page = """
             <!DOCTYPE html>

@@ -11,24 +11,24 @@ import ShadesRender
 /// check or an incremental build needs (measured loudness, hashes, recipes).
 public struct Manifest: Sendable, Codable, Equatable {
     /// Version of this manifest's layout.
-    public var schemaVersion: Int
+    public package(set) var schemaVersion: Int
     /// The Shades library that built the files (``ShadesVersion/string``).
-    public var libraryVersion: String
+    public package(set) var libraryVersion: String
     /// Build parameters as given by the caller (e.g. the preset file and its values).
-    public var parameters: [String: String]
+    public package(set) var parameters: [String: String]
     /// The tinnitus frequency the personalised sounds were made for, Hz (nil: none).
-    public var tinnitusFrequencyHz: Double?
+    public package(set) var tinnitusFrequencyHz: Double?
     /// Categories in display order.
-    public var categories: [Category]
+    public package(set) var categories: [Category]
     /// Every sound, in the order the assets were given.
-    public var sounds: [Sound]
+    public package(set) var sounds: [Sound]
 
     /// The current ``schemaVersion``.
-    public static let currentSchemaVersion = 2
+    package static let currentSchemaVersion = 2
     /// File name of the manifest inside a catalogue folder.
     public static let fileName = "manifest.json"
 
-    public init(libraryVersion: String = ShadesVersion.string, parameters: [String: String], categories: [Category], sounds: [Sound]) {
+    package init(libraryVersion: String = ShadesVersion.string, parameters: [String: String], categories: [Category], sounds: [Sound]) {
         schemaVersion = Self.currentSchemaVersion
         self.libraryVersion = libraryVersion
         self.parameters = parameters
@@ -37,52 +37,52 @@ public struct Manifest: Sendable, Codable, Equatable {
     }
 
     public struct Category: Sendable, Codable, Equatable {
-        public var id: String
-        public var titles: [String: String]
+        public package(set) var id: String
+        public package(set) var titles: [String: String]
         /// Sound ids in display order.
-        public var soundIDs: [String]
+        public package(set) var soundIDs: [String]
     }
 
     /// One sound file and how it was made.
     public struct Sound: Sendable, Codable, Equatable {
-        public var id: String
-        public var category: String
-        public var titles: [String: String]
+        public package(set) var id: String
+        public package(set) var category: String
+        public package(set) var titles: [String: String]
         /// Path relative to the catalogue folder.
-        public var file: String
-        public var durationSeconds: Double
-        public var frames: Int
+        public package(set) var file: String
+        public package(set) var durationSeconds: Double
+        public package(set) var frames: Int
         /// Hz.
-        public var sampleRate: Int
-        public var channels: Int
-        public var container: Container
-        public var sampleFormat: SampleFormat
+        public package(set) var sampleRate: Int
+        public package(set) var channels: Int
+        public package(set) var container: Container
+        public package(set) var sampleFormat: SampleFormat
         /// Whether the file repeats seamlessly (checked with the seam test).
-        public var loop: Bool
+        public package(set) var loop: Bool
         /// The asked integrated loudness in LUFS.
-        public var targetLoudnessLUFS: Double
+        public package(set) var targetLoudnessLUFS: Double
         /// Integrated loudness of the written file in LUFS, measured by libebur128.
-        public var integratedLoudnessLUFS: Double
+        public package(set) var integratedLoudnessLUFS: Double
         /// True peak of the written file in dBTP (libebur128's 4× interpolator, run in SIMD by `TruePeakMeter`).
-        public var truePeakDBTP: Double
+        public package(set) var truePeakDBTP: Double
         /// SHA-256 of the file's bytes, 64 lowercase hex digits.
-        public var sha256: String
+        public package(set) var sha256: String
         /// The sound, resolved (its channels and seed stated; a file's path relative to the music folder,
         /// with its bytes, decoded frames and rate), in the preset format's JSON: `shades render --sound` of it
         /// with this entry's duration, rate and loop gives this file's samples up to the level gain.
-        public var recipe: ShadesRender.Sound
+        public package(set) var recipe: ShadesRender.Sound
         /// The gain that brought the sound, made at the reference level (each generator signal, or each layer
         /// of a mix, at −20 dBFS RMS; a file as it is), to its loudness, dB.
-        public var levelGainDB: Double
+        public package(set) var levelGainDB: Double
         /// The tinnitus frequency of a personalised sound, in Hz.
-        public var frequencyHz: Double?
+        public package(set) var frequencyHz: Double?
         /// SHA-256 over what decides the file's bytes (recipe, target loudness, format, library version):
         /// an incremental build reuses the file when this and the file hash match.
-        public var cacheKey: String
+        public package(set) var cacheKey: String
     }
 
     /// The manifest as JSON with sorted keys (stable bytes for the same content).
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Encoding plain value types into JSON cannot fail.

@@ -9,12 +9,12 @@ import ShadesRender
 public struct CatalogueDocument: Sendable, Codable, Equatable {
     public var defaults: CatalogueDefaults
     /// Categories in display order.
-    public var categories: [PresetCategory]
+    package var categories: [PresetCategory]
     /// Where each JSON path (e.g. `categories[0].sounds[1].sound.layers[0].frequency`) starts in the file,
     /// for error messages. Not encoded and not compared.
     var locations: [String: SourceLocation] = [:]
 
-    public init(defaults: CatalogueDefaults = CatalogueDefaults(), categories: [PresetCategory]) {
+    package init(defaults: CatalogueDefaults = CatalogueDefaults(), categories: [PresetCategory]) {
         (self.defaults, self.categories) = (defaults, categories)
     }
 
@@ -23,7 +23,7 @@ public struct CatalogueDocument: Sendable, Codable, Equatable {
     public static func == (a: Self, b: Self) -> Bool { a.defaults == b.defaults && a.categories == b.categories }
 
     /// Every sound with its category, in display order.
-    public var sounds: [(category: PresetCategory, sound: PresetSound)] {
+    package var sounds: [(category: PresetCategory, sound: PresetSound)] {
         categories.flatMap { category in category.sounds.map { (category, $0) } }
     }
 }
@@ -48,67 +48,67 @@ public struct CatalogueDefaults: Sendable, Codable, Equatable {
     }
 
     /// Allowed loudness targets, LUFS.
-    public static let allowedLoudnessLUFS: ClosedRange<Double> = -60 ... -5
+    package static let allowedLoudnessLUFS: ClosedRange<Double> = -60 ... -5
     /// Allowed file types.
-    public static let formats = ["wav", "flac"]
+    package static let formats = ["wav", "flac"]
     /// Allowed sample formats.
-    public static let sampleFormats = ["s16", "s24", "f32"]
+    package static let sampleFormats = ["s16", "s24", "f32"]
 }
 
 /// A category of sounds (the app's list headings).
-public struct PresetCategory: Sendable, Codable, Equatable {
+package struct PresetCategory: Sendable, Codable, Equatable {
     /// Lowercase a-z, 0-9, '-', '_'; 1 … 64 characters (``PresetID``).
-    public var id: String
+    package var id: String
     /// Title per language code; must hold "en" and "de".
-    public var titles: [String: String]
+    package var titles: [String: String]
     /// Sounds in display order.
-    public var sounds: [PresetSound]
+    package var sounds: [PresetSound]
 
-    public init(id: String, titles: [String: String], sounds: [PresetSound]) {
+    package init(id: String, titles: [String: String], sounds: [PresetSound]) {
         (self.id, self.titles, self.sounds) = (id, titles, sounds)
     }
 }
 
 /// One sound of the catalogue: its ``Sound``, its length and loop mode, and optional overrides of the defaults.
-public struct PresetSound: Sendable, Codable, Equatable {
+package struct PresetSound: Sendable, Codable, Equatable {
     /// Unique across the whole catalogue; also the output file's name. ``PresetID`` rules.
-    public var id: String
+    package var id: String
     /// Title per language code; must hold "en" and "de".
-    public var titles: [String: String]
+    package var titles: [String: String]
     /// What is heard: the preset format's `sound` (its JSON is ``Sound``'s).
-    public var sound: Sound
+    package var sound: Sound
     /// Length, seconds; nil: the catalogue's default.
-    public var lengthSeconds: Double?
+    package var lengthSeconds: Double?
     /// Seamless loop (default true).
-    public var loop: Bool
+    package var loop: Bool
     /// Loudness target, LUFS; nil: the catalogue's default.
-    public var loudnessLUFS: Double?
+    package var loudnessLUFS: Double?
     /// Sample rate, Hz; nil: the catalogue's default.
-    public var rate: Double?
+    package var rate: Double?
     /// "wav" or "flac"; nil: the catalogue's default.
-    public var format: String?
+    package var format: String?
     /// "s16", "s24" or "f32"; nil: the catalogue's default.
-    public var sampleFormat: String?
+    package var sampleFormat: String?
 
-    public init(id: String, titles: [String: String], sound: Sound, lengthSeconds: Double? = nil, loop: Bool = true,
+    package init(id: String, titles: [String: String], sound: Sound, lengthSeconds: Double? = nil, loop: Bool = true,
                 loudnessLUFS: Double? = nil, rate: Double? = nil, format: String? = nil, sampleFormat: String? = nil) {
         (self.id, self.titles, self.sound, self.lengthSeconds, self.loop) = (id, titles, sound, lengthSeconds, loop)
         (self.loudnessLUFS, self.rate, self.format, self.sampleFormat) = (loudnessLUFS, rate, format, sampleFormat)
     }
 
     /// The settings this sound is rendered with: its overrides, else the catalogue's defaults.
-    public func settings(defaults: CatalogueDefaults) -> CatalogueDefaults {
+    package func settings(defaults: CatalogueDefaults) -> CatalogueDefaults {
         CatalogueDefaults(loudnessLUFS: loudnessLUFS ?? defaults.loudnessLUFS, rate: rate ?? defaults.rate,
                           format: format ?? defaults.format, sampleFormat: sampleFormat ?? defaults.sampleFormat,
                           lengthSeconds: lengthSeconds ?? defaults.lengthSeconds)
     }
 
     /// Output file name: `<id>.<format>`.
-    public func fileName(defaults: CatalogueDefaults) -> String { "\(id).\(format ?? defaults.format)" }
+    package func fileName(defaults: CatalogueDefaults) -> String { "\(id).\(format ?? defaults.format)" }
 
     /// The request this sound is rendered from at `settings`: its sound at the loudness target under the
     /// −1 dBTP ceiling (EBU R 128), stereo and seed 1 unless the sound fixes its own.
-    public func request(settings: CatalogueDefaults) -> RenderRequest {
+    package func request(settings: CatalogueDefaults) -> RenderRequest {
         RenderRequest(sound: sound, durationSeconds: settings.lengthSeconds, sampleRate: settings.rate, layout: .stereo,
                       level: .loudness(lufs: settings.loudnessLUFS, truePeakCeilingDBTP: CatalogueLimits.maximumTruePeakDBTP),
                       seed: 1, loop: loop)
@@ -116,12 +116,12 @@ public struct PresetSound: Sendable, Codable, Equatable {
 }
 
 /// Rules for category and sound ids (they become file and folder names).
-public enum PresetID {
+package enum PresetID {
     /// Longest id, characters.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// True for 1 … 64 characters of a-z, 0-9, '-' and '_' (so an id can never leave the output folder).
-    public static func isValid(_ id: String) -> Bool {
+    package static func isValid(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= maximumLength
             && id.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F }
     }
@@ -130,6 +130,6 @@ public enum PresetID {
 /// Every problem found in the catalogue files, one line each (validation reports all of them at once).
 public struct PresetErrors: Error, Sendable, Equatable, CustomStringConvertible {
     public var errors: [ShadesError]
-    public init(_ errors: [ShadesError]) { self.errors = errors }
+    package init(_ errors: [ShadesError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

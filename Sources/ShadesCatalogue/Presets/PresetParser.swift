@@ -15,11 +15,11 @@ import ShadesPlatform
 public enum PresetParser {
     /// Largest preset file read, in bytes (1 MiB; the shipped catalogue is about 4 kB, a thousand sounds
     /// about 300 kB). A larger file is refused before it is read: parsing 50 MB took 1.9 GB here.
-    public static let maximumFileBytes = 1 << 20
+    package static let maximumFileBytes = 1 << 20
 
     /// Reads every `*.json` in `folder`, sorted by name; file names in errors are `folder/name`.
     /// Stops at the first file with a problem (use ``loadCatalogue(folder:)`` for all problems).
-    public static func load(folder: String) throws(ShadesError) -> [(file: String, document: CatalogueDocument)] {
+    package static func load(folder: String) throws(ShadesError) -> [(file: String, document: CatalogueDocument)] {
         var documents: [(file: String, document: CatalogueDocument)] = []
         for file in try jsonFiles(in: folder) {
             try documents.append((file, parse(data: readFile(file, folder: folder), file: file)))

@@ -138,10 +138,10 @@ public struct SPLCalibration: Codable, Sendable, Equatable {
     public var offsetDB: Double { splDB - dbfs }
 
     /// Allowed sound pressure levels of the reference signal, dB SPL.
-    public static let allowedSPLDB: ClosedRange<Double> = 0...200
+    package static let allowedSPLDB: ClosedRange<Double> = 0...200
     /// Allowed levels of the reference signal in the recording, dBFS (a calibration tone may be given
     /// above full scale of the recording).
-    public static let allowedDBFS: ClosedRange<Double> = -200...20
+    package static let allowedDBFS: ClosedRange<Double> = -200...20
 
     /// - Parameters:
     ///   - splDB: dB SPL, 0 … 200.

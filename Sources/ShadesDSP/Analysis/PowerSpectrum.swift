@@ -15,7 +15,7 @@ public struct PowerSpectrum: Sendable {
 
     /// Welch's method over a buffer in memory: Hann-windowed segments of `segmentLength` samples (a power
     /// of two) overlapping by half — ``SpectrumAccumulator`` fed the whole buffer at once.
-    public static func welch(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
+    package static func welch(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
                              segmentLength: Int = 65_536) throws(ShadesError) -> PowerSpectrum {
         var accumulator = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
         accumulator.add(samples)
@@ -24,7 +24,7 @@ public struct PowerSpectrum: Sendable {
 
     /// The periodogram of the whole buffer with a rectangular window: exact for a signal periodic in its
     /// length (a loop).
-    public static func periodogram(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) -> PowerSpectrum {
+    package static func periodogram(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) -> PowerSpectrum {
         let fft = RealFFT(size: samples.count)
         fft.withSignal { s in _ = s.update(fromContentsOf: samples) }
         fft.forward()

@@ -264,7 +264,7 @@ public struct NotchDesign: Sendable {
     package var fftSize: Int { OverlapSaveFilter.recommendedFFTSize(halfLength: halfLength) }
     /// Delay of a ``NotchFilter``'s output behind its input, in frames: the kernel's ``groupDelayFrames`` M
     /// plus one FFT block (fftSize − 2M).
-    public var outputDelayFrames: Int { fftSize - halfLength }
+    package var outputDelayFrames: Int { fftSize - halfLength }
 
     // MARK: Design steps
 

@@ -1,19 +1,19 @@
 /// Plays an ``AudioBuffer`` from its start (e.g. a loop made by FFT synthesis); silence after its end, or
 /// the buffer again from its start when it ``loops``.
-public final class BufferSource: AudioSource {
-    public let sampleRate: Double
-    public var channelCount: Int { buffer.channelCount }
+package final class BufferSource: AudioSource {
+    package let sampleRate: Double
+    package var channelCount: Int { buffer.channelCount }
     private let buffer: AudioBuffer
     private var position = 0
     /// Plays the buffer over and over (a seamless loop plays endlessly).
-    public var loops = false
+    package var loops = false
 
-    public init(buffer: AudioBuffer, sampleRate: Double) {
+    package init(buffer: AudioBuffer, sampleRate: Double) {
         self.buffer = buffer
         self.sampleRate = sampleRate
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         if loops && buffer.frameCapacity > 0 {
             var done = 0
             while done < block.frameCount {

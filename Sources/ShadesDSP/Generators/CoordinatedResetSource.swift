@@ -64,9 +64,9 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
     package var slotSeconds: Double { 1 / (4 * cycleRateHz) }
 
     /// Allowed cycle rates, Hz.
-    public static let allowedCycleRateHz: ClosedRange<Double> = 0.1...10
+    package static let allowedCycleRateHz: ClosedRange<Double> = 0.1...10
     /// Allowed tone gains, dB.
-    public static let allowedToneGainDB: ClosedRange<Double> = -40...40
+    package static let allowedToneGainDB: ClosedRange<Double> = -40...40
 
     /// Checks every parameter at `sampleRate`; the error names the parameter and its allowed range.
     package func validate(sampleRate: Double) throws(ShadesError) {
@@ -114,10 +114,10 @@ public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
 ///
 /// Level: A is set so that the RMS over whole on+off periods is `levelDBFS` (the energy of each tone is
 /// summed at init); a file of another length is measured by ``SoundGraph``'s usual pass.
-public final class CoordinatedResetSource: AudioSource {
-    public let sampleRate: Double
+package final class CoordinatedResetSource: AudioSource {
+    package let sampleRate: Double
     /// One channel: a stimulus is one signal (``ChannelLayoutSource`` places it in the ears).
-    public var channelCount: Int { 1 }
+    package var channelCount: Int { 1 }
     package let pattern: CoordinatedResetPattern
     /// RMS over whole on+off periods, dBFS.
     package let levelDBFS: Double
@@ -138,7 +138,7 @@ public final class CoordinatedResetSource: AudioSource {
     ///   - levelDBFS: RMS over whole on+off periods, dBFS (any finite value; the peak is not limited here).
     ///   - seed: chooses the order of the tones in each cycle.
     ///   - startFrame: the absolute frame the first render starts at (0: the pattern's start).
-    public init(pattern: CoordinatedResetPattern, sampleRate: Double,
+    package init(pattern: CoordinatedResetPattern, sampleRate: Double,
                 levelDBFS: Double = -20, seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
         try pattern.validate(sampleRate: sampleRate)
         try validateStreamStart(levelDBFS: levelDBFS, startFrame: startFrame)
@@ -200,7 +200,7 @@ public final class CoordinatedResetSource: AudioSource {
         return order
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         precondition(block.channelCount == 1, "a stimulus renders one channel")
         let out = block.channel(0).baseAddress!
         let end = position + block.frameCount

@@ -5,7 +5,7 @@
 /// whole length is periodic by construction, so the step from the last sample back to the first is
 /// like any other, and its spectrum is the ideal line exactly. White noise needs no shaping: its samples
 /// are independent, so any stretch of the stream already loops seamlessly.
-public enum LoopNoise {
+package enum LoopNoise {
     /// Renders `frameCount` frames of one signal at unit RMS into `output`.
     ///
     /// - Parameters:
@@ -13,7 +13,7 @@ public enum LoopNoise {
     ///   - key: the signal's random stream (see ``SeedStream``).
     ///   - shaping: an extra magnitude response applied to every bin (e.g. a notch: exact and still
     ///     periodic, where a filter run over the loop would not be).
-    public static func render(colour: NoiseColour, sampleRate: Double, key: UInt64,
+    package static func render(colour: NoiseColour, sampleRate: Double, key: UInt64,
                               shaping: ((_ frequencyHz: Double) -> Double)? = nil,
                               into output: UnsafeMutableBufferPointer<Float>) {
         let n = output.count

@@ -16,8 +16,8 @@ import ShadesPlatform
 /// ½ octave, at 48 kHz). Blocks are long (27,088 frames there, 0.56 s), so a real-time caller sees one
 /// heavier call per block (0.13 ms there; 7.5 ms for the longest kernels at 192 kHz) and cheap copies in
 /// between. Memory: about 0.9 MB for 1 kHz, ½ octave, stereo; at most about 28 MB (longest kernel).
-public final class NarrowBandNoiseSource: AudioSource {
-    public let sampleRate: Double
+package final class NarrowBandNoiseSource: AudioSource {
+    package let sampleRate: Double
     /// Geometric centre of the band, in Hz.
     package let centreHz: Double
     /// Band width in octaves.
@@ -29,11 +29,11 @@ public final class NarrowBandNoiseSource: AudioSource {
     package let levelDBFS: Double
     /// Taps of the band-pass FIR (odd; see ``NarrowBandDesign``).
     package let kernelLength: Int
-    public var channelCount: Int { layout.outputChannelCount }
+    package var channelCount: Int { layout.outputChannelCount }
     private var renderer: ChunkedRenderer<NarrowBandNoiseKernel>
 
     /// Widest band accepted, in octaves.
-    public static let maximumWidthOctaves = 4.0
+    package static let maximumWidthOctaves = 4.0
 
     /// - Parameters:
     ///   - centreHz: geometric centre of the band, Hz, above 0; the upper edge must lie below Nyquist.
@@ -44,7 +44,7 @@ public final class NarrowBandNoiseSource: AudioSource {
     ///   - seed: makes the output reproducible.
     ///   - firstSignal: index of the first independent signal's random stream. A stereo source's right
     ///     ear equals a mono source with `firstSignal: 1`, so ears can be rendered on separate threads.
-    public init(centreHz: Double, widthOctaves: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
+    package init(centreHz: Double, widthOctaves: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
                 levelDBFS: Double = -20, seed: UInt64 = 1, firstSignal: Int = 0) throws(ShadesError) {
         let design = try NarrowBandDesign(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
         try Parameter.level.check(levelDBFS)
@@ -68,7 +68,7 @@ public final class NarrowBandNoiseSource: AudioSource {
 
     deinit { renderer.deallocate() }
 
-    public func render(into block: AudioBlock) { renderer.render(into: block) }
+    package func render(into block: AudioBlock) { renderer.render(into: block) }
 
     /// Checks a band request and returns its edges, centre·2^(∓width/2), in Hz.
     ///
@@ -220,7 +220,7 @@ package struct NarrowBandDesign: Sendable {
 /// last sample back to the first is like any other, and nothing lies outside the band but Float rounding
 /// (about 130 dB below the in-band bins). The band's bins are rate/length apart, so a loop needs at least
 /// rate/(upper − lower) frames.
-public enum LoopNarrowBandNoise {
+package enum LoopNarrowBandNoise {
     /// The band's FFT bins in a loop of `frameCount` frames. Throws for a bad band, or ``ParameterID/loopLength`` when the
     /// loop is too short for any bin to fall inside the band.
     package static func validate(centreHz: Double, widthOctaves: Double, sampleRate: Double,
@@ -244,7 +244,7 @@ public enum LoopNarrowBandNoise {
     ///   - key: the signal's random stream (see ``SeedStream``).
     /// - Throws: ``ShadesError`` for a bad band, or ``ParameterID/loopLength`` when the loop is too short for any bin
     ///   to fall inside the band.
-    public static func render(centreHz: Double, widthOctaves: Double, sampleRate: Double, key: UInt64,
+    package static func render(centreHz: Double, widthOctaves: Double, sampleRate: Double, key: UInt64,
                               into output: UnsafeMutableBufferPointer<Float>) throws(ShadesError) {
         let n = output.count
         let (firstBin, lastBin) = try validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate,

@@ -12,7 +12,7 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Codable, CustomStringC
     private init(exactly beta: Double) { self.beta = beta }
 
     /// The allowed range of β.
-    public static let allowedBeta: ClosedRange<Double> = -2...2
+    package static let allowedBeta: ClosedRange<Double> = -2...2
     public static let white = NoiseColour(exactly: 0)
     public static let pink = NoiseColour(exactly: 1)
     public static let brown = NoiseColour(exactly: 2)
@@ -20,7 +20,7 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Codable, CustomStringC
     public static let violet = NoiseColour(exactly: -2)
 
     /// The named colours, by name.
-    public static let named: [(name: String, colour: NoiseColour)] =
+    package static let named: [(name: String, colour: NoiseColour)] =
         [("white", .white), ("pink", .pink), ("brown", .brown), ("blue", .blue), ("violet", .violet)]
 
     /// Slope of the PSD in dB per octave.

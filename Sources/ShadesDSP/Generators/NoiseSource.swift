@@ -4,13 +4,13 @@
 /// Each independent signal (ear) draws from its own random stream keyed by the seed and the channel.
 /// The filters start in steady state (one second of warm-up is rendered and dropped), so the first
 /// sample already has the full spectrum and level.
-public final class NoiseSource: AudioSource {
-    public let sampleRate: Double
+package final class NoiseSource: AudioSource {
+    package let sampleRate: Double
     package let colour: NoiseColour
     package let layout: ChannelLayout
     /// RMS level in dBFS (in expectation).
     package let levelDBFS: Double
-    public var channelCount: Int { layout.outputChannelCount }
+    package var channelCount: Int { layout.outputChannelCount }
     private var renderer: ChunkedRenderer<ColouredNoiseKernel>
 
     /// Frames per internal chunk.
@@ -25,7 +25,7 @@ public final class NoiseSource: AudioSource {
     ///   - distribution: sample distribution of white noise (β = 0 only; coloured noise is Gaussian).
     ///   - firstSignal: index of the first independent signal's random stream. A stereo source's right
     ///     ear equals a mono source with `firstSignal: 1`, so ears can be rendered on separate threads.
-    public init(colour: NoiseColour, sampleRate: Double, layout: ChannelLayout = .stereo,
+    package init(colour: NoiseColour, sampleRate: Double, layout: ChannelLayout = .stereo,
                 levelDBFS: Double = -20, seed: UInt64 = 1, distribution: WhiteDistribution = .gaussian,
                 firstSignal: Int = 0) throws(ShadesError) {
         try validateSampleRate(sampleRate)
@@ -49,7 +49,7 @@ public final class NoiseSource: AudioSource {
 
     deinit { renderer.deallocate() }
 
-    public func render(into block: AudioBlock) { renderer.render(into: block) }
+    package func render(into block: AudioBlock) { renderer.render(into: block) }
 
     /// Every state of the shaping filters (each signal's IIR states, then its FIR history), for tests of
     /// long streams (no denormal or non-finite state). Empty for white noise. Allocates.

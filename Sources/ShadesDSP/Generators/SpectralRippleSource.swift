@@ -61,7 +61,7 @@ public struct SpectralRipple: Sendable, Equatable, Codable {
     /// Edges of the eight half-octave bands, Hz: 1000 · 2^(k/2), k = 0…8.
     package static let bandEdgesHz: [Double] = (0...8).map { 1000 * pow(2, Double($0) / 2) }
     /// Allowed band gains, dB.
-    public static let allowedBandGainDB: ClosedRange<Double> = -40...40
+    package static let allowedBandGainDB: ClosedRange<Double> = -40...40
 
     /// The lower band (0…6) of the modulated octave: bands j and j + 1, from 1000·2^(j/2) to 1000·2^(j/2+1) Hz.
     package var modulatedBandPair: Int {
@@ -136,10 +136,10 @@ package struct SpectralRippleSegment: Sendable, Equatable {
 /// (phase condition) are computed at the control points and interpolated linearly (the ripple changes at
 /// under 3 Hz, so the error is below 10⁻⁵ of the envelope). The noise condition adds an FFT noise of the
 /// segment's length when the segment is finished.
-public final class SpectralRippleSource: AudioSource {
-    public let sampleRate: Double
+package final class SpectralRippleSource: AudioSource {
+    package let sampleRate: Double
     /// One channel: a stimulus is one signal (``ChannelLayoutSource`` places it in the ears).
-    public var channelCount: Int { 1 }
+    package var channelCount: Int { 1 }
     package let ripple: SpectralRipple
     /// RMS of every segment, dBFS.
     package let levelDBFS: Double
@@ -181,7 +181,7 @@ public final class SpectralRippleSource: AudioSource {
     ///   - levelDBFS: RMS of each segment, dBFS (finite).
     ///   - seed: chooses each segment's fundamental and phases (and the noise).
     ///   - startFrame: the absolute frame the first render starts at.
-    public init(ripple: SpectralRipple, sampleRate: Double, levelDBFS: Double = -20,
+    package init(ripple: SpectralRipple, sampleRate: Double, levelDBFS: Double = -20,
                 seed: UInt64 = 1, startFrame: Int = 0) throws(ShadesError) {
         try ripple.validate(sampleRate: sampleRate)
         try validateStreamStart(levelDBFS: levelDBFS, startFrame: startFrame)
@@ -219,7 +219,7 @@ public final class SpectralRippleSource: AudioSource {
     /// Band (0…7) of a frequency in the carrier's span.
     static func band(ofHz f: Double) -> Int { min(7, max(0, Int((2 * log2(f / 1000)).rounded(.down)))) }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         precondition(block.channelCount == 1, "a stimulus renders one channel")
         let out = block.channel(0).baseAddress!
         var done = 0

@@ -5,26 +5,26 @@ import ShadesPlatform
 /// Phase is kept in Double cycles and re-anchored every chunk; inside a chunk eight lanes rotate a
 /// Double phasor, so a one-hour tone keeps its frequency to far better than 0.001 Hz and the Float output
 /// has THD+N near the Float32 floor (about −150 dB).
-public final class ToneSource: AudioSource {
-    public let sampleRate: Double
+package final class ToneSource: AudioSource {
+    package let sampleRate: Double
     /// Frequency in Hz, in (0, Nyquist).
     package let frequencyHz: Double
     package let layout: ChannelLayout
     /// RMS level in dBFS (peak is 3.01 dB higher).
     package let levelDBFS: Double
-    public var channelCount: Int { layout.outputChannelCount }
+    package var channelCount: Int { layout.outputChannelCount }
     private var renderer: ChunkedRenderer<ToneKernel>
 
     static let chunkFrames = 1024
 
     /// Highest RMS level, dBFS: a sine whose peak is full scale, −10·log10(2) ≈ −3.0103 dBFS.
-    public static let highestLevelDBFS = Decibels.fromAmplitude(1 / 2.0.squareRoot())
+    package static let highestLevelDBFS = Decibels.fromAmplitude(1 / 2.0.squareRoot())
 
     /// - Parameters:
     ///   - frequencyHz: Hz, above 0 and below Nyquist.
     ///   - levelDBFS: RMS level in dBFS, at most −3.01 dBFS (a full-scale sine).
     ///   - startPhase: radians.
-    public init(frequencyHz: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
+    package init(frequencyHz: Double, sampleRate: Double, layout: ChannelLayout = .stereo,
                 levelDBFS: Double = -20, startPhase: Double = 0) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         try validateFrequency(frequencyHz, sampleRate: sampleRate)
@@ -47,7 +47,7 @@ public final class ToneSource: AudioSource {
 
     deinit { renderer.deallocate() }
 
-    public func render(into block: AudioBlock) { renderer.render(into: block) }
+    package func render(into block: AudioBlock) { renderer.render(into: block) }
 
     /// The frequency nearest `frequencyHz` with a whole number of cycles (at least one) in `frameCount`
     /// frames, so a loop of that length is seamless.

@@ -20,7 +20,7 @@ public enum AmplitudeModulationLevel: String, CaseIterable, Sendable, Codable {
 /// cycles from its absolute frame index, and eight lanes rotate a Double phasor inside it. So the curve
 /// equals the formula to Float precision after any number of hours, and the output does not depend on
 /// how the caller slices its render calls.
-public final class AmplitudeModulatedSource: AudioSource {
+package final class AmplitudeModulatedSource: AudioSource {
     /// The modulated source; this modifier renders it and owns its position from now on.
     package let carrier: any AudioSource
     /// Modulation rate fm in Hz (``allowedRateHz``).
@@ -33,11 +33,11 @@ public final class AmplitudeModulatedSource: AudioSource {
     package let keep: AmplitudeModulationLevel
     /// The linear factor 1/k applied to (1 + m·sin): 1/√(1 + m²/2) or 1/(1 + m).
     package let levelFactor: Double
-    public var sampleRate: Double { carrier.sampleRate }
-    public var channelCount: Int { carrier.channelCount }
+    package var sampleRate: Double { carrier.sampleRate }
+    package var channelCount: Int { carrier.channelCount }
 
     /// Allowed modulation rates, in Hz.
-    public static let allowedRateHz: ClosedRange<Double> = 0.5...100
+    package static let allowedRateHz: ClosedRange<Double> = 0.5...100
     /// Frames per gain segment (segments start at multiples of this from frame 0).
     package static let segmentFrames = 1024
 
@@ -53,7 +53,7 @@ public final class AmplitudeModulatedSource: AudioSource {
     ///   - depth: modulation depth m, 0 … 1 (default 1).
     ///   - startPhase: phase φ of the modulating sine at frame 0, in radians (default 0).
     ///   - keep: keep the carrier's RMS (default) or its peak.
-    public init(carrier: any AudioSource, rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0,
+    package init(carrier: any AudioSource, rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0,
                 keep: AmplitudeModulationLevel = .rms) throws(ShadesError) {
         try Parameter.amRate.check(rateHz)
         try Parameter.amDepth.check(depth)
@@ -98,7 +98,7 @@ public final class AmplitudeModulatedSource: AudioSource {
         return cycles * sampleRate / Double(frameCount)
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         carrier.render(into: block)
         let segmentFrames = Self.segmentFrames
         var done = 0

@@ -4,10 +4,10 @@
 ///
 /// Each signal is rendered once per call into the first channel that carries it and copied to the
 /// others, so allocation-freedom and block-size invariance are the signals' own.
-public final class ChannelLayoutSource: AudioSource {
+package final class ChannelLayoutSource: AudioSource {
     package let layout: ChannelLayout
-    public let sampleRate: Double
-    public var channelCount: Int { layout.outputChannelCount }
+    package let sampleRate: Double
+    package var channelCount: Int { layout.outputChannelCount }
     /// One mono source per signal of the layout.
     package let signals: [any AudioSource]
     /// Linear gain per signal; nil: the signals as they are.
@@ -15,7 +15,7 @@ public final class ChannelLayoutSource: AudioSource {
 
     /// - Throws: `layout` when the count of signals is not the layout's, a signal is not mono, or the
     ///   signals differ in rate or the gains in count.
-    public init(signals: [any AudioSource], layout: ChannelLayout, gains: [Float]? = nil) throws(ShadesError) {
+    package init(signals: [any AudioSource], layout: ChannelLayout, gains: [Float]? = nil) throws(ShadesError) {
         guard signals.count == layout.signalCount, signals.allSatisfy({ $0.channelCount == 1 }),
               gains.map({ $0.count == signals.count }) ?? true,
               signals.allSatisfy({ $0.sampleRate == signals[0].sampleRate }) else {
@@ -28,7 +28,7 @@ public final class ChannelLayoutSource: AudioSource {
         sampleRate = signals[0].sampleRate
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         layout.fill(block) { s, target in
             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: 1) { pointers in
                 pointers[0] = target.baseAddress!

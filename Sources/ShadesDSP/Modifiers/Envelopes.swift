@@ -93,7 +93,7 @@ final class EnvelopeApplier {
 /// Fade-in gain at frame n < Nin: 0.5 − 0.5·cos(π·n/Nin) (frame 0 is silent). Fade-out gain at frame n
 /// with T − Nout < n < T: 0.5 − 0.5·cos(π·(T − n)/Nout), the mirror image: frame T is the first silent one.
 /// Ramp lengths are the durations rounded to whole frames.
-public final class FadedSource: AudioSource {
+package final class FadedSource: AudioSource {
     /// The faded source; this modifier renders it and owns its position from now on.
     package let source: any AudioSource
     /// Frames in the fade-in ramp (Nin).
@@ -102,8 +102,8 @@ public final class FadedSource: AudioSource {
     package let fadeOutFrames: Int
     /// Frames until silence (T): the fade-out ends here.
     package let totalFrames: Int
-    public var sampleRate: Double { source.sampleRate }
-    public var channelCount: Int { source.channelCount }
+    package var sampleRate: Double { source.sampleRate }
+    package var channelCount: Int { source.channelCount }
     private let applier = EnvelopeApplier()
     private var position = 0
 
@@ -111,14 +111,14 @@ public final class FadedSource: AudioSource {
     ///   - fadeInSeconds: raised-cosine fade-in from frame 0, in seconds (≥ 0; 0 for none).
     ///   - fadeOutSeconds: raised-cosine fade-out ending at `totalFrames`, in seconds (≥ 0; 0 for none).
     ///   - totalFrames: frames until silence; both fades together must fit in it.
-    public convenience init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double,
+    package convenience init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double,
                             totalFrames: Int) throws(ShadesError) {
         try self.init(source: source, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
                       totalFrames: totalFrames, parameters: (.fadeIn, .fadeOut))
     }
 
     /// The same raised-cosine fade of `fadeSeconds` (≥ 0, e.g. 0.05) at both ends.
-    public convenience init(source: any AudioSource, fadeSeconds: Double, totalFrames: Int) throws(ShadesError) {
+    package convenience init(source: any AudioSource, fadeSeconds: Double, totalFrames: Int) throws(ShadesError) {
         try self.init(source: source, fadeInSeconds: fadeSeconds, fadeOutSeconds: fadeSeconds,
                       totalFrames: totalFrames, parameters: (.fade, .fade))
     }
@@ -156,7 +156,7 @@ public final class FadedSource: AudioSource {
         return EnvelopePiece(shape: .silent, end: .max)
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         applier.render(source, into: block, position: position, end: totalFrames) { piece(at: $0) }
         position += block.frameCount
     }
@@ -171,7 +171,7 @@ public final class FadedSource: AudioSource {
 /// on frames L and ramp frames R, frame n has gain 0.5 − 0.5·cos(π·(n − s)/R) on the rise, 1 in between,
 /// 0.5 − 0.5·cos(π·(s + L − n)/R) on the fall and 0 from s + L until the next pulse. The source keeps
 /// running through the off time (a gated continuous tone).
-public final class PulsedSource: AudioSource {
+package final class PulsedSource: AudioSource {
     /// The gated source; this modifier renders it and owns its position from now on.
     package let source: any AudioSource
     /// On time per pulse (ramps included), in seconds.
@@ -186,8 +186,8 @@ public final class PulsedSource: AudioSource {
     package let onFrames: Int
     /// Frames of each ramp (R), at most half the on frames.
     package let rampFrames: Int
-    public var sampleRate: Double { source.sampleRate }
-    public var channelCount: Int { source.channelCount }
+    package var sampleRate: Double { source.sampleRate }
+    package var channelCount: Int { source.channelCount }
     private let periodFrames: Double          // (on + off)·rate, not rounded
     private let applier = EnvelopeApplier()
     private var position = 0
@@ -198,7 +198,7 @@ public final class PulsedSource: AudioSource {
     ///   - offSeconds: silent gap between pulses, in seconds (≥ 0).
     ///   - rampSeconds: raised-cosine rise and fall time, in seconds, 0 … onSeconds/2.
     ///   - pulseCount: number of pulses (≥ 1), or nil for endless pulses.
-    public init(source: any AudioSource, onSeconds: Double = 0.2, offSeconds: Double = 0.2,
+    package init(source: any AudioSource, onSeconds: Double = 0.2, offSeconds: Double = 0.2,
                 rampSeconds: Double = 0.025, pulseCount: Int? = nil) throws(ShadesError) {
         let rate = source.sampleRate
         guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
@@ -254,7 +254,7 @@ public final class PulsedSource: AudioSource {
         return EnvelopePiece(shape: piece.shape, end: min(piece.end, next))
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         applier.render(source, into: block, position: position, end: endFrame ?? .max) { piece(at: $0) }
         position += block.frameCount
     }

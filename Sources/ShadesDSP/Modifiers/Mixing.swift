@@ -10,26 +10,26 @@ import ShadesPlatform
 /// The order of the Float products is fixed (catalogue files are study data and keep their bytes): the
 /// first layer is written as x·(g·s), every further layer adds (x·g)·s, where g is the channel's gain and
 /// s the swell's gain at that frame (1 without a swell).
-public final class MixSource: AudioSource {
+package final class MixSource: AudioSource {
     /// One layer: a source, its linear gain per channel and an optional swell.
-    public struct Layer {
+    package struct Layer {
         package var source: any AudioSource
         /// Linear gain of each channel (as many as the source has).
         package var channelGains: [Float]
         package var swell: SwellEnvelope?
 
-        public init(source: any AudioSource, channelGains: [Float], swell: SwellEnvelope? = nil) {
+        package init(source: any AudioSource, channelGains: [Float], swell: SwellEnvelope? = nil) {
             (self.source, self.channelGains, self.swell) = (source, channelGains, swell)
         }
 
         /// The same gain on every channel.
-        public init(source: any AudioSource, gain: Float, swell: SwellEnvelope? = nil) {
+        package init(source: any AudioSource, gain: Float, swell: SwellEnvelope? = nil) {
             self.init(source: source, channelGains: Array(repeating: gain, count: source.channelCount), swell: swell)
         }
     }
 
-    public let sampleRate: Double
-    public let channelCount: Int
+    package let sampleRate: Double
+    package let channelCount: Int
     package let layers: [Layer]
     private let scratch: AudioBuffer
     private let swellGains: UnsafeMutablePointer<Float>
@@ -39,7 +39,7 @@ public final class MixSource: AudioSource {
 
     /// Throws when the layers differ in rate or channels, a layer's gains do not match its channels, or
     /// there are none.
-    public init(layers: [Layer]) throws(ShadesError) {
+    package init(layers: [Layer]) throws(ShadesError) {
         guard let first = layers.first else {
             throw ShadesError(.layers, .missing, allowed: AllowedValues(note: "one or more sources"))
         }
@@ -59,13 +59,13 @@ public final class MixSource: AudioSource {
     }
 
     /// Layers with one linear gain each and no swell.
-    public convenience init(layers: [(source: any AudioSource, gain: Float)]) throws(ShadesError) {
+    package convenience init(layers: [(source: any AudioSource, gain: Float)]) throws(ShadesError) {
         try self.init(layers: layers.map { Layer(source: $0.source, gain: $0.gain) })
     }
 
     deinit { swellGains.deallocate() }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         var done = 0
         while done < block.frameCount {
             let count = min(Self.scratchFrames, block.frameCount - done)
@@ -100,7 +100,7 @@ public final class MixSource: AudioSource {
 ///
 /// The gain is a function of the absolute frame, computed in Double, so any block sizes give the same
 /// samples. For a loop, ``loopPeriods(near:frameCount:sampleRate:)`` gives periods with whole cycles.
-public struct SwellEnvelope: Sendable, Equatable {
+package struct SwellEnvelope: Sendable, Equatable {
     package let sampleRate: Double
     /// Periods of the three components, in seconds.
     package let periodsSeconds: [Double]
@@ -109,13 +109,13 @@ public struct SwellEnvelope: Sendable, Equatable {
     private let phases: [Double]
 
     /// Allowed base period, in seconds.
-    public static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
+    package static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
 
     /// - Parameters:
     ///   - periodSeconds: the base period P (2 … 60 s), or `periodsSeconds` for all three (a loop's).
     ///   - depth: 0 … 1.
     ///   - seed: start phases.
-    public init(sampleRate: Double, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
+    package init(sampleRate: Double, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
                 periodsSeconds: [Double]? = nil) throws(ShadesError) {
         try Parameter.swellPeriod.check(periodSeconds)
         try Parameter.swellDepth.check(depth)
@@ -146,10 +146,10 @@ public struct SwellEnvelope: Sendable, Equatable {
 }
 
 /// Any source times a ``SwellEnvelope`` (every channel alike).
-public final class SwellSource: AudioSource {
+package final class SwellSource: AudioSource {
     package let source: any AudioSource
-    public var sampleRate: Double { source.sampleRate }
-    public var channelCount: Int { source.channelCount }
+    package var sampleRate: Double { source.sampleRate }
+    package var channelCount: Int { source.channelCount }
     package let envelope: SwellEnvelope
     /// Periods of the three components, in seconds.
     package var periodsSeconds: [Double] { envelope.periodsSeconds }
@@ -161,7 +161,7 @@ public final class SwellSource: AudioSource {
     package static var allowedPeriodSeconds: ClosedRange<Double> { SwellEnvelope.allowedPeriodSeconds }
 
     /// See ``SwellEnvelope/init(sampleRate:periodSeconds:depth:seed:periodsSeconds:)``.
-    public init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
+    package init(source: any AudioSource, periodSeconds: Double, depth: Double, seed: UInt64 = 1,
                 periodsSeconds: [Double]? = nil) throws(ShadesError) {
         self.source = source
         envelope = try SwellEnvelope(sampleRate: source.sampleRate, periodSeconds: periodSeconds, depth: depth, seed: seed,
@@ -180,7 +180,7 @@ public final class SwellSource: AudioSource {
     /// The gain at absolute frame `frame`.
     package func gain(atFrame frame: Int) -> Double { envelope.gain(atFrame: frame) }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         source.render(into: block)
         var done = 0
         while done < block.frameCount {

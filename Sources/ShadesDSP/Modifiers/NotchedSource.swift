@@ -26,9 +26,9 @@
 /// caller slices its render calls.
 ///
 /// The boosted bands of a notch raise the level: with a full-scale source the output can exceed 0 dBFS.
-public final class NotchedSource: AudioSource {
+package final class NotchedSource: AudioSource {
     /// Where the filter's past comes from.
-    public enum Alignment: Sendable {
+    package enum Alignment: Sendable {
         /// The source is silent before its frame 0; output frame t is filtered source frame t (files).
         case silentPast
         /// The source's first M frames are the past; output frame t is filtered source frame t + M
@@ -41,8 +41,8 @@ public final class NotchedSource: AudioSource {
     /// One design per channel.
     package let designs: [NotchDesign]
     package let alignment: Alignment
-    public var sampleRate: Double { source.sampleRate }
-    public var channelCount: Int { source.channelCount }
+    package var sampleRate: Double { source.sampleRate }
+    package var channelCount: Int { source.channelCount }
     /// Frames the source is rendered ahead of the output: primed, the longest kernel's half length M;
     /// with a silent past, the largest filter output delay D (``NotchDesign/outputDelayFrames``).
     package let lookaheadFrames: Int
@@ -65,7 +65,7 @@ public final class NotchedSource: AudioSource {
     /// The same notches on every channel of `source`.
     ///
     /// Throws `rate` when the design's rate is not the source's.
-    public convenience init(source: any AudioSource, design: NotchDesign, alignment: Alignment) throws(ShadesError) {
+    package convenience init(source: any AudioSource, design: NotchDesign, alignment: Alignment) throws(ShadesError) {
         try self.init(source: source, designs: Array(repeating: design, count: source.channelCount), alignment: alignment)
     }
 
@@ -87,7 +87,7 @@ public final class NotchedSource: AudioSource {
     ///     frame from the first frame on, for ``inputSpectrum(channel:)`` (notched music's suitability).
     /// - Throws: `channels` when the count of designs is not the source's channel count, `rate` when a
     ///   design's rate is not the source's.
-    public init(source: any AudioSource, designs: [NotchDesign], alignment: Alignment,
+    package init(source: any AudioSource, designs: [NotchDesign], alignment: Alignment,
                 measuringInputSpectrum: Bool = false) throws(ShadesError) {
         guard designs.count == source.channelCount else {
             throw ShadesError(.channels, .other("do not match the notch designs"), value: .number(Double(source.channelCount), .none),
@@ -119,7 +119,7 @@ public final class NotchedSource: AudioSource {
         }
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         precondition(block.channelCount == channelCount, "block has the wrong channel count")
         switch engine {
         case .primed(let primed): primed.render(into: block)
@@ -135,7 +135,7 @@ public final class NotchedSource: AudioSource {
     /// Channel `c`'s input Welch spectrum, from the filter's own FFT frames (see
     /// ``NotchFilter/inputSpectrum(sampleRate:)``); nil when not measuring, for a channel without a notch,
     /// or before a whole FFT frame was filtered.
-    public func inputSpectrum(channel c: Int) -> PowerSpectrum? {
+    package func inputSpectrum(channel c: Int) -> PowerSpectrum? {
         guard case .silentPast(let channels) = engine else { return nil }
         return channels[c].filter?.inputSpectrum(sampleRate: sampleRate)
     }

@@ -148,7 +148,7 @@ public final class PlayerEngine: @unchecked Sendable {
     }
 
     /// The audio thread reports a device underrun (e.g. PortAudio's `paOutputUnderflow`).
-    public func countUnderrun() { underrunCount.add(1, ordering: .relaxed) }
+    package func countUnderrun() { underrunCount.add(1, ordering: .relaxed) }
 
     // MARK: Status (any thread)
 

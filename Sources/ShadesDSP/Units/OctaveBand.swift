@@ -10,7 +10,7 @@ public struct OctaveBand: Sendable, Codable, Equatable {
 
     /// Widest band, octaves: the ten octaves of hearing (20 Hz … 20 kHz). Notches and narrow-band noise
     /// allow less (``NotchSpec/maximumWidthOctaves``, ``NarrowBandNoiseSource/maximumWidthOctaves``).
-    public static let maximumWidthOctaves = 10.0
+    package static let maximumWidthOctaves = 10.0
 
     /// Throws ``ParameterID/bandCentre`` for a centre that is not finite and above 0 Hz,
     /// ``ParameterID/bandWidth`` for a width outside (0, 10] octaves.

@@ -17,7 +17,7 @@ public struct ParameterID: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// An identity without a name of its own: messages name it by `rawValue`.
     public init(rawValue: String) { (self.rawValue, self.name) = (rawValue, rawValue) }
 
-    public init(_ rawValue: String, name: String) { (self.rawValue, self.name) = (rawValue, name) }
+    package init(_ rawValue: String, name: String) { (self.rawValue, self.name) = (rawValue, name) }
 
     public static func == (a: ParameterID, b: ParameterID) -> Bool { a.rawValue == b.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
@@ -26,70 +26,70 @@ public struct ParameterID: RawRepresentable, Hashable, Sendable, CustomStringCon
 
 extension ParameterID {
     // MARK: Every sound
-    public static let rate = ParameterID("rate", name: "sample rate")
+    package static let rate = ParameterID("rate", name: "sample rate")
     public static let duration = ParameterID("duration", name: "duration")
     public static let level = ParameterID("level", name: "level")
-    public static let seed = ParameterID("seed", name: "seed")
-    public static let loop = ParameterID("loop", name: "loop")
-    public static let layout = ParameterID("layout", name: "channel layout")
-    public static let channels = ParameterID("channels", name: "channels")
+    package static let seed = ParameterID("seed", name: "seed")
+    package static let loop = ParameterID("loop", name: "loop")
+    package static let layout = ParameterID("layout", name: "channel layout")
+    package static let channels = ParameterID("channels", name: "channels")
 
     // MARK: Generators
-    public static let beta = ParameterID("beta", name: "beta")
-    public static let distribution = ParameterID("distribution", name: "distribution")
+    package static let beta = ParameterID("beta", name: "beta")
+    package static let distribution = ParameterID("distribution", name: "distribution")
     public static let frequency = ParameterID("frequency", name: "frequency")
-    public static let width = ParameterID("width", name: "width")
-    public static let loopLength = ParameterID("loopLength", name: "loop length")
-    public static let startFrame = ParameterID("startFrame", name: "start frame")
-    public static let cycleRate = ParameterID("cycleRate", name: "cycle rate")
-    public static let toneLength = ParameterID("toneLength", name: "tone length")
-    public static let toneRamp = ParameterID("toneRamp", name: "tone ramp")
-    public static let onCycles = ParameterID("onCycles", name: "on cycles")
-    public static let offCycles = ParameterID("offCycles", name: "off cycles")
-    public static let toneGains = ParameterID("toneGains", name: "tone gains")
-    public static let bandGains = ParameterID("bandGains", name: "band gains")
+    package static let width = ParameterID("width", name: "width")
+    package static let loopLength = ParameterID("loopLength", name: "loop length")
+    package static let startFrame = ParameterID("startFrame", name: "start frame")
+    package static let cycleRate = ParameterID("cycleRate", name: "cycle rate")
+    package static let toneLength = ParameterID("toneLength", name: "tone length")
+    package static let toneRamp = ParameterID("toneRamp", name: "tone ramp")
+    package static let onCycles = ParameterID("onCycles", name: "on cycles")
+    package static let offCycles = ParameterID("offCycles", name: "off cycles")
+    package static let toneGains = ParameterID("toneGains", name: "tone gains")
+    package static let bandGains = ParameterID("bandGains", name: "band gains")
 
     // MARK: Modifiers
-    public static let amRate = ParameterID("amRate", name: "AM rate")
-    public static let amDepth = ParameterID("amDepth", name: "AM depth")
-    public static let amPhase = ParameterID("amPhase", name: "AM phase")
-    public static let fade = ParameterID("fade", name: "fade")
-    public static let fadeIn = ParameterID("fadeIn", name: "fade-in")
-    public static let fadeOut = ParameterID("fadeOut", name: "fade-out")
-    public static let pulse = ParameterID("pulse", name: "pulse")
-    public static let pulseOn = ParameterID("pulseOn", name: "pulse on time")
-    public static let pulseOff = ParameterID("pulseOff", name: "pulse off time")
-    public static let ramp = ParameterID("ramp", name: "ramp")
-    public static let pulseCount = ParameterID("pulseCount", name: "pulse count")
-    public static let swellPeriod = ParameterID("swellPeriod", name: "swell period")
-    public static let swellDepth = ParameterID("swellDepth", name: "swell depth")
-    public static let layers = ParameterID("layers", name: "layers")
+    package static let amRate = ParameterID("amRate", name: "AM rate")
+    package static let amDepth = ParameterID("amDepth", name: "AM depth")
+    package static let amPhase = ParameterID("amPhase", name: "AM phase")
+    package static let fade = ParameterID("fade", name: "fade")
+    package static let fadeIn = ParameterID("fadeIn", name: "fade-in")
+    package static let fadeOut = ParameterID("fadeOut", name: "fade-out")
+    package static let pulse = ParameterID("pulse", name: "pulse")
+    package static let pulseOn = ParameterID("pulseOn", name: "pulse on time")
+    package static let pulseOff = ParameterID("pulseOff", name: "pulse off time")
+    package static let ramp = ParameterID("ramp", name: "ramp")
+    package static let pulseCount = ParameterID("pulseCount", name: "pulse count")
+    package static let swellPeriod = ParameterID("swellPeriod", name: "swell period")
+    package static let swellDepth = ParameterID("swellDepth", name: "swell depth")
+    package static let layers = ParameterID("layers", name: "layers")
 
     // MARK: Filters
-    public static let notchCentre = ParameterID("notchCentre", name: "notch centre")
-    public static let notchWidth = ParameterID("notchWidth", name: "notch width")
-    public static let edgeBoost = ParameterID("edgeBoost", name: "edge boost")
-    public static let edgeWidth = ParameterID("edgeWidth", name: "edge width")
-    public static let bandCentre = ParameterID("bandCentre", name: "band centre")
-    public static let bandWidth = ParameterID("bandWidth", name: "band width")
+    package static let notchCentre = ParameterID("notchCentre", name: "notch centre")
+    package static let notchWidth = ParameterID("notchWidth", name: "notch width")
+    package static let edgeBoost = ParameterID("edgeBoost", name: "edge boost")
+    package static let edgeWidth = ParameterID("edgeWidth", name: "edge width")
+    package static let bandCentre = ParameterID("bandCentre", name: "band centre")
+    package static let bandWidth = ParameterID("bandWidth", name: "band width")
 
     // MARK: Files and jobs (defined where they are checked: ShadesIO, ShadesRender, ShadesCatalogue)
-    public static let sampleFormat = ParameterID("sampleFormat", name: "sample format")
-    public static let output = ParameterID("output", name: "output")
+    package static let sampleFormat = ParameterID("sampleFormat", name: "sample format")
+    package static let output = ParameterID("output", name: "output")
     public static let loudness = ParameterID("loudness", name: "loudness")
-    public static let ceiling = ParameterID("ceiling", name: "true-peak ceiling")
-    public static let mmlStep = ParameterID("mmlStep", name: "MML step")
+    package static let ceiling = ParameterID("ceiling", name: "true-peak ceiling")
+    package static let mmlStep = ParameterID("mmlStep", name: "MML step")
 
     // MARK: Analysis
-    public static let signal = ParameterID("signal", name: "signal")
-    public static let reference = ParameterID("reference", name: "reference")
-    public static let segmentLength = ParameterID("segmentLength", name: "segment length")
-    public static let modulationRates = ParameterID("modulationRates", name: "modulation rate range")
-    public static let carrierBand = ParameterID("carrierBand", name: "carrier band")
-    public static let calibration = ParameterID("calibration", name: "calibration")
+    package static let signal = ParameterID("signal", name: "signal")
+    package static let reference = ParameterID("reference", name: "reference")
+    package static let segmentLength = ParameterID("segmentLength", name: "segment length")
+    package static let modulationRates = ParameterID("modulationRates", name: "modulation rate range")
+    package static let carrierBand = ParameterID("carrierBand", name: "carrier band")
+    package static let calibration = ParameterID("calibration", name: "calibration")
 
     /// The identities above, for tests and for callers that list their names.
-    public static let known: [ParameterID] = [
+    package static let known: [ParameterID] = [
         .rate, .duration, .level, .seed, .loop, .layout, .channels,
         .beta, .distribution, .frequency, .width, .loopLength, .startFrame, .cycleRate, .toneLength, .toneRamp,
         .onCycles, .offCycles, .toneGains, .bandGains,
@@ -104,7 +104,7 @@ extension ParameterID {
     /// `"notch"`, `"sample rate"`), or an identity named by `name` itself when there is none. Only for
     /// ``ShadesError``'s string initialisers and ``ValueParsing``'s string overloads, until their callers
     /// pass identities.
-    public init(legacyName name: String) {
+    package init(legacyName name: String) {
         self = Self.legacyNames[name] ?? Self.known.first { $0.rawValue == name } ?? ParameterID(rawValue: name)
     }
 
@@ -186,67 +186,67 @@ extension ParameterValue: Equatable {
 
 /// The values a parameter allows: bounds (each included or not), a unit, and whether only whole numbers.
 /// Values that are not finite are never contained.
-public struct ParameterRange: Sendable, Hashable, CustomStringConvertible {
-    public enum Bound: Sendable, Hashable {
+package struct ParameterRange: Sendable, Hashable, CustomStringConvertible {
+    package enum Bound: Sendable, Hashable {
         case included(Double)
         case excluded(Double)
 
-        public var value: Double {
+        package var value: Double {
             switch self { case .included(let v), .excluded(let v): return v }
         }
         var isIncluded: Bool { if case .included = self { return true } else { return false } }
     }
 
-    public var lower: Bound?
-    public var upper: Bound?
-    public var unit: ParameterUnit
+    package var lower: Bound?
+    package var upper: Bound?
+    package var unit: ParameterUnit
     /// Only whole numbers are allowed (a sample rate).
-    public var wholeNumbers: Bool
+    package var wholeNumbers: Bool
 
-    public init(lower: Bound?, upper: Bound?, unit: ParameterUnit = .none, wholeNumbers: Bool = false) {
+    package init(lower: Bound?, upper: Bound?, unit: ParameterUnit = .none, wholeNumbers: Bool = false) {
         (self.lower, self.upper, self.unit, self.wholeNumbers) = (lower, upper, unit, wholeNumbers)
     }
 
     /// `range.lowerBound … range.upperBound`, both included.
-    public init(_ range: ClosedRange<Double>, unit: ParameterUnit = .none, wholeNumbers: Bool = false) {
+    package init(_ range: ClosedRange<Double>, unit: ParameterUnit = .none, wholeNumbers: Bool = false) {
         self.init(lower: .included(range.lowerBound), upper: .included(range.upperBound), unit: unit, wholeNumbers: wholeNumbers)
     }
 
     /// Any finite value.
-    public static func finite(unit: ParameterUnit = .none) -> ParameterRange { ParameterRange(lower: nil, upper: nil, unit: unit) }
+    package static func finite(unit: ParameterUnit = .none) -> ParameterRange { ParameterRange(lower: nil, upper: nil, unit: unit) }
     /// Above `low` (not `low` itself).
-    public static func above(_ low: Double, unit: ParameterUnit = .none) -> ParameterRange {
+    package static func above(_ low: Double, unit: ParameterUnit = .none) -> ParameterRange {
         ParameterRange(lower: .excluded(low), upper: nil, unit: unit)
     }
     /// `low` or more.
-    public static func atLeast(_ low: Double, unit: ParameterUnit = .none) -> ParameterRange {
+    package static func atLeast(_ low: Double, unit: ParameterUnit = .none) -> ParameterRange {
         ParameterRange(lower: .included(low), upper: nil, unit: unit)
     }
     /// `high` or less.
-    public static func atMost(_ high: Double, unit: ParameterUnit = .none) -> ParameterRange {
+    package static func atMost(_ high: Double, unit: ParameterUnit = .none) -> ParameterRange {
         ParameterRange(lower: nil, upper: .included(high), unit: unit)
     }
     /// Above `low` and at most `high`.
-    public static func above(_ low: Double, atMost high: Double, unit: ParameterUnit = .none) -> ParameterRange {
+    package static func above(_ low: Double, atMost high: Double, unit: ParameterUnit = .none) -> ParameterRange {
         ParameterRange(lower: .excluded(low), upper: .included(high), unit: unit)
     }
     /// Above `low` and below `high`.
-    public static func above(_ low: Double, below high: Double, unit: ParameterUnit = .none) -> ParameterRange {
+    package static func above(_ low: Double, below high: Double, unit: ParameterUnit = .none) -> ParameterRange {
         ParameterRange(lower: .excluded(low), upper: .excluded(high), unit: unit)
     }
     /// `low` or more and below `high`.
-    public static func from(_ low: Double, below high: Double, unit: ParameterUnit = .none) -> ParameterRange {
+    package static func from(_ low: Double, below high: Double, unit: ParameterUnit = .none) -> ParameterRange {
         ParameterRange(lower: .included(low), upper: .excluded(high), unit: unit)
     }
 
     /// The same bounds with another upper bound (a limit that depends on the rate or on another parameter).
-    public func with(upper: Bound?) -> ParameterRange {
+    package func with(upper: Bound?) -> ParameterRange {
         var range = self
         range.upper = upper
         return range
     }
 
-    public func contains(_ value: Double) -> Bool {
+    package func contains(_ value: Double) -> Bool {
         guard value.isFinite else { return false }
         if wholeNumbers && value != value.rounded() { return false }
         if let lower, lower.isIncluded ? value < lower.value : value <= lower.value { return false }
@@ -255,7 +255,7 @@ public struct ParameterRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// "0 … 1", "0.1 … 10 Hz", "above 0 and at most 4 octaves", "at most 0 dBFS", "from 30 to below 16018.1 Hz".
-    public var description: String {
+    package var description: String {
         let (scale, symbol) = unit.display([lower?.value, upper?.value].compactMap { $0 })
         func limit(_ bound: Bound) -> String { formatLimit(bound.value * scale) }
         var text: String
@@ -277,15 +277,15 @@ public struct ParameterRange: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What a parameter allows, as an error states it: a range, words, or a range with words after it.
-public struct AllowedValues: Sendable, Hashable, CustomStringConvertible {
-    public var range: ParameterRange?
+package struct AllowedValues: Sendable, Hashable, CustomStringConvertible {
+    package var range: ParameterRange?
     /// Words about the range or in place of one: "(Nyquist at 48000 Hz)", "gaussian or uniform".
-    public var note: String?
+    package var note: String?
 
-    public init(range: ParameterRange? = nil, note: String? = nil) { (self.range, self.note) = (range, note) }
+    package init(range: ParameterRange? = nil, note: String? = nil) { (self.range, self.note) = (range, note) }
 
     /// The range, then the note: after a space when the note starts with "(", else after a comma.
-    public var description: String {
+    package var description: String {
         switch (range, note) {
         case let (range?, note?): return "\(range)" + (note.hasPrefix("(") ? " " : ", ") + note
         case let (range?, nil): return "\(range)"
@@ -312,14 +312,14 @@ public enum ParameterProblem: Sendable, Hashable {
 
 /// A parameter's definition: identity, unit, allowed values and default, stated once. Checks throw
 /// ``ShadesError``s carrying the identity, the value and the allowed range as fields.
-public struct Parameter: Sendable, Hashable, Identifiable {
-    public let id: ParameterID
-    public let unit: ParameterUnit
+package struct Parameter: Sendable, Hashable, Identifiable {
+    package let id: ParameterID
+    package let unit: ParameterUnit
     /// What is allowed wherever the parameter is used; a check may narrow it (below Nyquist, within the slot).
-    public let allowed: AllowedValues
-    public let defaultValue: Double?
+    package let allowed: AllowedValues
+    package let defaultValue: Double?
 
-    public init(_ id: ParameterID, unit: ParameterUnit = .none, range: ParameterRange? = nil, note: String? = nil,
+    package init(_ id: ParameterID, unit: ParameterUnit = .none, range: ParameterRange? = nil, note: String? = nil,
                 default defaultValue: Double? = nil) {
         self.id = id
         self.unit = unit
@@ -328,38 +328,38 @@ public struct Parameter: Sendable, Hashable, Identifiable {
     }
 
     /// The library's neutral name, e.g. "AM depth".
-    public var name: String { id.name }
+    package var name: String { id.name }
     /// The allowed range, if the parameter has one.
-    public var range: ParameterRange? { allowed.range }
+    package var range: ParameterRange? { allowed.range }
 
     /// Throws ``ParameterProblem/outOfRange`` unless `value` lies in ``range`` (finite, within the bounds).
-    public func check(_ value: Double) throws(ShadesError) {
+    package func check(_ value: Double) throws(ShadesError) {
         if let range = allowed.range, !range.contains(value) { throw outOfRange(value) }
     }
 
     /// Throws ``ParameterProblem/outOfRange`` unless `value` lies in `range`, the values allowed here (e.g.
     /// with Nyquist at this rate as the upper bound); `note` says why, after the range.
-    public func check(_ value: Double, within range: ParameterRange, note: String? = nil) throws(ShadesError) {
+    package func check(_ value: Double, within range: ParameterRange, note: String? = nil) throws(ShadesError) {
         if !range.contains(value) { throw outOfRange(value, allowed: AllowedValues(range: range, note: note)) }
     }
 
     /// The error for `value` outside `allowed` (by default the definition's allowed values).
-    public func outOfRange(_ value: Double, allowed: AllowedValues? = nil) -> ShadesError {
+    package func outOfRange(_ value: Double, allowed: AllowedValues? = nil) -> ShadesError {
         ShadesError(id, .outOfRange, value: .number(value, unit), allowed: allowed ?? self.allowed)
     }
 
     /// The error for `value` outside `range`, with `note` after it.
-    public func outOfRange(_ value: Double, range: ParameterRange, note: String? = nil) -> ShadesError {
+    package func outOfRange(_ value: Double, range: ParameterRange, note: String? = nil) -> ShadesError {
         outOfRange(value, allowed: AllowedValues(range: range, note: note))
     }
 
     /// Any other problem with this parameter; `allowed` nil states the definition's allowed values.
-    public func error(_ problem: ParameterProblem, value: ParameterValue? = nil, allowed: AllowedValues? = nil) -> ShadesError {
+    package func error(_ problem: ParameterProblem, value: ParameterValue? = nil, allowed: AllowedValues? = nil) -> ShadesError {
         ShadesError(id, problem, value: value, allowed: allowed ?? self.allowed)
     }
 
     /// The definition of `id`, if the library has one.
-    public static func definition(of id: ParameterID) -> Parameter? { byID[id] }
+    package static func definition(of id: ParameterID) -> Parameter? { byID[id] }
 
     private static let byID: [ParameterID: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
 }

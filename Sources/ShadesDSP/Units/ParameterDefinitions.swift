@@ -5,106 +5,106 @@
 extension Parameter {
     // MARK: Every sound
     /// Sample rate, Hz: ``supportedSampleRates``.
-    public static let rate = Parameter(.rate, unit: .hertz, range: ParameterRange(supportedSampleRates, unit: .hertz), default: 48_000)
+    package static let rate = Parameter(.rate, unit: .hertz, range: ParameterRange(supportedSampleRates, unit: .hertz), default: 48_000)
     /// Length of a sound, s.
-    public static let duration = Parameter(.duration, unit: .seconds, range: .above(0, unit: .seconds))
+    package static let duration = Parameter(.duration, unit: .seconds, range: .above(0, unit: .seconds))
     /// RMS level, dBFS.
-    public static let level = Parameter(.level, unit: .dBFS, range: .atMost(0, unit: .dBFS), default: -20)
+    package static let level = Parameter(.level, unit: .dBFS, range: .atMost(0, unit: .dBFS), default: -20)
     /// Channels of a signal (a count).
-    public static let channels = Parameter(.channels, range: .atLeast(1))
+    package static let channels = Parameter(.channels, range: .atLeast(1))
     /// How signals map to output channels.
-    public static let layout = Parameter(.layout, note: "mono, stereo, diotic, left or right")
+    package static let layout = Parameter(.layout, note: "mono, stereo, diotic, left or right")
 
     // MARK: Generators
     /// Spectral exponent β of coloured noise (PSD ∝ f^−β): ``NoiseColour/allowedBeta``.
-    public static let beta = Parameter(.beta, range: ParameterRange(NoiseColour.allowedBeta))
+    package static let beta = Parameter(.beta, range: ParameterRange(NoiseColour.allowedBeta))
     /// White-noise sample distribution.
-    public static let distribution = Parameter(.distribution, note: "gaussian; uniform for white noise only")
+    package static let distribution = Parameter(.distribution, note: "gaussian; uniform for white noise only")
     /// Frequency of a tone, centre of a band, or a tinnitus frequency, Hz; below Nyquist where it is used.
-    public static let frequency = Parameter(.frequency, unit: .hertz, range: .above(0, unit: .hertz))
+    package static let frequency = Parameter(.frequency, unit: .hertz, range: .above(0, unit: .hertz))
     /// Width of a narrow noise band, octaves: ``NarrowBandNoiseSource/maximumWidthOctaves``.
-    public static let width = Parameter(.width, unit: .octaves,
+    package static let width = Parameter(.width, unit: .octaves,
                                         range: .above(0, atMost: NarrowBandNoiseSource.maximumWidthOctaves, unit: .octaves), default: 0.5)
     /// Length of a loop of narrow-band noise, frames (at least one FFT bin inside the band).
-    public static let loopLength = Parameter(.loopLength, unit: .frames, range: .atLeast(2, unit: .frames))
+    package static let loopLength = Parameter(.loopLength, unit: .frames, range: .atLeast(2, unit: .frames))
     /// Absolute frame a stream starts at.
-    public static let startFrame = Parameter(.startFrame, unit: .frames, range: .atLeast(0, unit: .frames), default: 0)
+    package static let startFrame = Parameter(.startFrame, unit: .frames, range: .atLeast(0, unit: .frames), default: 0)
     /// Coordinated-reset cycles per second: ``CoordinatedResetPattern/allowedCycleRateHz``.
-    public static let cycleRate = Parameter(.cycleRate, unit: .hertz,
+    package static let cycleRate = Parameter(.cycleRate, unit: .hertz,
                                             range: ParameterRange(CoordinatedResetPattern.allowedCycleRateHz, unit: .hertz), default: 1.5)
     /// Length of each coordinated-reset tone, s; at most the slot.
-    public static let toneLength = Parameter(.toneLength, unit: .seconds, range: .above(0, unit: .seconds))
+    package static let toneLength = Parameter(.toneLength, unit: .seconds, range: .above(0, unit: .seconds))
     /// Rise and fall of each coordinated-reset tone, s; at most half the tone.
-    public static let toneRamp = Parameter(.toneRamp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.010)
+    package static let toneRamp = Parameter(.toneRamp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.010)
     /// Coordinated-reset cycles with tones.
-    public static let onCycles = Parameter(.onCycles, range: ParameterRange(1...1000), default: 3)
+    package static let onCycles = Parameter(.onCycles, range: ParameterRange(1...1000), default: 3)
     /// Silent coordinated-reset cycles after the tones.
-    public static let offCycles = Parameter(.offCycles, range: ParameterRange(0...1000), default: 2)
+    package static let offCycles = Parameter(.offCycles, range: ParameterRange(0...1000), default: 2)
     /// Gain of each coordinated-reset tone, dB: ``CoordinatedResetPattern/allowedToneGainDB``.
-    public static let toneGains = Parameter(.toneGains, unit: .decibels,
+    package static let toneGains = Parameter(.toneGains, unit: .decibels,
                                             range: ParameterRange(CoordinatedResetPattern.allowedToneGainDB, unit: .decibels),
                                             note: "four gains, one per tone")
     /// Gain of each spectral-ripple band, dB: ``SpectralRipple/allowedBandGainDB``.
-    public static let bandGains = Parameter(.bandGains, unit: .decibels,
+    package static let bandGains = Parameter(.bandGains, unit: .decibels,
                                             range: ParameterRange(SpectralRipple.allowedBandGainDB, unit: .decibels),
                                             note: "eight gains, one per half-octave band from 1 kHz up")
 
     // MARK: Modifiers
     /// Amplitude-modulation rate, Hz: ``AmplitudeModulatedSource/allowedRateHz``.
-    public static let amRate = Parameter(.amRate, unit: .hertz,
+    package static let amRate = Parameter(.amRate, unit: .hertz,
                                          range: ParameterRange(AmplitudeModulatedSource.allowedRateHz, unit: .hertz), default: 10)
     /// Amplitude-modulation depth m.
-    public static let amDepth = Parameter(.amDepth, range: ParameterRange(0...1), default: 1)
+    package static let amDepth = Parameter(.amDepth, range: ParameterRange(0...1), default: 1)
     /// Start phase of the modulating sine, radians.
-    public static let amPhase = Parameter(.amPhase, unit: .radians, range: .finite(unit: .radians), default: 0)
+    package static let amPhase = Parameter(.amPhase, unit: .radians, range: .finite(unit: .radians), default: 0)
     /// The same fade at both ends, s; both together at most the duration.
-    public static let fade = Parameter(.fade, unit: .seconds, range: .atLeast(0, unit: .seconds))
+    package static let fade = Parameter(.fade, unit: .seconds, range: .atLeast(0, unit: .seconds))
     /// Raised-cosine fade-in, s; at most the duration.
-    public static let fadeIn = Parameter(.fadeIn, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0)
+    package static let fadeIn = Parameter(.fadeIn, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0)
     /// Raised-cosine fade-out, s; at most the duration.
-    public static let fadeOut = Parameter(.fadeOut, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0)
+    package static let fadeOut = Parameter(.fadeOut, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0)
     /// On time of each pulse, ramps included, s; at least one frame.
-    public static let pulseOn = Parameter(.pulseOn, unit: .seconds, range: .above(0, unit: .seconds), default: 0.2)
+    package static let pulseOn = Parameter(.pulseOn, unit: .seconds, range: .above(0, unit: .seconds), default: 0.2)
     /// Silent time between pulses, s.
-    public static let pulseOff = Parameter(.pulseOff, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.2)
+    package static let pulseOff = Parameter(.pulseOff, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.2)
     /// Rise and fall of each pulse, s; at most half the on time.
-    public static let ramp = Parameter(.ramp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.025)
+    package static let ramp = Parameter(.ramp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.025)
     /// Pulses before silence (none: endless).
-    public static let pulseCount = Parameter(.pulseCount, range: .atLeast(1), note: "(or none for endless pulses)")
+    package static let pulseCount = Parameter(.pulseCount, range: .atLeast(1), note: "(or none for endless pulses)")
     /// Base period of a texture's swell, s: ``SwellEnvelope/allowedPeriodSeconds``.
-    public static let swellPeriod = Parameter(.swellPeriod, unit: .seconds,
+    package static let swellPeriod = Parameter(.swellPeriod, unit: .seconds,
                                               range: ParameterRange(SwellEnvelope.allowedPeriodSeconds, unit: .seconds))
     /// Depth of a texture's swell.
-    public static let swellDepth = Parameter(.swellDepth, range: ParameterRange(0...1))
+    package static let swellDepth = Parameter(.swellDepth, range: ParameterRange(0...1))
 
     // MARK: Filters
     /// Centre of a notch, Hz; the notch and its edges must fit between 20 Hz and Nyquist.
-    public static let notchCentre = Parameter(.notchCentre, unit: .hertz, range: .above(0, unit: .hertz))
+    package static let notchCentre = Parameter(.notchCentre, unit: .hertz, range: .above(0, unit: .hertz))
     /// Width of a notch, octaves: ``NotchSpec/maximumWidthOctaves``.
-    public static let notchWidth = Parameter(.notchWidth, unit: .octaves,
+    package static let notchWidth = Parameter(.notchWidth, unit: .octaves,
                                              range: .above(0, atMost: NotchSpec.maximumWidthOctaves, unit: .octaves), default: 1)
     /// Gain of the bands beside a notch, dB: ``NotchSpec/edgeBoostRangeDB``.
-    public static let edgeBoost = Parameter(.edgeBoost, unit: .decibels,
+    package static let edgeBoost = Parameter(.edgeBoost, unit: .decibels,
                                             range: ParameterRange(NotchSpec.edgeBoostRangeDB, unit: .decibels), default: 0)
     /// Width of each boosted band beside a notch, octaves.
-    public static let edgeWidth = Parameter(.edgeWidth, unit: .octaves,
+    package static let edgeWidth = Parameter(.edgeWidth, unit: .octaves,
                                             range: .above(0, atMost: NotchSpec.maximumWidthOctaves, unit: .octaves), default: 0.375)
     /// Centre of an octave band (``OctaveBand``), Hz.
-    public static let bandCentre = Parameter(.bandCentre, unit: .hertz, range: .above(0, unit: .hertz))
+    package static let bandCentre = Parameter(.bandCentre, unit: .hertz, range: .above(0, unit: .hertz))
     /// Width of an octave band, octaves: ``OctaveBand/maximumWidthOctaves``.
-    public static let bandWidth = Parameter(.bandWidth, unit: .octaves,
+    package static let bandWidth = Parameter(.bandWidth, unit: .octaves,
                                             range: .above(0, atMost: OctaveBand.maximumWidthOctaves, unit: .octaves))
 
     // MARK: Analysis
     /// Frames per Welch segment: a power of two.
-    public static let segmentLength = Parameter(.segmentLength, unit: .frames,
+    package static let segmentLength = Parameter(.segmentLength, unit: .frames,
                                                 range: ParameterRange(256...4_194_304, unit: .frames), note: "a power of two")
     /// Sound pressure level of a calibration signal, and its level in the recording.
-    public static let calibration = Parameter(
+    package static let calibration = Parameter(
         .calibration, note: "\(ParameterRange(SPLCalibration.allowedSPLDB)) dB SPL at \(ParameterRange(SPLCalibration.allowedDBFS, unit: .dBFS))")
 
     /// Every definition above.
-    public static let all: [Parameter] = [
+    package static let all: [Parameter] = [
         .rate, .duration, .level, .channels, .layout,
         .beta, .distribution, .frequency, .width, .loopLength, .startFrame, .cycleRate, .toneLength, .toneRamp,
         .onCycles, .offCycles, .toneGains, .bandGains,
@@ -117,5 +117,5 @@ extension Parameter {
 
 extension ParameterRange {
     /// ``supportedSampleRates`` in whole Hz: a rate a file can have.
-    public static let wholeSampleRates = ParameterRange(supportedSampleRates, unit: .hertz, wholeNumbers: true)
+    package static let wholeSampleRates = ParameterRange(supportedSampleRates, unit: .hertz, wholeNumbers: true)
 }

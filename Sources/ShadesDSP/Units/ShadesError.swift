@@ -25,7 +25,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with the parameter; nil for an error of text alone.
     public package(set) var problem: ParameterProblem?
     /// What the parameter allows here.
-    public package(set) var allowedValues: AllowedValues?
+    package var allowedValues: AllowedValues?
     /// What the problem is in, shown before it: "loudness" gives "loudness: channels 0 is out of range …".
     public package(set) var context: String?
     /// The file the problem is in; the line begins with it and the ``line`` and ``column``:
@@ -87,7 +87,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     package static func runtime(_ message: String) -> ShadesError { ShadesError(.runtime, message) }
 
     /// The same error inside `context`: "loudness" shows "loudness: channels 0 is out of range …".
-    public func within(_ context: String) -> ShadesError {
+    package func within(_ context: String) -> ShadesError {
         var error = self
         error.context = self.context.map { "\(context): \($0)" } ?? context
         return error
@@ -98,7 +98,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The problem in one line, after the file's position if there is one, with the library's names.
     /// Setting it makes the error one of text alone.
-    public var message: String {
+    public package(set) var message: String {
         get { body(naming: { _ in nil }) }
         set {
             text = newValue

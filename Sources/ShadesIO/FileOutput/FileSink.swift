@@ -52,7 +52,7 @@ package enum PassLength {
 /// ceiling (notched music), each decided from a measuring pass (``measure(_:length:meters:chunkFrames:)``)
 /// or, for a stream whose level is known in expectation, measured while written and written again only
 /// when it landed off.
-public struct FileSink: Sendable {
+package struct FileSink: Sendable {
     package let path: String
     package let format: AudioFileFormat
     /// Sample rate of the file, Hz.
@@ -288,7 +288,7 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
 extension FileSink {
     /// Writes `buffer`'s channels, each times its gain (linear), to `path` in `sampleFormat`, atomically;
     /// channel c is dithered with the stream `ditherKey &+ c`.
-    public static func write(_ buffer: AudioBuffer, sampleRate: Int, gains: [Float], to path: String,
+    package static func write(_ buffer: AudioBuffer, sampleRate: Int, gains: [Float], to path: String,
                              sampleFormat: SampleFormat, ditherKey: UInt64, comment: String?) throws(ShadesError) {
         let channels = buffer.channelCount
         let sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: sampleRate, channelMap: Array(0..<channels),
@@ -302,7 +302,7 @@ extension FileSink {
     /// Writes `frames` frames of any `source` (every channel times `gain`, linear) to `path` (WAV or
     /// FLAC by extension) in `sampleFormat`, atomically; 16-bit output is dithered per channel from
     /// `seed`. The caller has checked that nothing clips.
-    public static func write(_ source: any AudioSource, frames: Int, to path: String, sampleFormat: SampleFormat,
+    package static func write(_ source: any AudioSource, frames: Int, to path: String, sampleFormat: SampleFormat,
                              gain: Float = 1, seed: UInt64 = 1, comment: String? = nil) throws(ShadesError) {
         let channels = source.channelCount
         let sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(source.sampleRate.rounded()),

@@ -22,7 +22,7 @@ public enum Resampler {
     }
 
     /// Converts every channel of `buffer` from `inputRate` to `outputRate` Hz (`src_simple`).
-    public static func convert(_ buffer: AudioBuffer, from inputRate: Double, to outputRate: Double,
+    package static func convert(_ buffer: AudioBuffer, from inputRate: Double, to outputRate: Double,
                                quality: Quality = .best) throws(ShadesError) -> AudioBuffer {
         let ratio = outputRate / inputRate
         let outputFrames = Int((Double(buffer.frameCapacity) * ratio).rounded())
