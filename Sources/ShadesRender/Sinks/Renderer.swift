@@ -68,13 +68,18 @@ public enum Renderer {
                              renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
     }
 
-    /// A mix, a swelled sound or a file in memory: rendered once (a file to its end is measured first, for
-    /// its decoded length), then measured; one gain for every channel.
+    /// A mix, a swelled sound or a file in memory, rendered once (a file to its decoded end), then measured;
+    /// one gain for every channel.
     private static func renderComposite(_ request: RenderRequest, graph: SoundGraph) throws(ShadesError) -> RenderedSound {
-        let frames = graph.playsFileToEnd ? graph.measureSustainedSignals().frames : graph.frames
+        let output: AudioBuffer
+        if graph.playsFileToEnd {
+            output = try renderToEnd(graph)
+        } else {
+            output = AudioBuffer(channelCount: graph.outputChannelCount, frameCapacity: graph.frames)
+            output.withBlock(frames: 0..<graph.frames) { graph.makeGroup(0).render(into: $0) }
+        }
+        let frames = output.frameCapacity
         if let failure = graph.failures.error { throw failure }
-        let output = AudioBuffer(channelCount: graph.outputChannelCount, frameCapacity: frames)
-        output.withBlock(frames: 0..<frames) { graph.makeGroup(0).render(into: $0) }
         let sustainedIsRendered = request.pulses == nil && request.fades == nil
         let measurements = sustainedIsRendered
             ? (0..<graph.signalCount).map { s in output.withChannel(s) { measureChunked(UnsafeBufferPointer($0)) } }
@@ -83,6 +88,38 @@ public enum Renderer {
         let (signalGains, peak) = graph.gainsAndPeak(for: measurements, frames: frames)
         return RenderedSound(request: request, buffer: output, gains: graph.channelGains(signalGains), peak: peak,
                              renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
+    }
+
+    /// A file sound rendered to its decoded end in one pass (the file is decoded, resampled and notched
+    /// once): blocks until the file's reader has met its end, then joined. A file not read whole (a cut
+    /// MP3: ``AudioFileSource/lengthWarning``) is refused: a sound in memory is all of its file.
+    private static func renderToEnd(_ graph: SoundGraph) throws(ShadesError) -> AudioBuffer {
+        let (source, opened) = graph.makeChain(0, false)
+        guard let file = opened else { throw graph.failures.error ?? .input("the sound file could not be opened again") }
+        let block = FileChain.blockFrames, channels = graph.outputChannelCount
+        var pieces: [(buffer: AudioBuffer, frames: Int)] = []
+        var done = 0
+        // The notch renders the file ahead of its output: the file's end is known before it is reached.
+        while file.frameCount.map({ done < $0 }) ?? true {
+            let piece = AudioBuffer(channelCount: channels, frameCapacity: block, zeroed: false)
+            piece.withBlock { source.render(into: $0) }
+            let valid = max(0, min(block, (file.frameCount ?? Int.max) - done))
+            pieces.append((piece, valid))
+            done += valid
+        }
+        if let failure = file.failure { throw failure }
+        if let warning = file.lengthWarning { throw .input(warning) }
+        let output = AudioBuffer(channelCount: channels, frameCapacity: done, zeroed: false)
+        var start = 0
+        for (piece, frames) in pieces where frames > 0 {
+            for c in 0..<channels {
+                piece.withChannel(c) { from in
+                    output.withChannel(c) { to in (to.baseAddress! + start).update(from: from.baseAddress!, count: frames) }
+                }
+            }
+            start += frames
+        }
+        return output
     }
 
     /// Largest difference, in dB, between a one-pass file's level and the asked level that is kept (half
