@@ -104,9 +104,8 @@ extension SoundGraph {
                 frames = Double(opened.sampleRate) == rate ? announced
                     : StreamingResampler.outputFrameCount(inputFrames: announced, inputRate: Double(opened.sampleRate), outputRate: rate)
             }
+            // The header read above refuses a file that cannot be read before any pass.
             let path = reference.path
-            // Opened once here, so a file that cannot be read is refused before any pass.
-            _ = try FileChain.make(path: path, sampleRate: rate, designs: designs)
             base = {
                 do throws(ShadesError) {
                     let chain = try FileChain.make(path: path, sampleRate: rate, designs: designs)
