@@ -160,7 +160,9 @@ import ShadesTestSupport
         #expect(counter.reused == assets.count && counter.rendered == 0)
         #expect(second == first)
         #expect(Self.files(in: folder) == before)
-        #expect(secondTime * 3 < firstTime, "first \(firstTime), second \(secondTime)")
+        // Reuse is faster than rendering (the figures belong to `make bench`: 0.20 s against 3.5 s); 1.5× leaves
+        // room for a loaded machine and ThreadSanitizer, where the ratio was measured at 2.2–2.8×.
+        #expect(secondTime * 3 / 2 < firstTime, "first \(firstTime), second \(secondTime)")
 
         // A changed title re-uses the file; a changed loudness renders only that sound.
         var changed = assets
