@@ -170,6 +170,8 @@ public enum PresetParser {
         .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
         .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
         .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
+        .carrier: "carrier", .beat: "beat", .duty: "duty", .isochronicRamp: "rampSeconds", .density: "density",
+        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM",
     ]
 
     // MARK: Files

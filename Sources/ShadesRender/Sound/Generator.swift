@@ -18,6 +18,20 @@ public enum Generator: Sendable, Equatable, Codable {
     /// Spectral-ripple modulated harmonic complexes in 4-s segments (Yukhnovich et al. 2025). Each whole
     /// segment has the asked RMS; the file's RMS is the asked level.
     case spectralRipple(SpectralRipple)
+    /// Binaural beats: a tone at `carrierHz` in the left ear and one at carrierHz + beatHz in the right
+    /// (stereo only; the beat arises in the brainstem, so it needs headphones). Each ear's tone is at the
+    /// level; phases run in Double, exact over hours.
+    case binauralBeat(carrierHz: Double, beatHz: Double)
+    /// An isochronic tone: a tone at `frequencyHz` switched on and off `rateHz` times a second, on for
+    /// `duty` of each period (measured at half amplitude), with raised-cosine edges of `rampSeconds` centred
+    /// on the square wave's edges. The level is the tone's while it sounds (as for pulses).
+    case isochronicTone(frequencyHz: Double, rateHz: Double, duty: Double, rampSeconds: Double)
+    /// Velvet noise: one impulse of random sign at a random position in each cell of 1/density s
+    /// (Järveläinen & Karjalainen 2007; Välimäki et al. 2013); flat spectrum, RMS at the level.
+    case velvetNoise(densityHz: Double)
+    /// Fractal tones: a chime-like melody whose pitch and timing follow 1/f sequences over a scale
+    /// (after Widex Zen: US patent 6,816,599; Sweetow & Sabes 2010). One signal (diotic in stereo).
+    case fractalTones(FractalTones)
 
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
     public var summary: String {
@@ -36,6 +50,15 @@ public enum Generator: Sendable, Equatable, Codable {
                 + " tone_length=\(formatNumber((p.toneSeconds ?? p.slotSeconds) * 1000))ms ramp=\(formatNumber(p.rampSeconds * 1000))ms"
                 + " cycle_rate=\(formatNumber(p.cycleRateHz))Hz on=\(p.onCycles) off=\(p.offCycles)"
                 + (p.toneGainsDB.map { " tone_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
+        case .binauralBeat(let carrierHz, let beatHz):
+            return "binaural carrier=\(formatNumber(carrierHz))Hz beat=\(formatNumber(beatHz))Hz"
+        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
+            return "isochronic frequency=\(formatNumber(frequencyHz))Hz beat=\(formatNumber(rateHz))Hz duty=\(formatNumber(duty))"
+                + " ramp=\(formatNumber(rampSeconds * 1000))ms"
+        case .velvetNoise(let densityHz):
+            return "velvet density=\(formatNumber(densityHz))"
+        case .fractalTones(let t):
+            return "fractal scale=\(t.scale.rawValue) low=\(formatNumber(t.lowHz))Hz high=\(formatNumber(t.highHz))Hz tempo=\(formatNumber(t.tempoBPM))"
         case .spectralRipple(let r):
             return "ripple frequency=\(formatNumber(r.tinnitusFrequencyHz))Hz condition=\(r.condition.rawValue)"
                 + (r.sham ? " sham" : "") + " octave=\(formatNumber(r.modulatedOctaveHz.lowerBound.rounded()))-\(formatNumber(r.modulatedOctaveHz.upperBound.rounded()))Hz"

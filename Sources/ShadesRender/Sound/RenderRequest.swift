@@ -254,6 +254,49 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         case .spectralRipple(let ripple):
             try ripple.validate(sampleRate: sampleRate)
             try refusePatternCombinations("spectral ripple")
+        case .binauralBeat(let carrierHz, let beatHz):
+            try Parameter.beat.check(beatHz)
+            try Parameter.carrier.check(carrierHz, within: .above(0, below: sampleRate / 2 - beatHz, unit: .hertz),
+                                        note: "(carrier + beat below Nyquist, \(formatNumber(sampleRate / 2)) Hz)")
+            let (left, beat) = (loopRate(carrierHz), loopRate(beatHz))
+            try Parameter.beat.check(beat, within: ParameterRange(Parameter.allowedBeatHz, unit: .hertz),
+                                     note: "with whole cycles in the loop (it becomes \(beat) Hz)")
+            if left + beat >= sampleRate / 2 {
+                throw Parameter.carrier.outOfRange(carrierHz, range: .above(0, below: sampleRate / 2 - beat, unit: .hertz),
+                                                   note: "with whole cycles in the loop (carrier + beat below Nyquist)")
+            }
+            guard resolvedLayout == .stereo else {
+                throw ShadesError(parameter: .layout, value: resolvedLayout.rawValue, problem: "cannot carry binaural beats",
+                                  allowed: "stereo (one tone per ear)")
+            }
+        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
+            try validateFrequency(frequencyHz, sampleRate: sampleRate)
+            try Parameter.beat.check(rateHz)
+            try Parameter.duty.check(duty)
+            let rate = loopRate(rateHz)
+            try Parameter.beat.check(rate, within: ParameterRange(Parameter.allowedBeatHz, unit: .hertz),
+                                     note: "with whole periods in the loop (it becomes \(rate) Hz)")
+            let longest = min(duty, 1 - duty) / rate
+            try Parameter.isochronicRamp.check(rampSeconds, within: ParameterRange(0...longest, unit: .seconds),
+                                     note: "the shorter of the on and off times at this beat and duty")
+            if loop { try validateFrequency(loopRate(frequencyHz), sampleRate: sampleRate) }
+            if let pulses {
+                throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with an isochronic tone",
+                                  allowed: "no pulses (the tone is switched at its own rate)")
+            }
+        case .velvetNoise(let densityHz):
+            try VelvetNoiseSource.validate(densityHz: densityHz, sampleRate: sampleRate)
+            if loop {
+                try Parameter.density.check(loopRate(densityHz), within: ParameterRange(1...sampleRate / 2, unit: .hertz),
+                                            note: "with whole cells in the loop")
+            }
+        case .fractalTones(let tones):
+            try tones.validate(sampleRate: sampleRate)
+            if loop {
+                let tempo = loopRate(tones.tempoBPM / 60) * 60
+                try Parameter.tempo.check(tempo, within: ParameterRange(FractalTones.allowedTempoBPM, unit: .beatsPerMinute),
+                                          note: "with whole grid steps in the loop (it becomes \(formatNumber(tempo)) BPM)")
+            }
         }
         if let notches, loop {
             switch generator {
@@ -273,6 +316,12 @@ public struct RenderRequest: Sendable, Equatable, Codable {
 }
 
 extension RenderRequest {
+    /// `hertz` in a loop: the nearest rate with a whole number of cycles (at least one) in the loop's frames,
+    /// so the loop closes without a seam; else `hertz` itself.
+    package func loopRate(_ hertz: Double) -> Double {
+        loop ? ToneSource.loopFrequency(near: hertz, frameCount: frameCount, sampleRate: sampleRate) : hertz
+    }
+
     /// Timed therapy patterns carry their own timing and spectrum: loops, notches, modulation and pulses
     /// are refused (fades are allowed).
     func refusePatternCombinations(_ name: String) throws(ShadesError) {
