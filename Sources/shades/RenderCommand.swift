@@ -10,7 +10,6 @@ extension WhiteDistribution: ExpressibleByArgument {}
 extension AmplitudeModulationLevel: ExpressibleByArgument {}
 extension CoordinatedResetPattern.ToneSet: ExpressibleByArgument {}
 extension SpectralRipple.Condition: ExpressibleByArgument {}
-extension FractalTones.Scale: ExpressibleByArgument {}
 
 /// `shades render SOURCE …`: one sound to one file.
 struct RenderCommand: ParsableCommand {

@@ -74,7 +74,7 @@ struct SoundOptions: ParsableArguments {
     var density: Double?
 
     @Option(help: "fractal: the scale, pentatonic, minor-pentatonic, major, minor, dorian, mixolydian or whole-tone (default pentatonic).")
-    var scale: FractalTones.Scale?
+    var scale: String?
 
     @Option(help: "fractal: the lowest pitch, the scale's tonic (default C5, 523.25 Hz).")
     var low: String?
@@ -243,7 +243,7 @@ struct SoundOptions: ParsableArguments {
         case "fractal":
             let defaults = FractalTones()
             generator = .fractalTones(FractalTones(
-                scale: scale ?? defaults.scale, lowHz: try low.map { try ValueParsing.hertz($0, parameter: .lowPitch) } ?? defaults.lowHz,
+                scale: try scale.map(Self.scale) ?? defaults.scale, lowHz: try low.map { try ValueParsing.hertz($0, parameter: .lowPitch) } ?? defaults.lowHz,
                 highHz: try high.map { try ValueParsing.hertz($0, parameter: .highPitch) } ?? defaults.highHz,
                 tempoBPM: tempo ?? defaults.tempoBPM))
         case "noise":
@@ -306,6 +306,15 @@ struct SoundOptions: ParsableArguments {
 }
 
 extension SoundOptions {
+    /// A scale by name (ArgumentParser would list seven names on lines of their own: one line here).
+    static func scale(_ text: String) throws -> FractalTones.Scale {
+        guard let scale = FractalTones.Scale(rawValue: text.lowercased()) else {
+            throw ShadesError(parameter: .scale, value: "'\(text)'", problem: "is not a scale",
+                              allowed: FractalTones.Scale.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return scale
+    }
+
     /// A comma-separated list of gains in dB ("0,-2,3dB").
     static func decibelList(_ text: String, parameter: String) throws -> [Double] {
         try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }

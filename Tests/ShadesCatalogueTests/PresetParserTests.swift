@@ -57,10 +57,11 @@ import ShadesTestSupport
         let document = try #require(documents.first?.document)
         #expect(document.defaults == CatalogueDefaults(loudnessLUFS: -23, rate: 48_000, format: "wav", sampleFormat: "s16",
                                                        lengthSeconds: 60))
-        #expect(document.categories.map(\.id) == ["noise", "modulated", "nature"])
+        #expect(document.categories.map(\.id) == ["noise", "modulated", "nature", "fractal-tones", "beats", "per-ear"])
         let ids = document.sounds.map(\.sound.id)
-        #expect(ids == ["white", "pink", "brown", "blue", "violet", "grey", "white-am10", "pink-am10", "brown-am10",
-                        "rain", "waterfall", "ocean-surf", "wind"])
+        #expect(ids == ["white", "pink", "brown", "blue", "violet", "grey", "velvet", "white-am10", "pink-am10", "brown-am10",
+                        "rain", "waterfall", "ocean-surf", "wind", "fractal-pentatonic", "fractal-major", "fractal-minor-pentatonic",
+                        "binaural-10hz", "binaural-10hz-pink", "isochronic-10hz", "tone-left-pink-right"])
         #expect(document.sounds.allSatisfy { $0.sound.loop && $0.sound.titles["en"] != nil && $0.sound.titles["de"] != nil })
         let pink = try #require(document.sounds.first { $0.sound.id == "pink" }?.sound)
         #expect(pink.sound == Sound(.noise(colour: .pink, distribution: .gaussian)))
@@ -138,7 +139,7 @@ import ShadesTestSupport
         #expect(readingError(text)?.description == "Presets/t.json:5:93: unknown source 'pinkk' (did you mean 'pink'?)")
         let far = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "thunderstorm" } ] } }"#)
         #expect(readingError(far)?.message == "unknown source 'thunderstorm' (allowed sources: white, pink, brown, blue, violet, "
-                + "noise, grey, tone, nbn, cr, ripple, file)")
+                + "noise, grey, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, file)")
     }
 
     @Test func wrongTypesAndMissingKeysAreReadingErrors() {
