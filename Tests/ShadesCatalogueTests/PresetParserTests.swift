@@ -232,6 +232,26 @@ import ShadesTestSupport
                 .first?.message.hasPrefix("sound 's': notch.centreHz 22000 Hz is out of range") == true)
     }
 
+    /// The generative sounds' values are named by their JSON keys (issue 24).
+    @Test func generativeSoundValuesAreNamedByTheirKeys() {
+        let cases = [
+            (#"{ "source": "binaural", "carrier": 200, "beat": 0 }"#, "sound 's': beat 0 Hz is out of range (allowed: 0.1 … 100 Hz)"),
+            (#"{ "source": "isochronic", "frequency": 200, "duty": 1.5 }"#, "sound 's': duty 1.5 is out of range (allowed: above 0 and below 1)"),
+            (#"{ "source": "isochronic", "frequency": 200, "rampSeconds": 0.2 }"#,
+             "sound 's': rampSeconds 200 ms is out of range (allowed: 0 … 50 ms, the shorter of the on and off times at this beat and duty)"),
+            (#"{ "source": "velvet", "density": 0.5 }"#, "sound 's': density 0.5 Hz is out of range (allowed: 1 … 24000 Hz (half the sample rate))"),
+            (#"{ "source": "fractal", "tempoBPM": 500 }"#, "sound 's': tempoBPM 500 BPM is out of range (allowed: 20 … 240 BPM)"),
+            (#"{ "source": "fractal", "low": 5 }"#, "sound 's': low 5 Hz is out of range (allowed: from 20 to below 24000 Hz (Nyquist))"),
+            (#"{ "layers": [ { "source": "binaural", "carrier": 200, "ears": "left" } ] }"#,
+             "sound 's' layer 1: channels left cannot carry binaural beats (allowed: stereo (one tone per ear))"),
+        ]
+        for (layer, message) in cases {
+            #expect(validationErrors(catalogue(sound("s", layer: layer))).map(\.message) == [message])
+        }
+        #expect(readingError(catalogue(sound("s", layer: #"{ "source": "fractal", "scale": "blues" }"#)))?.message.contains("scale") == true)
+        #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "fractal", "scale": "dorian", "low": "220Hz", "high": "880Hz" }"#))).isEmpty)
+    }
+
     @Test func badValuesAreRefused() {
         #expect(validationErrors(catalogue(sound("s", extra: #" "lengthSeconds": -5,"#))).map(\.description)
                 == ["Presets/t.json:5:58: sound 's': lengthSeconds -5.0 is out of range (allowed: above 0 s, up to 86400 s)"])

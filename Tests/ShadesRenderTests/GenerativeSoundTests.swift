@@ -318,6 +318,14 @@ import ShadesTestSupport
         }
     }
 
+    @Test func fractalDefaultsAreC5ToC7Pentatonic() {
+        let tones = FractalTones()
+        #expect(tones.lowHz == FractalTones.defaultLowHz && tones.highHz == FractalTones.defaultHighHz)
+        #expect(abs(tones.lowHz - 523.2511) < 1e-4 && abs(tones.highHz - 4 * tones.lowHz) < 1e-9)
+        // C5 D5 E5 G5 A5, C6 D6 E6 G6 A6, C7.
+        #expect(tones.pitchesHz.count == 11)
+    }
+
     @Test func fractalOnsetsAreOnTheGridToTheFrame() throws {
         // 44.1 kHz and 77 BPM: 34,363.6… frames per step, so the grid is not whole frames.
         let (rate, tempo) = (44_100.0, 77.0)

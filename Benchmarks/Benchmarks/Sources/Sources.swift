@@ -218,6 +218,13 @@ let benchmarks: @Sendable () -> Void = {
     streamBenchmark("spectral-ripple-4kHz-amplitude-stereo") {
         try graphSource(.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4_000)), layout: .diotic, levelDBFS: -30)
     }
+    // The generative sounds: binaural beats, an isochronic tone, velvet noise, fractal tones (issue 24).
+    streamBenchmark("binaural-200Hz-10Hz-stereo") { try graphSource(.binauralBeat(carrierHz: 200, beatHz: 10)) }
+    streamBenchmark("isochronic-200Hz-10Hz-stereo") {
+        try graphSource(.isochronicTone(frequencyHz: 200, rateHz: 10, duty: 0.5, rampSeconds: 0.005), layout: .diotic)
+    }
+    streamBenchmark("velvet-2000-stereo") { try graphSource(.velvetNoise(densityHz: 2_000)) }
+    streamBenchmark("fractal-pentatonic-stereo") { try graphSource(.fractalTones(FractalTones(tempoBPM: 240)), layout: .diotic) }
     // The real-time player: voices crossfaded, added and removed during the run (no allocation either).
     streamBenchmark("player-engine-crossfading-stereo") { try ScheduledEngineSource() }
     streamBenchmark("pulsed-tone-1kHz-stereo") {

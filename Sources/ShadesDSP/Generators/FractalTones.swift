@@ -6,7 +6,7 @@ import ShadesPlatform
 /// expired; for tinnitus: Sweetow & Sabes 2010, J Am Acad Audiol 21:461–473). Written from that idea with
 /// the Voss–McCartney 1/f sequence (``VossMcCartneySequence``); the details below are this library's.
 ///
-/// - Pitch: the scale is built on `lowHz` (its tonic) in equal temperament, A4-independent: pitch
+/// - Pitch: the scale is built on `lowHz` (its tonic) in equal temperament: pitch
 ///   lowHz·2^(s/12) for every semitone s whose degree is in the scale, up to `highHz`. A note's pitch is
 ///   a 1/f sequence (6 rows of 0 … 3, sum 0 … 18) mapped linearly onto the pitches in range.
 /// - Timing: a grid of 60/tempo s; note k lasts 1 … 4 grid steps from a second 1/f sequence (3 rows of
@@ -54,13 +54,14 @@ public struct FractalTones: Sendable, Equatable, Codable {
     /// Grid steps per minute (a note lasts 1 … 4 steps).
     public var tempoBPM: Double
 
-    public init(scale: Scale = .pentatonic, lowHz: Double = Self.defaultLowHz, highHz: Double = Self.defaultHighHz,
+    /// Defaults: pentatonic from C5 (523.25 Hz) to C7 (2093 Hz), 80 steps a minute.
+    public init(scale: Scale = .pentatonic, lowHz: Double = 523.251_130_601_197_2, highHz: Double = 2_093.004_522_404_789,
                 tempoBPM: Double = 80) {
         (self.scale, self.lowHz, self.highHz, self.tempoBPM) = (scale, lowHz, highHz, tempoBPM)
     }
 
     /// C5 and C7 in equal temperament with A4 = 440 Hz, Hz.
-    public static let defaultLowHz = 440 * pow(2, 3.0 / 12), defaultHighHz = 440 * pow(2, 27.0 / 12)
+    package static let defaultLowHz = 440 * pow(2, 3.0 / 12), defaultHighHz = 440 * pow(2, 27.0 / 12)
     /// Allowed tempos, BPM.
     package static let allowedTempoBPM: ClosedRange<Double> = 20...240
     /// Lowest tonic, Hz.
