@@ -2,7 +2,7 @@ import ShadesDSP
 
 /// A generator of a ``Sound``: a source and its own parameters (duration, rate, level … are the
 /// ``RenderRequest``'s).
-public enum Generator: Sendable, Equatable, Codable {
+public enum Generator: Sendable, Equatable, Encodable {
     /// Noise of PSD ∝ f^−β.
     case noise(colour: NoiseColour, distribution: WhiteDistribution)
     /// A pure tone.
@@ -20,7 +20,7 @@ public enum Generator: Sendable, Equatable, Codable {
     case spectralRipple(SpectralRipple)
 
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .noise(let colour, let distribution):
             let name = NoiseColour.named.first { $0.colour == colour }?.name ?? "noise"

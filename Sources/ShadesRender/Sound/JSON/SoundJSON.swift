@@ -16,7 +16,7 @@ import ShadesDSP
 
 extension Sound {
     /// Source names of the JSON form, in the order help texts list them.
-    public static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "tone", "nbn", "cr", "ripple", "file"]
+    package static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "tone", "nbn", "cr", "ripple", "file"]
 
     /// Reads a sound from JSON text; `file` names the text in errors (`sound.json:3:12: …`).
     public static func parse(json bytes: [UInt8], file: String) throws(ShadesError) -> Sound {
@@ -27,7 +27,7 @@ extension Sound {
     }
 
     /// The JSON form on one line with sorted keys (comments, messages, cache keys).
-    public var compactJSON: String {
+    package var compactJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain values cannot fail.
