@@ -34,19 +34,19 @@ public struct AnalysisOptions: Sendable {
 }
 
 /// Modulation of the envelope (band-limited Hilbert envelope of the first minutes of channel 0).
-public struct ModulationReport: Codable, Sendable, Equatable {
+public struct ModulationReport: Encodable, Sendable, Equatable {
     /// Rate in Hz.
     public let rateHz: Double
     /// Depth m in [0, 1].
     public let depth: Double
     /// Phase of the modulation at the first frame, radians.
-    public let phaseRadians: Double
+    package let phaseRadians: Double
     /// Seconds analysed.
-    public let analysedSeconds: Double
+    package let analysedSeconds: Double
 }
 
 /// Everything `shades analyze` reports about one file (its JSON form).
-public struct FileAnalysisReport: Codable, Sendable {
+public struct FileAnalysisReport: Encodable, Sendable {
     public let file: String
     public let container: String
     public let sampleRate: Double
@@ -83,7 +83,7 @@ public struct FileAnalysisReport: Codable, Sendable {
 public struct FileAnalysis: Sendable {
     public let report: FileAnalysisReport
     /// The channels' average power spectral density (nil for a silent file).
-    public let spectrum: PowerSpectrum?
+    package let spectrum: PowerSpectrum?
 
     /// Seconds of channel 0 kept for the tone and modulation estimates.
     package static let headSeconds = 180.0

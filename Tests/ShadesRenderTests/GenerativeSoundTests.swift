@@ -321,6 +321,8 @@ import ShadesTestSupport
     @Test func fractalDefaultsAreC5ToC7Pentatonic() {
         let tones = FractalTones()
         #expect(tones.lowHz == FractalTones.defaultLowHz && tones.highHz == FractalTones.defaultHighHz)
+        // The public case's defaults are the same numbers.
+        #expect(Generator.fractalTones() == .fractalTones(tones))
         #expect(abs(tones.lowHz - 523.2511) < 1e-4 && abs(tones.highHz - 4 * tones.lowHz) < 1e-9)
         // C5 D5 E5 G5 A5, C6 D6 E6 G6 A6, C7.
         #expect(tones.pitchesHz.count == 11)

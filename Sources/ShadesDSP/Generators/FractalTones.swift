@@ -17,46 +17,19 @@ import ShadesPlatform
 ///   constant 0.8 s / h; a 5-ms raised-cosine attack from 0 at the onset frame, and a raised-cosine
 ///   release (30 ms, or half a short note) reaching 0 exactly at the next onset. One note sounds at a
 ///   time. Partials at or above 0.45 × the sample rate are left out.
-public struct FractalTones: Sendable, Equatable, Codable {
-    /// The scale the notes are drawn from.
-    public enum Scale: String, Sendable, Equatable, Codable, CaseIterable {
-        /// Major pentatonic: 0, 2, 4, 7, 9 semitones (no semitone steps: no dissonant neighbours).
-        case pentatonic
-        /// Minor pentatonic: 0, 3, 5, 7, 10.
-        case minorPentatonic = "minor-pentatonic"
-        case major
-        /// Natural minor (Aeolian).
-        case minor
-        case dorian
-        case mixolydian
-        /// Whole tone: 0, 2, 4, 6, 8, 10.
-        case wholeTone = "whole-tone"
+package struct FractalTones: Sendable, Equatable {
+    package typealias Scale = MusicalScale
 
-        /// Degrees of the scale in semitones above the tonic, 0 … 11.
-        package var semitones: [Int] {
-            switch self {
-            case .pentatonic: return [0, 2, 4, 7, 9]
-            case .minorPentatonic: return [0, 3, 5, 7, 10]
-            case .major: return [0, 2, 4, 5, 7, 9, 11]
-            case .minor: return [0, 2, 3, 5, 7, 8, 10]
-            case .dorian: return [0, 2, 3, 5, 7, 9, 10]
-            case .mixolydian: return [0, 2, 4, 5, 7, 9, 10]
-            case .wholeTone: return [0, 2, 4, 6, 8, 10]
-            }
-        }
-    }
-
-    public var scale: Scale
+    package var scale: Scale
     /// The lowest pitch and the scale's tonic, Hz (C5 by default).
-    public var lowHz: Double
+    package var lowHz: Double
     /// The highest pitch allowed, Hz (C7 by default); at least the scale's second pitch above `lowHz`.
-    public var highHz: Double
+    package var highHz: Double
     /// Grid steps per minute (a note lasts 1 … 4 steps).
-    public var tempoBPM: Double
+    package var tempoBPM: Double
 
     /// Defaults: pentatonic from C5 (523.25 Hz) to C7 (2093 Hz), 80 steps a minute.
-    public init(scale: Scale = .pentatonic, lowHz: Double = 523.251_130_601_197_2, highHz: Double = 2_093.004_522_404_789,
-                tempoBPM: Double = 80) {
+    package init(scale: Scale = .pentatonic, lowHz: Double = defaultLowHz, highHz: Double = defaultHighHz, tempoBPM: Double = 80) {
         (self.scale, self.lowHz, self.highHz, self.tempoBPM) = (scale, lowHz, highHz, tempoBPM)
     }
 
@@ -93,6 +66,34 @@ public struct FractalTones: Sendable, Equatable, Codable {
         guard highHz >= second * (1 - 1e-12) else {
             throw Parameter.highPitch.outOfRange(highHz, range: .from(second, below: sampleRate / 2, unit: .hertz),
                                                  note: "(at least two pitches of the scale from the low pitch)")
+        }
+    }
+}
+
+/// A musical scale: the degrees fractal tones (``FractalTones``) draw their notes from.
+public enum MusicalScale: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Major pentatonic: 0, 2, 4, 7, 9 semitones (no semitone steps: no dissonant neighbours).
+    case pentatonic
+    /// Minor pentatonic: 0, 3, 5, 7, 10.
+    case minorPentatonic = "minor-pentatonic"
+    case major
+    /// Natural minor (Aeolian).
+    case minor
+    case dorian
+    case mixolydian
+    /// Whole tone: 0, 2, 4, 6, 8, 10.
+    case wholeTone = "whole-tone"
+
+    /// Degrees of the scale in semitones above the tonic, 0 … 11.
+    package var semitones: [Int] {
+        switch self {
+        case .pentatonic: return [0, 2, 4, 7, 9]
+        case .minorPentatonic: return [0, 3, 5, 7, 10]
+        case .major: return [0, 2, 4, 5, 7, 9, 11]
+        case .minor: return [0, 2, 3, 5, 7, 8, 10]
+        case .dorian: return [0, 2, 3, 5, 7, 9, 10]
+        case .mixolydian: return [0, 2, 4, 5, 7, 9, 10]
+        case .wholeTone: return [0, 2, 4, 6, 8, 10]
         }
     }
 }

@@ -2,7 +2,7 @@ import ShadesDSP
 
 /// A generator of a ``Sound``: a source and its own parameters (duration, rate, level … are the
 /// ``RenderRequest``'s).
-public enum Generator: Sendable, Equatable, Codable {
+public enum Generator: Sendable, Equatable, Encodable {
     /// Noise of PSD ∝ f^−β.
     case noise(colour: NoiseColour, distribution: WhiteDistribution)
     /// A pure tone.
@@ -29,12 +29,14 @@ public enum Generator: Sendable, Equatable, Codable {
     /// Velvet noise: one impulse of random sign at a random position in each cell of 1/density s
     /// (Järveläinen & Karjalainen 2007; Välimäki et al. 2013); flat spectrum, RMS at the level.
     case velvetNoise(densityHz: Double)
-    /// Fractal tones: a chime-like melody whose pitch and timing follow 1/f sequences over a scale
-    /// (after Widex Zen: US patent 6,816,599; Sweetow & Sabes 2010). One signal (diotic in stereo).
-    case fractalTones(FractalTones)
+    /// Fractal tones: a chime-like melody whose pitch and timing follow 1/f sequences over `scale`, from
+    /// `lowHz` (the tonic) up to `highHz`, on a grid of 60/`tempoBPM` s (after Widex Zen: US patent 6,816,599;
+    /// Sweetow & Sabes 2010). One signal (diotic in stereo). Defaults: pentatonic, C5 … C7, 80 steps a minute.
+    case fractalTones(scale: MusicalScale = .pentatonic, lowHz: Double = 523.251_130_601_197_2, highHz: Double = 2_093.004_522_404_789,
+                      tempoBPM: Double = 80)
 
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .noise(let colour, let distribution):
             let name = NoiseColour.named.first { $0.colour == colour }?.name ?? "noise"
@@ -57,12 +59,26 @@ public enum Generator: Sendable, Equatable, Codable {
                 + " ramp=\(formatNumber(rampSeconds * 1000))ms"
         case .velvetNoise(let densityHz):
             return "velvet density=\(formatNumber(densityHz))"
-        case .fractalTones(let t):
+        case .fractalTones:
+            let t = fractal!
             return "fractal scale=\(t.scale.rawValue) low=\(formatNumber(t.lowHz))Hz high=\(formatNumber(t.highHz))Hz tempo=\(formatNumber(t.tempoBPM))"
         case .spectralRipple(let r):
             return "ripple frequency=\(formatNumber(r.tinnitusFrequencyHz))Hz condition=\(r.condition.rawValue)"
                 + (r.sham ? " sham" : "") + " octave=\(formatNumber(r.modulatedOctaveHz.lowerBound.rounded()))-\(formatNumber(r.modulatedOctaveHz.upperBound.rounded()))Hz"
                 + (r.bandGainsDB.map { " band_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
         }
+    }
+}
+
+extension Generator {
+    /// Fractal tones of `tones`.
+    package static func fractalTones(_ tones: FractalTones) -> Generator {
+        .fractalTones(scale: tones.scale, lowHz: tones.lowHz, highHz: tones.highHz, tempoBPM: tones.tempoBPM)
+    }
+
+    /// The parameters of fractal tones, when the generator is one.
+    package var fractal: FractalTones? {
+        guard case .fractalTones(let scale, let lowHz, let highHz, let tempoBPM) = self else { return nil }
+        return FractalTones(scale: scale, lowHz: lowHz, highHz: highHz, tempoBPM: tempoBPM)
     }
 }

@@ -51,7 +51,7 @@ public struct SoundGraph: Sendable {
     /// True when the sound is a file played to its end (its length is the decoded one).
     package let playsFileToEnd: Bool
     /// The tone frequency actually rendered (a loop adjusts it), in Hz.
-    public let renderedFrequencyHz: Double?
+    package let renderedFrequencyHz: Double?
     /// The modulation rate actually applied (a loop adjusts it), in Hz.
     package let renderedModulationHz: Double?
     /// Things the user should know, e.g. a loop's frequency adjustment.
@@ -240,7 +240,8 @@ public struct SoundGraph: Sendable {
                 try! VelvetNoiseSource(densityHz: density, sampleRate: rate, levelDBFS: level,
                                        key: SeedStream.noise.key(seed: seed, channel: s))
             }
-        case .fractalTones(var tones):
+        case .fractalTones:
+            var tones = generator.fractal!
             // One signal (diotic in stereo), at the level in expectation; a file is measured. A loop holds
             // whole grid steps and its last note ends at the loop's end.
             layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
@@ -429,7 +430,7 @@ extension SoundGraph {
     public struct LiveStream {
         public let source: any AudioSource
         /// The file the stream reads, when it is a file (its reader's underruns, its end).
-        public let file: AudioFileSource?
+        package let file: AudioFileSource?
         /// Frames until the sound ends (a file's decoded length), nil for an endless stream.
         public let frames: Int?
         /// The gain applied to a mix or a file, dB (0 for a generator, set to its level by construction).

@@ -18,8 +18,8 @@ import ShadesDSP
 
 extension Sound {
     /// Source names of the JSON form, in the order help texts list them.
-    public static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "velvet", "tone", "nbn",
-                                     "binaural", "isochronic", "fractal", "cr", "ripple", "file"]
+    package static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "velvet", "tone", "nbn",
+                                      "binaural", "isochronic", "fractal", "cr", "ripple", "file"]
 
     /// Reads a sound from JSON text; `file` names the text in errors (`sound.json:3:12: …`).
     public static func parse(json bytes: [UInt8], file: String) throws(ShadesError) -> Sound {
@@ -30,7 +30,7 @@ extension Sound {
     }
 
     /// The JSON form on one line with sorted keys (comments, messages, cache keys).
-    public var compactJSON: String {
+    package var compactJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain values cannot fail.
@@ -313,7 +313,8 @@ extension Generator {
         case .velvetNoise(let densityHz):
             try c.encode("velvet", forKey: "source")
             try c.encode(densityHz, forKey: "density")
-        case .fractalTones(let t):
+        case .fractalTones:
+            let t = fractal!
             try c.encode("fractal", forKey: "source")
             try c.encode(t.scale, forKey: "scale")
             try c.encode(t.lowHz, forKey: "low")
