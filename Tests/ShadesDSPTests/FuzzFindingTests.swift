@@ -19,13 +19,14 @@ import ShadesDSP
         #expect(throws: ShadesError.self) { try PulsedSource(source: SilenceSource(), onSeconds: 0.1, offSeconds: 0.1, rampSeconds: 0.2) }
         failChecks(100)
         var growth: [Int] = []
-        for _ in 0..<5 {
+        for _ in 0..<7 {
             let before = Int(shades_heap_bytes_in_use())
             failChecks(5_000)
             growth.append(Int(shades_heap_bytes_in_use()) - before)
         }
-        // Other tests allocate at the same time: the median of five rounds.
-        #expect(growth.sorted()[2] < 2_000_000, "heap grew by \(growth) bytes in rounds of 5,000 failed checks")
+        // Other tests allocate and free at the same time (a loaded CI run saw a median of 3.8 MB without a
+        // leak): a leak grows the heap by 10 MB in every round, so the smallest of seven rounds decides.
+        #expect(growth.min()! < 2_000_000, "heap grew by \(growth) bytes in rounds of 5,000 failed checks")
     }
 
     /// FuzzAnalysis, `tone-below-first-bin`: a square wave with less than one cycle in the span. The least-
