@@ -74,6 +74,8 @@ public struct FileAnalysisReport: Codable, Sendable {
     public let ambient: AmbientReport
     /// Notch check of channel 0 against the reference, when one was given.
     public let notch: NotchCheckReport?
+    /// The reference's own sample rate, Hz, when one was given (resampled to ``sampleRate`` if it differs).
+    public let referenceSampleRate: Double?
 }
 
 /// A finished analysis: the report and what plots need.
@@ -92,33 +94,34 @@ public struct FileAnalysis: Sendable {
     /// Reads `path` once, block by block (memory stays bounded for any length), and measures it.
     public static func analyze(path: String, options: AnalysisOptions = AnalysisOptions()) throws(ShadesError) -> FileAnalysis {
         let input = try AudioFileInput(path: path)
-        let reference: AudioFileInput?
+        // The reference at the file's rate: resampled (libsamplerate, best quality) when its own differs.
+        let reference: AudioFileSource?
         if let referencePath = options.referencePath {
-            do throws(ShadesError) { reference = try AudioFileInput(path: referencePath) } catch {
-                throw .input("reference: " + error.description)
-            }
-            guard reference!.sampleRate == input.sampleRate else {
-                throw .input("reference \(referencePath) has \(reference!.sampleRate) Hz, \(path) has \(input.sampleRate) Hz (allowed: the same rate)")
-            }
+            do throws(ShadesError) {
+                reference = try AudioFileSource(path: referencePath, sampleRate: Double(input.sampleRate),
+                                                blockFrames: options.blockFrames)
+            } catch { throw .input("reference: " + error.description) }
         } else {
             reference = nil
         }
         let rate = Double(input.sampleRate)
         let channels = input.channelCount
         let state = try AnalysisState(input: input, options: options)
+        state.referenceSampleRate = reference?.inputSampleRate
 
         let block = AudioBuffer(channelCount: channels, frameCapacity: options.blockFrames, zeroed: false)
         let referenceBlock = reference.map { AudioBuffer(channelCount: $0.channelCount, frameCapacity: options.blockFrames, zeroed: false) }
+        var referenceRendered = 0
         while true {
             let frames: Int = try block.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
             if frames == 0 { break }
             var referenceFrames = 0
             if let reference, let referenceBlock {
-                do throws(ShadesError) {
-                    referenceFrames = try referenceBlock.withBlock(frames: 0..<frames) { (b: AudioBlock) throws(ShadesError) in
-                        try reference.read(into: b)
-                    }
-                } catch { throw .input("reference: " + error.description) }
+                referenceBlock.withBlock(frames: 0..<frames) { reference.render(into: $0) }
+                if let failure = reference.failure { throw .input("reference: " + failure.description) }
+                // Past its end the source renders silence: only the frames it has count.
+                referenceFrames = max(0, min(frames, (reference.frameCount ?? .max) - referenceRendered))
+                referenceRendered += frames
             }
             try state.add(block: block, frames: frames, reference: referenceBlock, referenceFrames: referenceFrames)
         }
@@ -144,6 +147,7 @@ final class AnalysisState: @unchecked Sendable {
     var head: [Float] = []
     let headCapacity: Int
     var loudnessError: ShadesError?
+    var referenceSampleRate: Double?
 
     init(input: AudioFileInput, options: AnalysisOptions) throws(ShadesError) {
         self.options = options
@@ -161,13 +165,13 @@ final class AnalysisState: @unchecked Sendable {
             truePeaks = Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: channels)
             if options.referencePath != nil {
                 // Segments long enough to resolve the notch's edges (a 65,536-sample segment blurs a 500 Hz
-                // notch's edges to −90 dB): about 2,000 periods of the lower edge, up to 2^20 samples.
-                var segment: Int?
-                if let band = options.notch {
-                    let wanted = 2_000 * sampleRate / band.lowerEdgeHz
-                    segment = max(SpectrumAccumulator.segmentLength(sampleRate: sampleRate),
+                // notch's edges to −90 dB): about 2,000 periods of the lower edge, and at least a second
+                // (bins under 1 Hz: a shorter segment smears a steep edge over its neighbours, and the
+                // smeared power reads as output noise where the edge is), up to 2^20 samples.
+                let rate = Double(input.sampleRate)
+                let wanted = max(rate, options.notch.map { 2_000 * rate / $0.lowerEdgeHz } ?? 0)
+                let segment = max(SpectrumAccumulator.segmentLength(sampleRate: rate),
                                   min(1 << 20, 1 << Int(log2(wanted).rounded(.up))))
-                }
                 notch = try NotchCheckAccumulator(sampleRate: sampleRate, band: options.notch, segmentLength: segment)
             }
         } catch { throw .input("cannot analyse \(input.path): \(error.description)") }
@@ -269,7 +273,7 @@ final class AnalysisState: @unchecked Sendable {
             durationSeconds: Double(input.framesRead) / rate, comment: input.comment, lengthWarning: input.lengthWarning,
             levels: levelReport,
             loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, modulation: modulation,
-            ambient: ambientReport, notch: notchReport)
+            ambient: ambientReport, notch: notchReport, referenceSampleRate: referenceSampleRate)
         return FileAnalysis(report: report, spectrum: spectrum)
     }
 }

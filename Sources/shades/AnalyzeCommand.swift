@@ -100,8 +100,10 @@ struct AnalyzeCommand: ParsableCommand {
         let name = report.file.lastPathComponent
         let svg: String
         if let notch = report.notch {
-            svg = SpectrumPlot.transferFunction(frequenciesHz: notch.curve.map(\.frequencyHz), magnitudeDB: notch.curve.map(\.levelDB),
-                                                notchFromHz: notch.band.lowerEdgeHz, toHz: notch.band.upperEdgeHz,
+            // Bands where the reference has no content above the output's noise are gaps, not levels.
+            svg = SpectrumPlot.transferFunction(frequenciesHz: notch.curve.map(\.frequencyHz),
+                                                magnitudeDB: notch.curve.map { $0.compared ? $0.levelDB : .nan },
+                                                notchFromHz: notch.band?.lowerEdgeHz, toHz: notch.band?.upperEdgeHz,
                                                 title: "Notch check: \(name) against \(reference.map(\.lastPathComponent) ?? "reference")").svg()
         } else if let spectrum = analysis.spectrum {
             let ideal = report.spectrum.map { NoiseColour.pink.slopeDecibelsPerOctave * ($0.expectedBeta ?? $0.estimatedBeta) }
