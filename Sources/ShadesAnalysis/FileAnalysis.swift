@@ -20,11 +20,14 @@ public struct AnalysisOptions: Sendable {
     public var calibration: SPLCalibration?
     /// Listening time in seconds, for a daily noise dose.
     public var listeningSeconds: Double?
+    /// Measure the loop seam even when the file's comment does not say it is a loop (`loop=true`).
+    public var loop = false
     /// Frames read per block.
     package var blockFrames = 65_536
 
     public init(expectedColour: NoiseColour? = nil, referencePath: String? = nil, notch: OctaveBand? = nil,
-                calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) {
+                calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil, loop: Bool = false) {
+        self.loop = loop
         self.expectedColour = expectedColour
         self.referencePath = referencePath
         self.notch = notch
@@ -64,7 +67,10 @@ public struct FileAnalysisReport: Codable, Sendable {
     public let loudness: LoudnessReport
     /// Third-octave bands and slope of the channels' average spectrum (nil for a silent file).
     public let spectrum: SpectrumReport?
-    /// The loop seam of each channel.
+    /// Whether the file is a loop: its comment says `loop=true` (a Shades render or catalogue asset), or
+    /// the analysis was told so (``AnalysisOptions/loop``).
+    public let isLoop: Bool
+    /// The loop seam of each channel; empty unless ``isLoop`` (a file that is not a loop has no seam).
     public let seams: [SeamReport]
     /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
     public let tone: ToneEstimate?
@@ -234,8 +240,9 @@ final class AnalysisState: @unchecked Sendable {
         if options.expectedColour != nil && spectrumReport == nil {
             throw .runtime("\(path) \(spectrumProblem): there is nothing to compare with the expected colour")
         }
+        let isLoop = options.loop || (input.comment?.split(separator: " ").contains("loop=true") ?? false)
         var seamReports: [SeamReport] = []
-        for s in seams {
+        for s in seams where isLoop {
             do throws(ShadesError) { seamReports.append(try s.result()) } catch {
                 throw .runtime("cannot check the loop seam of \(path): \(error.description)")
             }
@@ -272,7 +279,7 @@ final class AnalysisState: @unchecked Sendable {
             file: path, container: input.containerName, sampleRate: rate, channels: channels, frames: input.framesRead,
             durationSeconds: Double(input.framesRead) / rate, comment: input.comment, lengthWarning: input.lengthWarning,
             levels: levelReport,
-            loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, modulation: modulation,
+            loudness: loudnessReport, spectrum: spectrumReport, isLoop: isLoop, seams: seamReports, tone: tone, modulation: modulation,
             ambient: ambientReport, notch: notchReport, referenceSampleRate: referenceSampleRate)
         return FileAnalysis(report: report, spectrum: spectrum)
     }

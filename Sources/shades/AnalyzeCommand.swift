@@ -46,6 +46,9 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Notch width in octaves (with --notch).")
     var width: Double = 1
 
+    @Flag(help: "Check the loop seam: the file is a loop (files whose comment says loop=true are checked anyway).")
+    var loop = false
+
     @Option(help: "Calibration for ambient levels in dB SPL, e.g. 94dB@-20dBFS.")
     var calibration: String?
 
@@ -69,6 +72,7 @@ struct AnalyzeCommand: ParsableCommand {
                               allowed: AllowedValues(note: "--notch together with --reference INPUT"))
         }
         options.referencePath = reference
+        options.loop = loop
         if let notch {
             options.notch = try OctaveBand(centreHz: try ValueParsing.hertz(notch, parameter: .bandCentre), widthOctaves: width)
         }

@@ -26,7 +26,8 @@ enum ReportTable {
         let l = r.loudness
         row("loudness", "integrated \(db(l.integratedLUFS, 1)) LUFS   range \(db(l.loudnessRangeLU, 1)) LU   true peak \(db(l.truePeakDBTP)) dBTP   sample peak \(db(l.samplePeakDBFS)) dBFS")
         if let s = r.spectrum {
-            var text = "slope \(String(format: "%.3f", s.slopeDecibelsPerOctave)) dB/oct (β \(String(format: "%.3f", s.estimatedBeta)), nearest \(s.nearestColourName))"
+            let colour = s.nearestColourName.map { "nearest \($0)" } ?? "not noise-like: flatness \(String(format: "%.2f", s.colourFlatness)), no colour"
+            var text = "slope \(String(format: "%.3f", s.slopeDecibelsPerOctave)) dB/oct (β \(String(format: "%.3f", s.estimatedBeta)), \(colour))"
             text += "   largest band deviation from the fit \(String(format: "%.2f", s.largestFitDeviationDB)) dB"
             if let ideal = s.largestIdealDeviationDB, let beta = s.expectedBeta {
                 text += ", from β \(String(format: "%g", beta)) \(String(format: "%.2f", ideal)) dB"
@@ -48,6 +49,7 @@ enum ReportTable {
         if let m = r.modulation {
             row("modulation", "\(String(format: "%.4f", m.rateHz)) Hz   depth \(String(format: "%.1f", m.depth * 100)) %   (first \(String(format: "%.0f", m.analysedSeconds)) s of channel 1)")
         }
+        // The seam is a finding only for a loop (its comment says loop=true, or --loop).
         for (i, s) in r.seams.enumerated() {
             row(i == 0 ? "loop seam" : "", "channel \(i + 1): seam step at percentile \(String(format: "%.1f", s.firstDifferencePercentile)) (first difference), \(String(format: "%.1f", s.secondDifferencePercentile)) (second): \(s.isSeamless ? "seamless" : "audible jump")")
         }

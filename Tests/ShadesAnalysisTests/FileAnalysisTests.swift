@@ -50,9 +50,31 @@ import ShadesTestSupport
 
     @Test func loopsAreSeamlessAndCutStreamsOfBrownAreNot() throws {
         let loop = try render(RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 10, loop: true), "loop.wav")
-        #expect(try FileAnalysis.analyze(path: loop).report.seams.allSatisfy(\.isSeamless))
+        let looped = try FileAnalysis.analyze(path: loop).report
+        #expect(looped.isLoop && looped.seams.count == 2 && looped.seams.allSatisfy(\.isSeamless))
         let cut = try render(RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 10.3, seed: 9), "cut.wav")
-        #expect(try FileAnalysis.analyze(path: cut).report.seams.contains { !$0.isSeamless })
+        #expect(try FileAnalysis.analyze(path: cut, options: AnalysisOptions(loop: true)).report.seams.contains { !$0.isSeamless })
+        // Not a loop (its comment says loop=false, and no --loop): no seam is measured or reported.
+        let plain = try FileAnalysis.analyze(path: cut).report
+        #expect(!plain.isLoop && plain.seams.isEmpty)
+        let table = try Shell.run(["analyze", cut], in: folder)
+        #expect(table.status == 0 && !table.stdout.contains("loop seam") && !table.stdout.contains("seamless"), "\(table.stdout)")
+        #expect(try Shell.run(["analyze", cut, "--loop"], in: folder).stdout.contains("audible jump"))
+    }
+
+    /// A tone has a slope but no colour: only a noise-like spectrum (flatness about its power law at least
+    /// 0.9) is classed; a minute of pink noise reads above 0.99.
+    @Test func onlyNoiseLikeSpectraGetAColour() throws {
+        let tone = try render(RenderRequest(sound: .tone(frequencyHz: 1_000), durationSeconds: 5, layout: .mono), "tone1k.wav")
+        let toneSpectrum = try #require(try FileAnalysis.analyze(path: tone).report.spectrum)
+        #expect(toneSpectrum.nearestColourName == nil && toneSpectrum.colourFlatness < 0.1, "\(toneSpectrum.colourFlatness)")
+        let table = try Shell.run(["analyze", tone], in: folder)
+        #expect(!table.stdout.contains("nearest") && table.stdout.contains("not noise-like"), "\(table.stdout)")
+        for colour in [NoiseColour.white, .pink, .brown] {
+            let path = try render(RenderRequest(sound: .noise(colour: colour, distribution: .gaussian), durationSeconds: 10, layout: .mono), "c\(colour.beta).wav")
+            let spectrum = try #require(try FileAnalysis.analyze(path: path).report.spectrum)
+            #expect(spectrum.colourFlatness > 0.99 && spectrum.nearestColourName != nil, "β \(colour.beta): \(spectrum.colourFlatness)")
+        }
     }
 
     /// A notch made by a reference method: zero the FFT bins of one octave at 4 kHz over the whole file.
