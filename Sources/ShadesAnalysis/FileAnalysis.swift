@@ -74,7 +74,8 @@ public struct FileAnalysisReport: Codable, Sendable {
     public let seams: [SeamReport]
     /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
     public let tone: ToneEstimate?
-    /// Envelope modulation of channel 0 when there is some (depth ≥ 2 %), else nil.
+    /// Envelope modulation of channel 0 when there is some: depth ≥ 2 %, significant and sinusoidal
+    /// (``ModulationLineTest``: not an envelope's random fluctuation, nor music's rhythm), else nil.
     public let modulation: ModulationReport?
     /// A-weighted LAeq and LAFmax, with SPL and noise dose when calibrated.
     public let ambient: AmbientReport
@@ -262,7 +263,7 @@ final class AnalysisState: @unchecked Sendable {
                 }
                 if samples.count >= Int(rate),
                    let estimate = try? ModulationAnalysis.estimate(samples, sampleRate: rate, carrierBandHz: carrierBand),
-                   estimate.depth >= FileAnalysis.modulationThreshold {
+                   estimate.depth >= FileAnalysis.modulationThreshold, estimate.isSignificant {
                     modulation = ModulationReport(rateHz: estimate.rateHz, depth: estimate.depth, phaseRadians: estimate.phase,
                                                   analysedSeconds: Double(samples.count) / rate)
                 }

@@ -18,7 +18,12 @@ struct AnalyzeCommand: ParsableCommand {
         discussion: """
             Reads any file libsndfile reads, block by block (a 2-hour file is fine), and prints a table \
             (--json for machines). Tone and modulation are reported when present (THD+N below -20 dB; \
-            depth of at least 2 %), measured on the first 3 minutes of the first channel. \
+            depth of at least 2 %, the envelope's line significant at a 0.1 % false-alarm rate and no other \
+            line beside it, as music's rhythm has), measured on the first 3 minutes of the first channel. \
+            The loop seam is checked for loops (comment loop=true, or --loop); a noise colour is named for \
+            noise-like spectra only. With --reference the notch check compares the files where the \
+            reference has content: at least 60 dB above the output's own noise (a reference at another \
+            rate is resampled with libsamplerate). \
             Examples:
               shades analyze pink.wav --colour pink --plot pink.svg
               shades analyze out.wav --reference song.wav --notch 6kHz --plot notch.svg
