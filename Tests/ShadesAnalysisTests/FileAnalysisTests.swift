@@ -48,6 +48,33 @@ import ShadesTestSupport
         #expect(abs(modulation.depth - 0.5) < 0.01)
     }
 
+    /// Rhythm is not modulation: noise in 20 ms bursts at 8 Hz, every fourth louder (2 Hz beat) and every
+    /// sixteenth louder still (0.5 Hz bar), has a strong 8 Hz envelope line but others beside it; sinusoidal
+    /// AM at 8 Hz with m = 0.3 on the same noise is found.
+    @Test func musicalRhythmIsNotReportedAsModulation() throws {
+        let rate = 48_000.0, frames = 48_000 * 30
+        let noise = try NoiseSource(colour: .pink, sampleRate: rate, layout: .mono, levelDBFS: -20, seed: 5).renderBuffer(frameCount: frames)
+        let rhythm = AudioBuffer(channelCount: 1, frameCapacity: frames), am = AudioBuffer(channelCount: 1, frameCapacity: frames)
+        noise.withChannel(0) { x in
+            rhythm.withChannel(0) { r in
+                am.withChannel(0) { a in
+                    for i in 0..<frames {
+                        let t = Double(i) / rate
+                        let pulse = Int(t * 8), since = t - Double(pulse) / 8
+                        let accent = pulse % 16 == 0 ? 2.0 : (pulse % 4 == 0 ? 1.4 : 1)
+                        r[i] = x[i] * Float(accent * exp(-since / 0.02))
+                        a[i] = x[i] * Float(1 + 0.3 * sin(2 * Double.pi * 8 * t))
+                    }
+                }
+            }
+        }
+        try FileSink.write(rhythm, sampleRate: 48_000, gains: [1], to: "\(folder)/rhythm.wav", sampleFormat: .f32, ditherKey: 1, comment: nil)
+        try FileSink.write(am, sampleRate: 48_000, gains: [1], to: "\(folder)/am8.wav", sampleFormat: .f32, ditherKey: 1, comment: nil)
+        #expect(try FileAnalysis.analyze(path: "\(folder)/rhythm.wav").report.modulation == nil)
+        let found = try #require(try FileAnalysis.analyze(path: "\(folder)/am8.wav").report.modulation)
+        #expect(abs(found.rateHz - 8) < 0.01 && abs(found.depth - 0.3) < 0.02, "\(found)")
+    }
+
     @Test func loopsAreSeamlessAndCutStreamsOfBrownAreNot() throws {
         let loop = try render(RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 10, loop: true), "loop.wav")
         let looped = try FileAnalysis.analyze(path: loop).report

@@ -154,16 +154,8 @@ public enum ModulationAnalysis {
     static func lineTest(_ envelope: UnsafeBufferPointer<Double>, envelopeRateHz: Double, rateHz: Double,
                          rangeHz: ClosedRange<Double>) -> ModulationLineTest {
         let n = envelope.count
-        var size = 1024
-        while size < 4 * n { size *= 2 }
-        let fft = RealFFT(size: size)
-        let mean = envelope.reduce(0, +) / Double(n)
-        let window = WelchWindow.hann(n)
-        fft.withSignal { signal in
-            for i in 0..<n { signal[i] = Float((envelope[i] - mean) * Double(window[i])) }
-            signal.baseAddress!.advanced(by: n).update(repeating: 0, count: size - n)
-        }
-        fft.forward()
+        let fft = transformed(envelope, window: WelchWindow.hann(n))
+        let size = fft.size
         var power = [Double](repeating: 0, count: size / 2)
         fft.withSpectrum { bins in
             for k in 0..<(size / 2) {
@@ -200,20 +192,27 @@ public enum ModulationAnalysis {
         return ModulationLineTest(peakRatio: ratio(peak), threshold: threshold, otherLineCount: others)
     }
 
-    /// The rate in `rangeHz` whose sinusoid fits `envelope` best.
-    private static func bestRate(_ envelope: UnsafeBufferPointer<Double>, times: BlockTimes,
-                                 rangeHz: ClosedRange<Double>) -> Double {
-        // Coarse: periodogram peak, zero-padded 4× or more.
+    /// The FFT of `envelope` less its mean, times `window` if any, zero-padded 4× or more (to 1,024 at least).
+    private static func transformed(_ envelope: UnsafeBufferPointer<Double>, window: [Float]?) -> RealFFT {
         let n = envelope.count
         var size = 1024
         while size < 4 * n { size *= 2 }
         let fft = RealFFT(size: size)
         let mean = envelope.reduce(0, +) / Double(n)
         fft.withSignal { signal in
-            for i in 0..<n { signal[i] = Float(envelope[i] - mean) }
+            for i in 0..<n { signal[i] = Float((envelope[i] - mean) * Double(window?[i] ?? 1)) }
             signal.baseAddress!.advanced(by: n).update(repeating: 0, count: size - n)
         }
         fft.forward()
+        return fft
+    }
+
+    /// The rate in `rangeHz` whose sinusoid fits `envelope` best.
+    private static func bestRate(_ envelope: UnsafeBufferPointer<Double>, times: BlockTimes,
+                                 rangeHz: ClosedRange<Double>) -> Double {
+        // Coarse: periodogram peak, zero-padded 4× or more.
+        let fft = transformed(envelope, window: nil)
+        let size = fft.size
         let envelopeRate = times.sampleRate / Double(times.blockFrames)
         let binHz = envelopeRate / Double(size)
         let lowBin = max(1, Int((rangeHz.lowerBound / binHz).rounded(.up)))
