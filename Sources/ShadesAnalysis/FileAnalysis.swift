@@ -20,11 +20,14 @@ public struct AnalysisOptions: Sendable {
     public var calibration: SPLCalibration?
     /// Listening time in seconds, for a daily noise dose.
     public var listeningSeconds: Double?
+    /// Measure the loop seam even when the file's comment does not say it is a loop (`loop=true`).
+    public var loop = false
     /// Frames read per block.
     package var blockFrames = 65_536
 
     public init(expectedColour: NoiseColour? = nil, referencePath: String? = nil, notch: OctaveBand? = nil,
-                calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) {
+                calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil, loop: Bool = false) {
+        self.loop = loop
         self.expectedColour = expectedColour
         self.referencePath = referencePath
         self.notch = notch
@@ -64,19 +67,25 @@ public struct FileAnalysisReport: Encodable, Sendable {
     public let loudness: LoudnessReport
     /// Third-octave bands and slope of the channels' average spectrum (nil for a silent file).
     public let spectrum: SpectrumReport?
-    /// The loop seam of each channel.
+    /// Whether the file is a loop: its comment says `loop=true` (a Shades render or catalogue asset), or
+    /// the analysis was told so (``AnalysisOptions/loop``).
+    public let isLoop: Bool
+    /// The loop seam of each channel; empty unless ``isLoop`` (a file that is not a loop has no seam).
     public let seams: [SeamReport]
     /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
     public let tone: ToneEstimate?
     /// The same for every channel, from its first ``ToneAnalysis/maximumSeconds`` (a sound per ear: a tone in
     /// one, noise in the other; binaural beats: a tone in each).
     public let channelTones: [ToneEstimate?]
-    /// Envelope modulation of channel 0 when there is some (depth ≥ 2 %), else nil.
+    /// Envelope modulation of channel 0 when there is some: depth ≥ 2 %, significant and sinusoidal
+    /// (``ModulationLineTest``: not an envelope's random fluctuation, nor music's rhythm), else nil.
     public let modulation: ModulationReport?
     /// A-weighted LAeq and LAFmax, with SPL and noise dose when calibrated.
     public let ambient: AmbientReport
     /// Notch check of channel 0 against the reference, when one was given.
     public let notch: NotchCheckReport?
+    /// The reference's own sample rate, Hz, when one was given (resampled to ``sampleRate`` if it differs).
+    public let referenceSampleRate: Double?
 }
 
 /// A finished analysis: the report and what plots need.
@@ -95,33 +104,34 @@ public struct FileAnalysis: Sendable {
     /// Reads `path` once, block by block (memory stays bounded for any length), and measures it.
     public static func analyze(path: String, options: AnalysisOptions = AnalysisOptions()) throws(ShadesError) -> FileAnalysis {
         let input = try AudioFileInput(path: path)
-        let reference: AudioFileInput?
+        // The reference at the file's rate: resampled (libsamplerate, best quality) when its own differs.
+        let reference: AudioFileSource?
         if let referencePath = options.referencePath {
-            do throws(ShadesError) { reference = try AudioFileInput(path: referencePath) } catch {
-                throw .input("reference: " + error.description)
-            }
-            guard reference!.sampleRate == input.sampleRate else {
-                throw .input("reference \(referencePath) has \(reference!.sampleRate) Hz, \(path) has \(input.sampleRate) Hz (allowed: the same rate)")
-            }
+            do throws(ShadesError) {
+                reference = try AudioFileSource(path: referencePath, sampleRate: Double(input.sampleRate),
+                                                blockFrames: options.blockFrames)
+            } catch { throw .input("reference: " + error.description) }
         } else {
             reference = nil
         }
         let rate = Double(input.sampleRate)
         let channels = input.channelCount
         let state = try AnalysisState(input: input, options: options)
+        state.referenceSampleRate = reference?.inputSampleRate
 
         let block = AudioBuffer(channelCount: channels, frameCapacity: options.blockFrames, zeroed: false)
         let referenceBlock = reference.map { AudioBuffer(channelCount: $0.channelCount, frameCapacity: options.blockFrames, zeroed: false) }
+        var referenceRendered = 0
         while true {
             let frames: Int = try block.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
             if frames == 0 { break }
             var referenceFrames = 0
             if let reference, let referenceBlock {
-                do throws(ShadesError) {
-                    referenceFrames = try referenceBlock.withBlock(frames: 0..<frames) { (b: AudioBlock) throws(ShadesError) in
-                        try reference.read(into: b)
-                    }
-                } catch { throw .input("reference: " + error.description) }
+                referenceBlock.withBlock(frames: 0..<frames) { reference.render(into: $0) }
+                if let failure = reference.failure { throw .input("reference: " + failure.description) }
+                // Past its end the source renders silence: only the frames it has count.
+                referenceFrames = max(0, min(frames, (reference.frameCount ?? .max) - referenceRendered))
+                referenceRendered += frames
             }
             try state.add(block: block, frames: frames, reference: referenceBlock, referenceFrames: referenceFrames)
         }
@@ -150,6 +160,7 @@ final class AnalysisState: @unchecked Sendable {
     var channelHeads: [[Float]] = []
     let channelHeadCapacity: Int
     var loudnessError: ShadesError?
+    var referenceSampleRate: Double?
 
     init(input: AudioFileInput, options: AnalysisOptions) throws(ShadesError) {
         self.options = options
@@ -167,13 +178,13 @@ final class AnalysisState: @unchecked Sendable {
             truePeaks = Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: channels)
             if options.referencePath != nil {
                 // Segments long enough to resolve the notch's edges (a 65,536-sample segment blurs a 500 Hz
-                // notch's edges to −90 dB): about 2,000 periods of the lower edge, up to 2^20 samples.
-                var segment: Int?
-                if let band = options.notch {
-                    let wanted = 2_000 * sampleRate / band.lowerEdgeHz
-                    segment = max(SpectrumAccumulator.segmentLength(sampleRate: sampleRate),
+                // notch's edges to −90 dB): about 2,000 periods of the lower edge, and at least a second
+                // (bins under 1 Hz: a shorter segment smears a steep edge over its neighbours, and the
+                // smeared power reads as output noise where the edge is), up to 2^20 samples.
+                let rate = Double(input.sampleRate)
+                let wanted = max(rate, options.notch.map { 2_000 * rate / $0.lowerEdgeHz } ?? 0)
+                let segment = max(SpectrumAccumulator.segmentLength(sampleRate: rate),
                                   min(1 << 20, 1 << Int(log2(wanted).rounded(.up))))
-                }
                 notch = try NotchCheckAccumulator(sampleRate: sampleRate, band: options.notch, segmentLength: segment)
             }
         } catch { throw .input("cannot analyse \(input.path): \(error.description)") }
@@ -241,8 +252,9 @@ final class AnalysisState: @unchecked Sendable {
         if options.expectedColour != nil && spectrumReport == nil {
             throw .runtime("\(path) \(spectrumProblem): there is nothing to compare with the expected colour")
         }
+        let isLoop = options.loop || (input.comment?.split(separator: " ").contains("loop=true") ?? false)
         var seamReports: [SeamReport] = []
-        for s in seams {
+        for s in seams where isLoop {
             do throws(ShadesError) { seamReports.append(try s.result()) } catch {
                 throw .runtime("cannot check the loop seam of \(path): \(error.description)")
             }
@@ -262,7 +274,7 @@ final class AnalysisState: @unchecked Sendable {
                 }
                 if samples.count >= Int(rate),
                    let estimate = try? ModulationAnalysis.estimate(samples, sampleRate: rate, carrierBandHz: carrierBand),
-                   estimate.depth >= FileAnalysis.modulationThreshold {
+                   estimate.depth >= FileAnalysis.modulationThreshold, estimate.isSignificant {
                     modulation = ModulationReport(rateHz: estimate.rateHz, depth: estimate.depth, phaseRadians: estimate.phase,
                                                   analysedSeconds: Double(samples.count) / rate)
                 }
@@ -284,8 +296,9 @@ final class AnalysisState: @unchecked Sendable {
             file: path, container: input.containerName, sampleRate: rate, channels: channels, frames: input.framesRead,
             durationSeconds: Double(input.framesRead) / rate, comment: input.comment, lengthWarning: input.lengthWarning,
             levels: levelReport,
-            loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, channelTones: channelTones, modulation: modulation,
-            ambient: ambientReport, notch: notchReport)
+            loudness: loudnessReport, spectrum: spectrumReport, isLoop: isLoop, seams: seamReports, tone: tone,
+            channelTones: channelTones, modulation: modulation, ambient: ambientReport, notch: notchReport,
+            referenceSampleRate: referenceSampleRate)
         return FileAnalysis(report: report, spectrum: spectrum)
     }
 }

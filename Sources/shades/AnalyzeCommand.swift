@@ -18,7 +18,12 @@ struct AnalyzeCommand: ParsableCommand {
         discussion: """
             Reads any file libsndfile reads, block by block (a 2-hour file is fine), and prints a table \
             (--json for machines). Tone and modulation are reported when present (THD+N below -20 dB; \
-            depth of at least 2 %), measured on the first 3 minutes of the first channel. \
+            depth of at least 2 %, the envelope's line significant at a 0.1 % false-alarm rate and no other \
+            line beside it, as music's rhythm has), measured on the first 3 minutes of the first channel. \
+            The loop seam is checked for loops (comment loop=true, or --loop); a noise colour is named for \
+            noise-like spectra only. With --reference the notch check compares the files where the \
+            reference has content: at least 60 dB above the output's own noise (a reference at another \
+            rate is resampled with libsamplerate). \
             Examples:
               shades analyze pink.wav --colour pink --plot pink.svg
               shades analyze out.wav --reference song.wav --notch 6kHz --plot notch.svg
@@ -46,6 +51,9 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Notch width in octaves (with --notch).")
     var width: Double = 1
 
+    @Flag(help: "Check the loop seam: the file is a loop (files whose comment says loop=true are checked anyway).")
+    var loop = false
+
     @Option(help: "Calibration for ambient levels in dB SPL, e.g. 94dB@-20dBFS.")
     var calibration: String?
 
@@ -69,6 +77,7 @@ struct AnalyzeCommand: ParsableCommand {
                               allowed: AllowedValues(note: "--notch together with --reference INPUT"))
         }
         options.referencePath = reference
+        options.loop = loop
         if let notch {
             options.notch = try OctaveBand(centreHz: try ValueParsing.hertz(notch, parameter: .bandCentre), widthOctaves: width)
         }
@@ -100,8 +109,10 @@ struct AnalyzeCommand: ParsableCommand {
         let name = report.file.lastPathComponent
         let svg: String
         if let notch = report.notch {
-            svg = SpectrumPlot.transferFunction(frequenciesHz: notch.curve.map(\.frequencyHz), magnitudeDB: notch.curve.map(\.levelDB),
-                                                notchFromHz: notch.band.lowerEdgeHz, toHz: notch.band.upperEdgeHz,
+            // Bands where the reference has no content above the output's noise are gaps, not levels.
+            svg = SpectrumPlot.transferFunction(frequenciesHz: notch.curve.map(\.frequencyHz),
+                                                magnitudeDB: notch.curve.map { $0.compared ? $0.levelDB : .nan },
+                                                notchFromHz: notch.band?.lowerEdgeHz, toHz: notch.band?.upperEdgeHz,
                                                 title: "Notch check: \(name) against \(reference.map(\.lastPathComponent) ?? "reference")").svg()
         } else if let spectrum = analysis.spectrum {
             let ideal = report.spectrum.map { NoiseColour.pink.slopeDecibelsPerOctave * ($0.expectedBeta ?? $0.estimatedBeta) }

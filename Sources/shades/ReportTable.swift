@@ -26,7 +26,8 @@ enum ReportTable {
         let l = r.loudness
         row("loudness", "integrated \(db(l.integratedLUFS, 1)) LUFS   range \(db(l.loudnessRangeLU, 1)) LU   true peak \(db(l.truePeakDBTP)) dBTP   sample peak \(db(l.samplePeakDBFS)) dBFS")
         if let s = r.spectrum {
-            var text = "slope \(String(format: "%.3f", s.slopeDecibelsPerOctave)) dB/oct (β \(String(format: "%.3f", s.estimatedBeta)), nearest \(s.nearestColourName))"
+            let colour = s.nearestColourName.map { "nearest \($0)" } ?? "not noise-like: flatness \(String(format: "%.2f", s.colourFlatness)), no colour"
+            var text = "slope \(String(format: "%.3f", s.slopeDecibelsPerOctave)) dB/oct (β \(String(format: "%.3f", s.estimatedBeta)), \(colour))"
             text += "   largest band deviation from the fit \(String(format: "%.2f", s.largestFitDeviationDB)) dB"
             if let ideal = s.largestIdealDeviationDB, let beta = s.expectedBeta {
                 text += ", from β \(String(format: "%g", beta)) \(String(format: "%.2f", ideal)) dB"
@@ -57,6 +58,7 @@ enum ReportTable {
         if let m = r.modulation {
             row("modulation", "\(String(format: "%.4f", m.rateHz)) Hz   depth \(String(format: "%.1f", m.depth * 100)) %   (first \(String(format: "%.0f", m.analysedSeconds)) s of channel 1)")
         }
+        // The seam is a finding only for a loop (its comment says loop=true, or --loop).
         for (i, s) in r.seams.enumerated() {
             row(i == 0 ? "loop seam" : "", "channel \(i + 1): seam step at percentile \(String(format: "%.1f", s.firstDifferencePercentile)) (first difference), \(String(format: "%.1f", s.secondDifferencePercentile)) (second): \(s.isSeamless ? "seamless" : "audible jump")")
         }
@@ -70,14 +72,44 @@ enum ReportTable {
             row("", text)
         }
         if let n = r.notch {
-            row("notch", "\(hertz(n.band.lowerEdgeHz))–\(hertz(n.band.upperEdgeHz)) (\(String(format: "%g", n.band.widthOctaves)) oct at \(hertz(n.band.centreHz))\(n.bandWasDetected ? ", found" : ""))")
-            row("", "depth \(db(n.depthDB, 1)) dB at the centre   worst in band \(db(n.worstInBandDB, 1)) dB   passband ripple \(String(format: "%.3f", n.passbandRippleDB)) dB   lag \(n.lagSamples) samples")
+            if let from = r.referenceSampleRate, from != r.sampleRate {
+                row("reference", "resampled from \(formatNumber(from)) Hz to \(formatNumber(r.sampleRate)) Hz (libsamplerate, best quality)")
+            }
+            let passband = spans(n.comparedPassbandHz)
+            guard let band = n.band else {
+                row("notch", "none found (a notch: a compared band \(formatNumber(NotchCheckAccumulator.detectionDepthDB)) dB below the passband, both −3 dB edges seen)")
+                let largest = n.curve.filter(\.compared).max { abs($0.levelDB) < abs($1.levelDB) }
+                row("", "the output departs from the reference by up to \(largest.map { db(abs($0.levelDB), 3) + " dB (at " + hertz($0.frequencyHz) + ")" } ?? "-") over \(passband)   gain \(db(n.passbandGainDB)) dB   lag \(n.lagSamples) samples")
+                return lines.joined(separator: "\n")
+            }
+            row("notch", "\(hertz(band.lowerEdgeHz))–\(hertz(band.upperEdgeHz)) (\(String(format: "%g", band.widthOctaves)) oct at \(hertz(band.centreHz))\(n.bandWasDetected ? ", found" : ""))")
+            let judged = n.judgedInBandHz.isEmpty ? "no part of the band" : spans(n.judgedInBandHz)
+            row("", "compared where the reference is at least \(formatNumber(NotchCheckAccumulator.comparedMarginDB)) dB above the output's noise: \(judged); passband \(passband)")
+            var text = "depth \(n.depthDB.map { db($0, 1) + " dB" } ?? "not compared") at the centre"
+            text += "   worst in band \(n.worstInBandDB.map { db($0, 1) + " dB" } ?? "not compared")"
+            if let noise = n.inBandNoiseDB { text += " (output noise up to \(db(noise, 1)) dB)" }
+            text += "   passband ripple \(n.passbandRippleDB.map { String(format: "%.3f dB", $0) } ?? "not compared")   lag \(n.lagSamples) samples"
+            row("", text)
         }
         return lines.joined(separator: "\n")
     }
 
     static func hertz(_ f: Double) -> String {
         f >= 1000 ? String(format: "%g kHz", (f / 10).rounded() / 100) : String(format: "%g Hz", (f * 10).rounded() / 10)
+    }
+
+    /// "8.67–15.6 kHz", "20 Hz–8.01 kHz".
+    static func span(_ range: ClosedRange<Double>) -> String {
+        let (low, high) = (hertz(range.lowerBound), hertz(range.upperBound))
+        if low.hasSuffix(" kHz") && high.hasSuffix(" kHz") { return low.dropLast(4) + "–" + high }
+        return low + "–" + high
+    }
+
+    /// Up to three ranges as they are; more as their overall span and the count of gaps.
+    static func spans(_ ranges: [ClosedRange<Double>]) -> String {
+        guard let first = ranges.first, let last = ranges.last else { return "none" }
+        if ranges.count <= 3 { return ranges.map(span).joined(separator: ", ") }
+        return span(first.lowerBound...last.upperBound) + " with \(ranges.count - 1) gaps"
     }
 
     static func duration(_ seconds: Double) -> String {

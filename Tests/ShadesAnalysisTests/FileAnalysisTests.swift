@@ -70,11 +70,60 @@ import ShadesTestSupport
         #expect(abs(modulation.depth - 0.5) < 0.01)
     }
 
+    /// Rhythm is not modulation: noise in 20 ms bursts at 8 Hz, every fourth louder (2 Hz beat) and every
+    /// sixteenth louder still (0.5 Hz bar), has a strong 8 Hz envelope line but others beside it; sinusoidal
+    /// AM at 8 Hz with m = 0.3 on the same noise is found.
+    @Test func musicalRhythmIsNotReportedAsModulation() throws {
+        let rate = 48_000.0, frames = 48_000 * 30
+        let noise = try NoiseSource(colour: .pink, sampleRate: rate, layout: .mono, levelDBFS: -20, seed: 5).renderBuffer(frameCount: frames)
+        let rhythm = AudioBuffer(channelCount: 1, frameCapacity: frames), am = AudioBuffer(channelCount: 1, frameCapacity: frames)
+        noise.withChannel(0) { x in
+            rhythm.withChannel(0) { r in
+                am.withChannel(0) { a in
+                    for i in 0..<frames {
+                        let t = Double(i) / rate
+                        let pulse = Int(t * 8), since = t - Double(pulse) / 8
+                        let accent = pulse % 16 == 0 ? 2.0 : (pulse % 4 == 0 ? 1.4 : 1)
+                        r[i] = x[i] * Float(accent * exp(-since / 0.02))
+                        a[i] = x[i] * Float(1 + 0.3 * sin(2 * Double.pi * 8 * t))
+                    }
+                }
+            }
+        }
+        try FileSink.write(rhythm, sampleRate: 48_000, gains: [1], to: "\(folder)/rhythm.wav", sampleFormat: .f32, ditherKey: 1, comment: nil)
+        try FileSink.write(am, sampleRate: 48_000, gains: [1], to: "\(folder)/am8.wav", sampleFormat: .f32, ditherKey: 1, comment: nil)
+        #expect(try FileAnalysis.analyze(path: "\(folder)/rhythm.wav").report.modulation == nil)
+        let found = try #require(try FileAnalysis.analyze(path: "\(folder)/am8.wav").report.modulation)
+        #expect(abs(found.rateHz - 8) < 0.01 && abs(found.depth - 0.3) < 0.02, "\(found)")
+    }
+
     @Test func loopsAreSeamlessAndCutStreamsOfBrownAreNot() throws {
         let loop = try render(RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 10, loop: true), "loop.wav")
-        #expect(try FileAnalysis.analyze(path: loop).report.seams.allSatisfy(\.isSeamless))
+        let looped = try FileAnalysis.analyze(path: loop).report
+        #expect(looped.isLoop && looped.seams.count == 2 && looped.seams.allSatisfy(\.isSeamless))
         let cut = try render(RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 10.3, seed: 9), "cut.wav")
-        #expect(try FileAnalysis.analyze(path: cut).report.seams.contains { !$0.isSeamless })
+        #expect(try FileAnalysis.analyze(path: cut, options: AnalysisOptions(loop: true)).report.seams.contains { !$0.isSeamless })
+        // Not a loop (its comment says loop=false, and no --loop): no seam is measured or reported.
+        let plain = try FileAnalysis.analyze(path: cut).report
+        #expect(!plain.isLoop && plain.seams.isEmpty)
+        let table = try Shell.run(["analyze", cut], in: folder)
+        #expect(table.status == 0 && !table.stdout.contains("loop seam") && !table.stdout.contains("seamless"), "\(table.stdout)")
+        #expect(try Shell.run(["analyze", cut, "--loop"], in: folder).stdout.contains("audible jump"))
+    }
+
+    /// A tone has a slope but no colour: only a noise-like spectrum (flatness about its power law at least
+    /// 0.9) is classed; a minute of pink noise reads above 0.99.
+    @Test func onlyNoiseLikeSpectraGetAColour() throws {
+        let tone = try render(RenderRequest(sound: .tone(frequencyHz: 1_000), durationSeconds: 5, layout: .mono), "tone1k.wav")
+        let toneSpectrum = try #require(try FileAnalysis.analyze(path: tone).report.spectrum)
+        #expect(toneSpectrum.nearestColourName == nil && toneSpectrum.colourFlatness < 0.1, "\(toneSpectrum.colourFlatness)")
+        let table = try Shell.run(["analyze", tone], in: folder)
+        #expect(!table.stdout.contains("nearest") && table.stdout.contains("not noise-like"), "\(table.stdout)")
+        for colour in [NoiseColour.white, .pink, .brown] {
+            let path = try render(RenderRequest(sound: .noise(colour: colour, distribution: .gaussian), durationSeconds: 10, layout: .mono), "c\(colour.beta).wav")
+            let spectrum = try #require(try FileAnalysis.analyze(path: path).report.spectrum)
+            #expect(spectrum.colourFlatness > 0.99 && spectrum.nearestColourName != nil, "β \(colour.beta): \(spectrum.colourFlatness)")
+        }
     }
 
     /// A notch made by a reference method: zero the FFT bins of one octave at 4 kHz over the whole file.
@@ -99,10 +148,41 @@ import ShadesTestSupport
         try FileSink.write(output, sampleRate: 48_000, gains: [1], to: "\(folder)/out.wav", sampleFormat: format.sampleFormat, ditherKey: 1, comment: nil)
         let report = try #require(try FileAnalysis.analyze(path: "\(folder)/out.wav", options: AnalysisOptions(
             referencePath: "\(folder)/in.wav", notch: try OctaveBand(centreHz: 4000, widthOctaves: 1))).report.notch)
-        #expect(report.depthDB < -100)
-        #expect(report.worstInBandDB < -100)
-        #expect(report.passbandRippleDB < 0.05)
+        #expect((report.depthDB ?? .nan) < -100)
+        #expect((report.worstInBandDB ?? .nan) < -100)
+        #expect((report.passbandRippleDB ?? .nan) < 0.05)
         #expect(report.lagSamples == 0)
+    }
+
+    /// A reference at another rate is resampled (libsamplerate) to the output's before the check: white
+    /// noise at 22,050 Hz, resampled to 44,100 Hz and notched at 3 kHz. Above the reference's Nyquist
+    /// (less the resampler's transition) nothing is compared.
+    @Test func notchCheckResamplesAReferenceAtAnotherRate() throws {
+        let input = try NoiseSource(colour: .white, sampleRate: 22_050, layout: .mono, levelDBFS: -20).renderBuffer(frameCount: 22_050 * 10)
+        let resampled = try Resampler.convert(input, from: 22_050, to: 44_100)
+        let frames = resampled.frameCapacity
+        let fft = RealFFT(size: frames)
+        fft.withSignal { s in resampled.withChannel(0) { _ = s.update(fromContentsOf: $0) } }
+        fft.forward()
+        let band = try OctaveBand(centreHz: 3_000, widthOctaves: 1)
+        fft.withSpectrum { bins in
+            for k in 0..<fft.binCount where (band.lowerEdgeHz...band.upperEdgeHz).contains(Double(k) * 44_100 / Double(frames)) {
+                bins[2 * k] = 0; bins[2 * k + 1] = 0
+            }
+        }
+        fft.inverse()
+        let output = AudioBuffer(channelCount: 1, frameCapacity: frames)
+        output.withChannel(0) { o in fft.withSignal { s in for i in 0..<frames { o[i] = s[i] / Float(frames) } } }
+        try FileSink.write(input, sampleRate: 22_050, gains: [1], to: "\(folder)/in22.wav", sampleFormat: .f32, ditherKey: 1, comment: nil)
+        try FileSink.write(output, sampleRate: 44_100, gains: [1], to: "\(folder)/out44.wav", sampleFormat: .f32, ditherKey: 1, comment: nil)
+        let analysis = try FileAnalysis.analyze(path: "\(folder)/out44.wav", options: AnalysisOptions(referencePath: "\(folder)/in22.wav", notch: band))
+        #expect(analysis.report.referenceSampleRate == 22_050)
+        let report = try #require(analysis.report.notch)
+        #expect((report.worstInBandDB ?? .nan) <= -85 && (report.passbandRippleDB ?? .nan) <= 0.01,
+                "worst \(String(describing: report.worstInBandDB)), ripple \(String(describing: report.passbandRippleDB))")
+        #expect(report.lagSamples == 0)
+        let top = try #require(report.comparedPassbandHz.last?.upperBound)
+        #expect(top > 10_000 && top < 11_025, "compared up to \(top) Hz")
     }
 
     @Test func ambientLevelCalibrationAndDose() throws {

@@ -28,6 +28,24 @@ import ShadesTestSupport
         #expect(result.stdout.contains("wrote"))
     }
 
+    /// A level the format cannot carry is refused in one line naming the lowest it carries, and no file is
+    /// written; f32 carries it. What render prints is the written file's level, read back.
+    @Test func levelsBelowTheFormatAreRefusedAndThePrintedLevelIsTheFile() throws {
+        let refused = try Shell.run(["render", "pink", "--level", "-150", "--duration", "1s", "-o", "quiet.wav"], in: folder)
+        #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--level -150 dBFS") && refused.stderr.contains("at least -69.9 dBFS"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/quiet.wav"))
+        let tone = try Shell.run(["render", "tone", "--frequency", "1kHz", "--level", "-100", "--duration", "1s", "-o", "t.wav"], in: folder)
+        #expect(tone.status == 2 && tone.stderr.contains("at least -69.9 dBFS"))
+        let float = try Shell.run(["render", "pink", "--level", "-150", "--duration", "1s", "--format", "f32", "-o", "quiet.wav"], in: folder)
+        #expect(float.status == 0 && float.stdout.contains("RMS -150.0 dBFS"), "\(float.stdout)")
+        // At the lowest s16 level the written RMS is within 0.01 dB of it; a pulsed tone's file RMS is its own.
+        let lowest = try Shell.run(["render", "tone", "--frequency", "1kHz", "--level", "-69.9", "--duration", "1s", "-o", "low.wav"], in: folder)
+        #expect(lowest.stdout.contains("RMS -69.89 dBFS") || lowest.stdout.contains("RMS -69.9 dBFS"), "\(lowest.stdout)")
+        let pulsed = try Shell.run(["render", "tone", "--frequency", "1kHz", "--pulse", "200ms/200ms", "--duration", "2s", "-o", "p.wav"], in: folder)
+        #expect(pulsed.stdout.contains("file RMS -23.") && pulsed.stdout.contains("(sustained sound -20.0 dBFS)"), "\(pulsed.stdout)")
+    }
+
     @Test func sameCommandTwiceGivesTheSameBytes() throws {
         for name in ["one.wav", "two.wav"] {
             _ = try Shell.run(["render", "pink", "--duration", "2s", "--seed", "7", "-o", name], in: folder)

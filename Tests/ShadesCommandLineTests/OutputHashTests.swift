@@ -39,7 +39,9 @@ import ShadesTestSupport
         ("notch song.wav --frequency 4kHz --width 0.5 --edge-boost 20dB --rate 48000 --format f32 -o out.wav",
          "out.wav", "c3ab926b740025f1f43217674a30a4cbef3a308db44071be59ce1c18a22fb4da"),
         ("stimuli pitch-match -o pitch", "pitch", "56c53fbea01e98cec6d7c78ba849e2b425257382efe6c5bf1c198ed6a59b7871"),
-        ("stimuli audiometry --ear both -o audiometry", "audiometry", "b2033a6174a756f47c9cc8bdfaf140a6905d5b17465bb922e975a800a3acf6d3"),
+        // Audiometry and the catalogues recorded anew when comments took numbers for people (12 significant
+        // digits: `duration=1s`, not `duration=1.0000000000000002s`): every file's samples are unchanged.
+        ("stimuli audiometry --ear both -o audiometry", "audiometry", "1b7f9e9727be70112717acd680553dfa173ab158be4e270af962febb9828466d"),
         // The manifest holds every asset's SHA-256 (and the resolved recipes, loudness and true peaks) and the
         // presets folder. Recorded anew with manifest schema 2 (the recipe is the asset's Sound; notched assets
         // are 24-bit); every noise, tone and AM asset's hash in it is unchanged. Before that: and the
@@ -47,18 +49,20 @@ import ShadesTestSupport
         // the repository is (the hashes recorded with an absolute path held only in one checkout).
         // Recorded anew when the default presets gained velvet noise, fractal tones, binaural beats, an
         // isochronic tone and a sound per ear (issue 24): every earlier asset's hash in them is unchanged (the
-        // old presets still give 01a74388… and 28678835…, the hashes recorded before).
-        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "ab127a09ec05323335ecdfed68dbfc1056ce65e9a0cab8fdb6f00903a24b97e4"),
+        // old presets still give 01a74388… and 28678835…, the hashes recorded before). Recorded anew again when
+        // comments took numbers for people (issue 23): the assets' samples are unchanged.
+        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "02eb167ab39e826896396ddb70aa6ea4f73a6ec5b20cd4c5ca474561c3fb7309"),
         ("catalogue build presets -o personal --tinnitus-frequency 6kHz",
-         "personal/manifest.json", "05aeaec89feeb687c61b0969670a2b5084bfadb39842316a0ff745bf9cbb4017"),
-        // The generative sounds (issue 24).
+         "personal/manifest.json", "7aeea1ae20e0026ea4758f421ba6c95920a2eb4a5ce26eb3e11560fe88867df9"),
+        // The generative sounds (issue 24); the fractal's comment gives its frequencies to 12 significant
+        // digits since issue 23 (its samples unchanged).
         ("render binaural --carrier 200Hz --beat 10Hz --duration 3s -o binaural.wav",
          "binaural.wav", "1689178d6e68665cf96baee2a4fc91ab59596e58011cb55f16e9e63d56da4d8f"),
         ("render isochronic --frequency 200Hz --beat 10Hz --duty 0.5 --ramp 5ms --duration 3s -o isochronic.wav",
          "isochronic.wav", "308204126d4b1e61ab2efe3f737c836e58e7d26c3e56f66e3f621a93ea5c7ec8"),
         ("render velvet --density 2000 --duration 3s -o velvet.wav", "velvet.wav", "ae52afb40decc51a2e47721a58439531741b654d67a79f9bf878c64cd724f020"),
         ("render fractal --scale pentatonic --tempo 80 --seed 4 --duration 10s -o fractal.wav",
-         "fractal.wav", "9200bc109a315dc46fb5d997d9a67b96b7b6a444c56733212a34b86ef5c7b6a6"),
+         "fractal.wav", "fe14664d009c496c52a5bd903e28f7b83416cf47fd97bb37eeebb1a3cb046a55"),
     ]
 
     /// SHA-256 of a file, or of a folder's files concatenated in name order.

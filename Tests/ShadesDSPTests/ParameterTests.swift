@@ -158,4 +158,14 @@ import ShadesDSP
         let ramp = caught { _ = try PulsedSource(source: c, onSeconds: 0.2, rampSeconds: 0.12) }
         #expect(ramp?.problem == .other("is longer than half the 200 ms pulse") && ramp?.value == .number(0.12, .seconds))
     }
+
+    /// Numbers in comments and reports are for people: no binary rounding residue.
+    @Test func numbersAreFormattedForPeople() {
+        #expect(formatNumber(1.0000000000000002) == "1")
+        #expect(formatNumber(0.1 + 0.2) == "0.3")
+        #expect(formatNumber(44_100) == "44100" && formatNumber(-20) == "-20" && formatNumber(0) == "0")
+        #expect(formatNumber(12.5) == "12.5" && formatNumber(0.0251) == "0.0251" && formatNumber(-96.33) == "-96.33")
+        #expect(formatNumber(6_000.123456789) == "6000.12345679")
+        #expect(formatNumber(1e-9) == "1e-09" && formatNumber(3e20) == "3e+20")
+    }
 }

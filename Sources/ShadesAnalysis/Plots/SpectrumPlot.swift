@@ -52,7 +52,7 @@ package enum SpectrumPlot {
 
     /// A filter's magnitude response in dB with the notch band `notchFromHz`…`toHz` shaded. Long curves are
     /// thinned to the lowest and highest point per log-spaced slot, so the notch depth survives.
-    package static func transferFunction(frequenciesHz: [Double], magnitudeDB: [Double], notchFromHz: Double, toHz: Double,
+    package static func transferFunction(frequenciesHz: [Double], magnitudeDB: [Double], notchFromHz: Double?, toHz: Double?,
                                         title: String) -> LinePlot {
         let frequencies = frequenciesHz.filter { $0 > 0 && $0.isFinite }
         let low = max(frequencies.min() ?? lowestHz, lowestHz)
@@ -62,7 +62,7 @@ package enum SpectrumPlot {
                         xAxis: PlotAxis(label: "Frequency (Hz)", range: low...high, logarithmic: true),
                         yAxis: PlotAxis(label: "Gain (dB)"),
                         series: [PlotSeries(name: "Magnitude", points: points)],
-                        bands: [(from: notchFromHz, to: toHz, label: "Notch " + frequencySpan(notchFromHz, toHz))])
+                        bands: notchFromHz.flatMap { from in toHz.map { [(from: from, to: $0, label: "Notch " + frequencySpan(from, $0))] } } ?? [])
     }
 
     /// Mean power of the bins in each of `count` log-spaced slots over [lowerHz, upperHz], in dB, at the

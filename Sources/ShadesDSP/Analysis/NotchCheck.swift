@@ -5,27 +5,50 @@ import ShadesPlatform
 /// Transfer levels are 10·log10(S_yy/S_xx) (|H| from the power ratio, see ``NotchCheckAccumulator``),
 /// in 1/48-octave bands (ratio of the bands' summed powers, at least the nearest bin), relative to the
 /// passband gain and floored at −300 dB.
+///
+/// The two signals are compared only where the reference has content above the output's own noise: a
+/// band is compared when the reference's power in it, at the passband gain, is at least
+/// ``NotchCheckAccumulator/comparedMarginDB`` (60 dB) above the output's noise there, the output's power
+/// not coherent with the reference (Σ S_yy − |S_xy|²/S_xx per bin). Where the reference is empty (above a
+/// lossy codec's low-pass, below a resampler's stop band) the output holds only its own noise, and a
+/// ratio of two noises is no transfer function: such bands are left out of the gain, the ripple, the
+/// depth and the search for a notch, and drawn as gaps.
 public struct NotchCheckReport: Sendable, Encodable, Equatable {
-    /// The notch checked: as given, or found from the transfer curve (see ``bandWasDetected``).
-    public let band: OctaveBand
-    /// True if no band was given and it was found from the curve: the deepest point of the curve between
-    /// 20 Hz and 0.9 × Nyquist, and the −3 dB crossings either side of it as edges.
+    /// The notch checked: as given, or found from the transfer curve (see ``bandWasDetected``); nil when
+    /// none was given and the curve has none.
+    public let band: OctaveBand?
+    /// True if no band was given and it was found from the curve: the deepest compared point between
+    /// 20 Hz and 0.9 × Nyquist, at least ``NotchCheckAccumulator/detectionDepthDB`` below the passband,
+    /// and the −3 dB crossings either side of it as edges, both seen in compared bands.
     public let bandWasDetected: Bool
-    /// Mean level (dB) of the passband points of the curve (from 20 Hz to 0.9 × Nyquist, outside the notch
-    /// and 1/12 octave around each edge): the output's gain. Every other level is relative to it.
+    /// Mean level (dB) of the compared passband points of the curve (from 20 Hz to 0.9 × Nyquist, outside
+    /// the notch and 1/12 octave around each edge): the output's gain. Every other level is relative to it.
     public let passbandGainDB: Double
-    /// Level of the 1/48-octave band centred on the notch centre, in dB (negative: attenuation).
-    public let depthDB: Double
+    /// Level of the 1/48-octave band centred on the notch centre, in dB (negative: attenuation): all the
+    /// output's power there, its noise included; nil when that band is not compared or there is no notch.
+    public let depthDB: Double?
     /// The same band measured with the cross-spectral estimate |S_xy|/S_xx (20·log10, relative to the
     /// passband gain), for comparison: it reads below ``depthDB`` when the output carries noise
     /// uncorrelated with the reference, and is biased by a lag between the signals.
-    package let crossSpectralDepthDB: Double
-    /// The highest level (least attenuation) among 1/48-octave bands wholly inside the notch less its outer
-    /// 1/24 octave at each edge, in dB (the centre band if no band fits).
-    public let worstInBandDB: Double
-    /// Largest |level| of 1/48-octave bands wholly between 20 Hz and 0.9 × Nyquist, outside the notch and
-    /// 1/12 octave around each edge, in dB.
-    public let passbandRippleDB: Double
+    package let crossSpectralDepthDB: Double?
+    /// The highest level (least attenuation) of the reference's content through the notch, among compared
+    /// 1/48-octave bands wholly inside the notch less its outer 1/24 octave at each edge, in dB: the
+    /// output's power coherent with the reference over the reference's power (Σ|S_xy|²/S_xx / ΣS_xx), so
+    /// the output's own noise (reported apart as ``inBandNoiseDB``) does not hide the filter's depth. An
+    /// upper bound: averaging K segments leaves 1/K of the noise in the coherent power (at the 60 dB
+    /// margin and 800 segments, 10 minutes at 44.1 kHz, it reads no lower than about −89 dB). Nil when no
+    /// band of the notch is compared.
+    public let worstInBandDB: Double?
+    /// The highest level of the output's own noise (its power not coherent with the reference) over the
+    /// reference's power, among the same bands, in dB: how far the output's noise floor fills the notch.
+    public let inBandNoiseDB: Double?
+    /// Largest |level| of compared 1/48-octave bands wholly between 20 Hz and 0.9 × Nyquist, outside the
+    /// notch and 1/12 octave around each edge, in dB; nil when none is compared.
+    public let passbandRippleDB: Double?
+    /// The parts of the notch (less its outer 1/24 octave at each edge) whose bands were compared, in Hz.
+    public let judgedInBandHz: [ClosedRange<Double>]
+    /// The parts of the passband whose bands were compared, in Hz.
+    public let comparedPassbandHz: [ClosedRange<Double>]
     /// Lag of the output behind the reference, in whole samples (positive: the output is later), from the
     /// peak of |cross-correlation| over the first ``NotchCheckAccumulator/lagSearchSeconds``.
     package let lagSamples: Int
@@ -36,11 +59,13 @@ public struct NotchCheckReport: Sendable, Encodable, Equatable {
     package let curve: [Point]
 
     /// One point of the transfer curve.
-    package struct Point: Sendable, Encodable, Equatable {
+    package struct Point: Sendable, Codable, Equatable {
         /// Hz.
         package let frequencyHz: Double
         /// dB relative to the passband gain.
         package let levelDB: Double
+        /// Whether the band is compared (the reference has content there); a plot leaves the others out.
+        package let compared: Bool
     }
 }
 
@@ -170,10 +195,15 @@ package struct NotchCheckAccumulator: Sendable {
         }
     }
 
+    /// Margin of the reference's power (at the passband gain) over the output's noise for a band to be
+    /// compared, dB: the output's noise then moves a level by under 10·log10(1 + 10⁻⁶) ≈ 4·10⁻⁶ dB.
+    package static let comparedMarginDB = 60.0
+    /// Least depth below the passband of a notch found without being given, dB.
+    package static let detectionDepthDB = 20.0
+
     /// The notch report for everything added so far.
     ///
-    /// Throws for fewer than ``minimumFrameCount`` aligned frames, a silent reference or a silent output,
-    /// or a band that cannot be found (no point of the curve 3 dB below the passband).
+    /// Throws for fewer than ``minimumFrameCount`` aligned frames, a silent reference or a silent output.
     package func result() throws(ShadesError) -> NotchCheckReport {
         try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: .signal)
         var state = self
@@ -199,44 +229,88 @@ package struct NotchCheckAccumulator: Sendable {
         let nyquist = sampleRate / 2
         let top = 0.9 * nyquist
         let halfBand = pow(2, 1.0 / 96)
-        let notch: OctaveBand
-        if let band { notch = band } else { notch = try grid.detectBand(from: 20, to: top) }
-
-        // Passband: bands wholly in [20 Hz, lower·2^(−1/12)] ∪ [upper·2^(1/12), 0.9·Nyquist].
-        let passLow = notch.lowerEdgeHz * pow(2, -1.0 / 12), passHigh = notch.upperEdgeHz * pow(2, 1.0 / 12)
         let gridStep = pow(2, 1.0 / 48)
-        var passLevels: [Double] = []
-        var f = 20 * halfBand
-        while f * halfBand <= top {
-            if f * halfBand <= passLow || f / halfBand >= passHigh { passLevels.append(grid.levelDB(centredOn: f)) }
-            f *= gridStep
-        }
-        let gain = passLevels.isEmpty ? 0 : passLevels.reduce(0, +) / Double(passLevels.count)
-        let ripple = passLevels.map { abs($0 - gain) }.max() ?? 0
+        let margin = Decibels.power(Self.comparedMarginDB)
 
-        let depth = grid.levelDB(centredOn: notch.centreHz) - gain
-        let crossDepth = grid.crossLevelDB(centredOn: notch.centreHz) - gain
-        let innerLow = notch.lowerEdgeHz * pow(2, 1.0 / 24), innerHigh = notch.upperEdgeHz * pow(2, -1.0 / 24)
-        var worst = depth
-        f = innerLow * halfBand
-        while f * halfBand <= innerHigh * (1 + 1e-12) {
-            worst = max(worst, grid.levelDB(centredOn: f) - gain)
-            f *= gridStep
+        // Every 1/48-octave band wholly in [20 Hz, 0.9·Nyquist], with its sums.
+        var bands: [(f: Double, sums: TransferGrid.Sums)] = []
+        var f = 20 * halfBand
+        while f * halfBand <= top { bands.append((f, grid.sums(centredOn: f))); f *= gridStep }
+        // The passband gain: first over bands whose output is coherent with the reference 60 dB above its
+        // noise (the output's level is then the reference's at the gain), then the bands it compares.
+        func passband(_ notch: OctaveBand?, _ f: Double) -> Bool {
+            guard let notch else { return true }
+            return f * halfBand <= notch.lowerEdgeHz * pow(2, -1.0 / 12) || f / halfBand >= notch.upperEdgeHz * pow(2, 1.0 / 12)
+        }
+        func meanLevel(_ notch: OctaveBand?, where use: (TransferGrid.Sums) -> Bool) -> Double? {
+            let levels = bands.filter { passband(notch, $0.f) && use($0.sums) }.map { $0.sums.levelDB }
+            return levels.isEmpty ? nil : levels.reduce(0, +) / Double(levels.count)
+        }
+        let coherentGain = meanLevel(band) { $0.y >= margin * $0.noise } ?? 0
+        func compared(_ s: TransferGrid.Sums, gainDB: Double) -> Bool { s.x * Decibels.power(gainDB) >= margin * s.noise }
+
+        let notch: OctaveBand?
+        if let band { notch = band } else {
+            notch = try TransferGrid.detectBand(bands.map { ($0.f, $0.sums.levelDB - coherentGain, compared($0.sums, gainDB: coherentGain)) },
+                                                depthDB: Self.detectionDepthDB)
+        }
+        // Without a notch the compared bands may still hold an attenuation (a low-pass): the gain is then
+        // the coherent bands' alone.
+        let gain = notch == nil ? coherentGain : meanLevel(notch) { compared($0, gainDB: coherentGain) } ?? coherentGain
+        let passLevels = bands.filter { passband(notch, $0.f) && compared($0.sums, gainDB: gain) }
+        let ripple = passLevels.map { abs($0.sums.levelDB - gain) }.max()
+        let comparedPassband = Self.ranges(passLevels.map(\.f), step: gridStep)
+
+        var depth: Double?, crossDepth: Double?, worst: Double?, noise: Double?
+        var judged: [Double] = []
+        if let notch {
+            let centre = grid.sums(centredOn: notch.centreHz)
+            if compared(centre, gainDB: gain) {
+                depth = max(TransferGrid.floorDB, centre.levelDB - gain)
+                crossDepth = max(TransferGrid.floorDB, grid.crossLevelDB(centredOn: notch.centreHz) - gain)
+            }
+            let innerLow = notch.lowerEdgeHz * pow(2, 1.0 / 24), innerHigh = notch.upperEdgeHz * pow(2, -1.0 / 24)
+            var inside: [(f: Double, sums: TransferGrid.Sums)] = []
+            f = innerLow * halfBand
+            while f * halfBand <= innerHigh * (1 + 1e-12) { inside.append((f, grid.sums(centredOn: f))); f *= gridStep }
+            if inside.isEmpty { inside = [(notch.centreHz, centre)] }
+            for (f, sums) in inside where compared(sums, gainDB: gain) {
+                judged.append(f)
+                worst = max(worst ?? -.infinity, max(TransferGrid.floorDB, sums.coherentLevelDB - gain))
+                noise = max(noise ?? -.infinity, max(TransferGrid.floorDB, sums.noiseLevelDB - gain))
+            }
         }
 
         var curve: [NotchCheckReport.Point] = []
         f = 20
         let curveStep = pow(2, 1.0 / 24)
         while f <= 0.95 * nyquist {
-            curve.append(.init(frequencyHz: f, levelDB: max(TransferGrid.floorDB, grid.levelDB(centredOn: f) - gain)))
+            let sums = grid.sums(centredOn: f)
+            curve.append(.init(frequencyHz: f, levelDB: max(TransferGrid.floorDB, sums.levelDB - gain),
+                               compared: compared(sums, gainDB: gain)))
             f *= curveStep
         }
 
-        return NotchCheckReport(band: notch, bandWasDetected: band == nil, passbandGainDB: gain,
-                                depthDB: max(TransferGrid.floorDB, depth),
-                                crossSpectralDepthDB: max(TransferGrid.floorDB, crossDepth),
-                                worstInBandDB: max(TransferGrid.floorDB, worst), passbandRippleDB: ripple,
+        return NotchCheckReport(band: notch, bandWasDetected: band == nil && notch != nil, passbandGainDB: gain,
+                                depthDB: depth, crossSpectralDepthDB: crossDepth, worstInBandDB: worst,
+                                inBandNoiseDB: noise, passbandRippleDB: ripple,
+                                judgedInBandHz: Self.ranges(judged, step: gridStep), comparedPassbandHz: comparedPassband,
                                 lagSamples: lag.whole, fineLagSamples: lag.fine, curve: curve)
+    }
+
+    /// Runs of consecutive 1/48-octave bands (centres `centres`, ascending, `step` apart) as Hz ranges
+    /// from the first band's lower edge to the last one's upper edge.
+    private static func ranges(_ centres: [Double], step: Double) -> [ClosedRange<Double>] {
+        var runs: [ClosedRange<Double>] = []
+        let half = step.squareRoot()
+        for c in centres {
+            if let last = runs.last, c / last.upperBound < half * 1.0001 {
+                runs[runs.count - 1] = last.lowerBound...(c * half)
+            } else {
+                runs.append((c / half)...(c * half))
+            }
+        }
+        return runs
     }
 
     /// Spectra of one Hann segment over the first `n` aligned frames, zero-padded to a power of two.
@@ -362,6 +436,19 @@ private struct TransferGrid {
     let binWidthHz: Double
     static let floorDB = -300.0
 
+    /// A band's summed reference power, output power, output power coherent with the reference
+    /// (Σ|S_xy|²/S_xx per bin) and the output's noise (the rest).
+    struct Sums {
+        var x = 0.0, y = 0.0, coherent = 0.0
+        var noise: Double { max(0, y - coherent) }
+        /// 10·log10(ΣS_yy/ΣS_xx), absolute (not gain-relative).
+        var levelDB: Double { TransferGrid.ratioDB(y, x) }
+        /// The coherent output power over the reference's, dB.
+        var coherentLevelDB: Double { TransferGrid.ratioDB(coherent, x) }
+        /// The output's noise over the reference's power, dB.
+        var noiseLevelDB: Double { TransferGrid.ratioDB(noise, x) }
+    }
+
     /// The bins with centres in [f·2^(−1/96), f·2^(1/96)), or the nearest one.
     private func bins(centredOn f: Double) -> ClosedRange<Int> {
         let last = spectra.xx.count - 1
@@ -372,11 +459,17 @@ private struct TransferGrid {
         return nearest...nearest
     }
 
-    /// 10·log10(ΣS_yy/ΣS_xx) over the 1/48-octave band centred on `f` (Hz), absolute (not gain-relative).
-    func levelDB(centredOn f: Double) -> Double {
-        var x = 0.0, y = 0.0
-        for k in bins(centredOn: f) { x += spectra.xx[k]; y += spectra.yy[k] }
-        return Self.ratioDB(y, x)
+    /// The sums over the 1/48-octave band centred on `f` (Hz).
+    func sums(centredOn f: Double) -> Sums {
+        var s = Sums()
+        for k in bins(centredOn: f) {
+            let (x, y) = (spectra.xx[k], spectra.yy[k])
+            s.x += x
+            s.y += y
+            // |S_xy|²/S_xx ≤ S_yy (Cauchy–Schwarz); with no reference power nothing is coherent.
+            if x > 0 { s.coherent += min(y, (spectra.xyRe[k] * spectra.xyRe[k] + spectra.xyIm[k] * spectra.xyIm[k]) / x) }
+        }
+        return s
     }
 
     /// 20·log10(|ΣS_xy|/ΣS_xx) over the same band.
@@ -386,31 +479,37 @@ private struct TransferGrid {
         return Self.ratioDB(re * re + im * im, x * x)
     }
 
-    private static func ratioDB(_ numerator: Double, _ denominator: Double) -> Double {
+    static func ratioDB(_ numerator: Double, _ denominator: Double) -> Double {
         if numerator <= 0 { return floorDB }
         if denominator <= 0 { return -floorDB }
         return max(floorDB, min(-floorDB, Decibels.fromPower(numerator / denominator)))
     }
 
-    /// The deepest 1/48-octave point between `low` and `high` Hz, with its −3 dB edges (relative to the
-    /// median level of the range).
-    func detectBand(from low: Double, to high: Double) throws(ShadesError) -> OctaveBand {
-        var frequencies: [Double] = [], levels: [Double] = []
-        var f = low
-        while f <= high { frequencies.append(f); levels.append(levelDB(centredOn: f)); f *= pow(2, 1.0 / 48) }
-        let reference = levels.sorted()[levels.count / 2]
-        guard let deepest = levels.indices.min(by: { levels[$0] < levels[$1] }), levels[deepest] < reference - 3 else {
-            throw ShadesError(.bandCentre, .missing, allowed: AllowedValues(
-                note: "a notch found: an output at least 3 dB below the reference somewhere from \(Int(low)) to \(Int(high)) Hz, or a given band"))
-        }
+    /// The notch in a curve of gain-relative levels on the 1/48-octave grid: the deepest compared point,
+    /// when it lies at least `depthDB` below the passband, and the −3 dB crossings either side of it
+    /// (interpolated in log frequency between the grid points around them), each seen: a compared point
+    /// at −3 dB or above within 1/12 octave beyond it (an edge's own bands may be left out, the window's
+    /// leakage on a steep edge reading as noise). Nil when there is no such point, or an edge is not seen
+    /// (the attenuation runs to the end of the reference's content: a low-pass is no notch).
+    static func detectBand(_ points: [(f: Double, levelDB: Double, compared: Bool)], depthDB: Double) throws(ShadesError) -> OctaveBand? {
+        guard let deepest = points.indices.filter({ points[$0].compared }).min(by: { points[$0].levelDB < points[$1].levelDB }),
+              points[deepest].levelDB <= -depthDB else { return nil }
         var lower = deepest, upper = deepest
-        while lower > 0, levels[lower - 1] < reference - 3 { lower -= 1 }
-        while upper < levels.count - 1, levels[upper + 1] < reference - 3 { upper += 1 }
-        // Edges: interpolate the −3 dB crossing in log frequency between the grid points either side.
+        while lower > 0, points[lower - 1].levelDB < -3 { lower -= 1 }
+        while upper < points.count - 1, points[upper + 1].levelDB < -3 { upper += 1 }
+        guard lower > 0, upper < points.count - 1 else { return nil }
+        func seen(_ outside: Int, _ direction: Int) -> Bool {
+            var i = outside
+            while i >= 0, i < points.count, abs(log2(points[i].f / points[outside].f)) <= 1.0 / 12 + 1e-9 {
+                if points[i].compared && points[i].levelDB >= -3 { return true }
+                i += direction
+            }
+            return false
+        }
+        guard seen(lower - 1, -1), seen(upper + 1, 1) else { return nil }
         func crossing(_ inside: Int, _ outside: Int) -> Double {
-            guard outside >= 0, outside < levels.count else { return frequencies[inside] }
-            let t = (reference - 3 - levels[inside]) / (levels[outside] - levels[inside])
-            return frequencies[inside] * pow(frequencies[outside] / frequencies[inside], min(1, max(0, t)))
+            let t = (-3 - points[inside].levelDB) / (points[outside].levelDB - points[inside].levelDB)
+            return points[inside].f * pow(points[outside].f / points[inside].f, min(1, max(0, t)))
         }
         let lowerEdge = crossing(lower, lower - 1), upperEdge = crossing(upper, upper + 1)
         return try OctaveBand(centreHz: (lowerEdge * upperEdge).squareRoot(),

@@ -168,13 +168,23 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
     public let largestFitDeviationDB: Double
     /// β of the fitted slope (slope / −3.0103): PSD ∝ f^−β.
     public let estimatedBeta: Double
-    /// The named colour whose β is nearest ``estimatedBeta`` ("white", "pink", "brown", "blue", "violet").
-    public let nearestColourName: String
+    /// The named colour whose β is nearest ``estimatedBeta`` ("white", "pink", "brown", "blue", "violet"),
+    /// when the spectrum is noise-like (``colourFlatness`` at least ``noiseLikeFlatness``); nil for a tone,
+    /// music or a notched or band-limited noise, which have a slope but no colour.
+    public let nearestColourName: String?
+    /// Spectral flatness of the fitted third-octave bands around the fitted power law: the geometric over
+    /// the arithmetic mean of each band's power divided by the line's, 1 for a pure power law (a noise
+    /// colour), lower when a few bands hold the power (a 1 kHz tone: under 0.1; music: about 0.5).
+    public let colourFlatness: Double
     /// β of the colour the spectrum was checked against, if any.
     public let expectedBeta: Double?
     /// The band deviation from the ideal f^−β line (offset fitted) with the largest magnitude (signed),
     /// in dB; nil without an expected colour.
     public let largestIdealDeviationDB: Double?
+
+    /// Least ``colourFlatness`` of a noise-like spectrum: band deviations from the line of about ±2 dB
+    /// (lognormal: flatness exp(−σ²/2) with σ in nepers); a minute of any colour reads above 0.99.
+    package static let noiseLikeFlatness = 0.9
 
     /// Level given to bands with no power at all, in dB.
     package static let levelFloorDB = -300.0
@@ -219,7 +229,9 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
         largestFitDeviationDB = Self.largestMagnitude(fitDeviations)
         let nearest = Self.nearestNamedColour(slopeDecibelsPerOctave: slope)
         estimatedBeta = nearest.beta
-        nearestColourName = nearest.name
+        let ratios = fitDeviations.map { Decibels.power($0) }
+        colourFlatness = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count)) / (ratios.reduce(0, +) / Double(ratios.count))
+        nearestColourName = colourFlatness >= Self.noiseLikeFlatness ? nearest.name : nil
         expectedBeta = expected?.beta
         largestIdealDeviationDB = idealDeviations.map(Self.largestMagnitude)
     }

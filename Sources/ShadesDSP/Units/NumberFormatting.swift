@@ -1,8 +1,19 @@
+import ShadesPlatform
+
 /// Numbers in messages, comment tags and reports: the same text everywhere (no locale).
 
-/// A number without a trailing ".0".
+/// A number for people: 12 significant digits at most, without a trailing ".0" ("1" for a duration
+/// computed as 1.0000000000000002, "0.3" for 0.1 + 0.2).
 package func formatNumber(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    guard value.isFinite, value != 0 else { return value == 0 ? "0" : String(value) }
+    var shown = value
+    if abs(value) < 1e15 {
+        let digits = 11 - Int(log10(abs(value)).rounded(.down))
+        var scale = 1.0
+        for _ in 0..<abs(digits) { scale *= 10 }
+        shown = digits >= 0 ? (value * scale).rounded() / scale : (value / scale).rounded() * scale
+    }
+    return shown == shown.rounded() && abs(shown) < 1e15 ? String(Int(shown)) : String(shown)
 }
 
 /// A number rounded to `decimals` decimals, without a trailing ".0": "12.5", "25".

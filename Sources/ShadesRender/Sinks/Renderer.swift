@@ -166,8 +166,8 @@ public enum Renderer {
             return FileRenderReport(gains: Array(repeating: gain, count: graph.signalCount), rmsDBFS: nil, peak: peak * Double(gain),
                                     truePeakDBTP: Decibels.fromAmplitude(peak * Double(gain)), frames: frames,
                                     renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
-        case .rms:
-            break
+        case .rms(let level):
+            try LevelPolicy.refuseBelowFloor(levelDBFS: level, format: sampleFormat)
         }
         // One pass when it will almost surely land within the tolerance (3 standard deviations).
         let onePass = graph.knownMeasurements == nil && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)

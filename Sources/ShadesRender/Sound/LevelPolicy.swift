@@ -1,5 +1,6 @@
 import ShadesDSP
 import ShadesIO
+import ShadesPlatform
 
 /// How loud a sound is made: the one place the gain of a rendered, written, built or played sound is
 /// chosen. `render`, `notch`, `stimuli`, the catalogue and `play` all go through it.
@@ -42,7 +43,7 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
     package func validate() throws(ShadesError) {
         switch self {
         case .rms(let level):
-            guard level.isFinite, level <= 0, level >= -150 else {
+            guard level.isFinite, level <= 0, level >= Self.lowestRMSLevelDBFS else {
                 throw ShadesError(parameter: .level, value: "\(formatNumber(level)) dBFS", allowed: "-150 … 0 dBFS")
             }
         case .loudness(let lufs, let ceiling):
@@ -90,6 +91,40 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
     /// (below 1 when a modulation keeps the peak instead of the RMS); 1 for silence.
     package static func rmsGain(forRMS rms: Double, levelDBFS: Double, levelRatio: Double = 1) -> Float {
         rms > 0 ? Float(Decibels.amplitude(levelDBFS) * levelRatio / rms) : 1
+    }
+
+    /// Power the quantisation of `format` adds to every sample, dBFS: TPDF dither of ±1 LSB and rounding
+    /// for s16 (LSB²/6 + LSB²/12 = LSB²/4, LSB 2⁻¹⁵: −96.3 dBFS), rounding for s24 (LSB²/12, LSB 2⁻²³:
+    /// −149.3 dBFS); nil for f32.
+    package static func quantisationNoiseDBFS(_ format: SampleFormat) -> Double? {
+        switch format {
+        case .s16: return Decibels.fromPower(pow(2, -30) / 4)
+        case .s24: return Decibels.fromPower(pow(2, -46) / 12)
+        case .f32: return nil
+        }
+    }
+
+    /// The lowest RMS level `format` carries, dBFS: where its quantisation noise raises the written RMS by
+    /// 0.01 dB (26.4 dB above the noise), rounded up to 0.1 dB: s16 −69.9, s24 −122.8; f32 the level's
+    /// own limit, −150.
+    package static func lowestLevelDBFS(_ format: SampleFormat) -> Double {
+        guard let noise = quantisationNoiseDBFS(format) else { return lowestRMSLevelDBFS }
+        let margin = -Decibels.fromPower(pow(10, 0.001) - 1)
+        return ((noise + margin) * 10).rounded(.up) / 10
+    }
+
+    /// The lowest RMS level of ``rms(dBFS:)``, dBFS.
+    package static let lowestRMSLevelDBFS = -150.0
+
+    /// For ``rms(dBFS:)``: throws when `levelDBFS` is below what `format` carries
+    /// (``lowestLevelDBFS(_:)``): the file's RMS would be its quantisation noise's, not the asked level.
+    package static func refuseBelowFloor(levelDBFS: Double, format: SampleFormat) throws(ShadesError) {
+        let lowest = lowestLevelDBFS(format)
+        guard levelDBFS < lowest else { return }
+        let others = SampleFormat.allCases.filter { $0 != format }.map { "\($0.rawValue) \(formatNumber(lowestLevelDBFS($0))) dBFS" }
+        throw ShadesError(.level, .other("is below what \(format.rawValue) carries"), value: .number(levelDBFS, .dBFS),
+                          allowed: AllowedValues(range: .atLeast(lowest, unit: .dBFS),
+                                                 note: "in \(format.rawValue), whose quantisation noise is \(formatNumber(quantisationNoiseDBFS(format) ?? 0, roundedTo: 1)) dBFS; \(others.joined(separator: ", "))"))
     }
 
     /// For ``rms(dBFS:)``: throws when samples reaching `peak` (linear, after the gain) would clip in
