@@ -55,7 +55,7 @@ public struct FileAnalysisReport: Encodable, Sendable {
     public let sampleRate: Double
     public let channels: Int
     /// Frames measured: all those decoded.
-    public let frames: Int
+    package let frames: Int
     public let durationSeconds: Double
     public let comment: String?
     /// Set when the frames read are not all the file announces or holds (``AudioFileInput/lengthWarning``,
@@ -85,7 +85,7 @@ public struct FileAnalysisReport: Encodable, Sendable {
     /// Notch check of channel 0 against the reference, when one was given.
     public let notch: NotchCheckReport?
     /// The reference's own sample rate, Hz, when one was given (resampled to ``sampleRate`` if it differs).
-    public let referenceSampleRate: Double?
+    package let referenceSampleRate: Double?
 }
 
 /// A finished analysis: the report and what plots need.

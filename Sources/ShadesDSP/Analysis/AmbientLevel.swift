@@ -135,7 +135,7 @@ public struct SPLCalibration: Encodable, Sendable, Equatable {
     public let dbfs: Double
 
     /// dB to add to a dBFS level to get dB SPL.
-    public var offsetDB: Double { splDB - dbfs }
+    package var offsetDB: Double { splDB - dbfs }
 
     /// Allowed sound pressure levels of the reference signal, dB SPL.
     package static let allowedSPLDB: ClosedRange<Double> = 0...200
@@ -303,13 +303,13 @@ public struct AmbientReport: Encodable, Sendable, Equatable {
     /// Largest LAFmax over channels in dBFS.
     public let lafmaxDBFS: Double?
     /// The calibration used for the dB(A) levels, if any.
-    public let calibration: SPLCalibration?
+    package let calibration: SPLCalibration?
     /// LAeq in dB(A) SPL (needs a calibration).
     public let laeqDBA: Double?
     /// LAFmax in dB(A) SPL (needs a calibration).
     public let lafmaxDBA: Double?
     /// Listening time asked about, in seconds.
-    public let listeningSeconds: Double?
+    package let listeningSeconds: Double?
     /// NIOSH daily dose in percent for `listeningSeconds` at `laeqDBA` (needs a calibration, a listening
     /// time and a non-silent signal).
     public let doseNIOSHPercent: Double?

@@ -112,9 +112,9 @@ public struct LevelReport: Encodable, Sendable, Equatable {
     public let correlation: Double?
 
     /// Largest sample peak over all channels in dBFS; nil when all are silent.
-    public var samplePeakDBFS: Double? { channels.compactMap(\.samplePeakDBFS).max() }
+    package var samplePeakDBFS: Double? { channels.compactMap(\.samplePeakDBFS).max() }
     /// Clipped samples over all channels.
-    public var clippedSamples: Int { channels.reduce(0) { $0 + $1.clippedSamples } }
+    package var clippedSamples: Int { channels.reduce(0) { $0 + $1.clippedSamples } }
 }
 
 /// The SIMD passes behind ``LevelStatistics`` (the C kernels `level_moments` and `level_moments_pair`).

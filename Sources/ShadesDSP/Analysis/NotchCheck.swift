@@ -48,7 +48,7 @@ public struct NotchCheckReport: Sendable, Encodable, Equatable {
     /// The parts of the notch (less its outer 1/24 octave at each edge) whose bands were compared, in Hz.
     public let judgedInBandHz: [ClosedRange<Double>]
     /// The parts of the passband whose bands were compared, in Hz.
-    public let comparedPassbandHz: [ClosedRange<Double>]
+    package let comparedPassbandHz: [ClosedRange<Double>]
     /// Lag of the output behind the reference, in whole samples (positive: the output is later), from the
     /// peak of |cross-correlation| over the first ``NotchCheckAccumulator/lagSearchSeconds``.
     package let lagSamples: Int

@@ -165,7 +165,7 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
     /// Fitted slope of the power spectral density in dB per octave.
     public let slopeDecibelsPerOctave: Double
     /// The band deviation from the fitted line with the largest magnitude (signed), in dB.
-    public let largestFitDeviationDB: Double
+    package let largestFitDeviationDB: Double
     /// β of the fitted slope (slope / −3.0103): PSD ∝ f^−β.
     public let estimatedBeta: Double
     /// The named colour whose β is nearest ``estimatedBeta`` ("white", "pink", "brown", "blue", "violet"),
@@ -175,9 +175,9 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
     /// Spectral flatness of the fitted third-octave bands around the fitted power law: the geometric over
     /// the arithmetic mean of each band's power divided by the line's, 1 for a pure power law (a noise
     /// colour), lower when a few bands hold the power (a 1 kHz tone: under 0.1; music: about 0.5).
-    public let colourFlatness: Double
+    package let colourFlatness: Double
     /// β of the colour the spectrum was checked against, if any.
-    public let expectedBeta: Double?
+    package let expectedBeta: Double?
     /// The band deviation from the ideal f^−β line (offset fitted) with the largest magnitude (signed),
     /// in dB; nil without an expected colour.
     public let largestIdealDeviationDB: Double?

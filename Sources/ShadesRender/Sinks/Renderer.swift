@@ -12,7 +12,7 @@ public struct RenderedSound: @unchecked Sendable {
     /// Largest |sample| after the gain, over all channels (linear, full scale 1.0).
     package let peak: Double
     /// The tone frequency actually rendered (a loop adjusts it to whole cycles), in Hz.
-    public let renderedFrequencyHz: Double?
+    package let renderedFrequencyHz: Double?
     /// Things the user should know, e.g. a loop's frequency adjustment.
     public let notes: [String]
 
@@ -33,7 +33,7 @@ public struct FileRenderReport: Sendable {
     public let truePeakDBTP: Double?
     /// Frames written.
     public let frames: Int
-    public let renderedFrequencyHz: Double?
+    package let renderedFrequencyHz: Double?
     public let notes: [String]
     public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
 }
