@@ -19,7 +19,7 @@ enum ParameterFlags {
         .sampleFormat: "--format", .output: "--output", .loudness: "--loudness", .ceiling: "--ceiling",
         .mmlStep: "--mml-step", .calibration: "--calibration", .reference: "--reference",
         .frequencies: "--frequencies", .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
-        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels",
+        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels", .listener: "--simulate",
     ]
 
     /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,

@@ -31,6 +31,9 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "Tone frequency, centre of narrow-band noise, or the tinnitus frequency of cr and ripple: 6000, 6kHz, 440Hz.")
     var frequency: String?
 
+    @Option(name: .customLong("from-match"), help: "The --frequency from a `shades match -o` result file (a flagged match is warned about).")
+    var fromMatch: String?
+
     @Option(help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
     var tones: CoordinatedResetPattern.ToneSet = .standard
 
@@ -117,7 +120,7 @@ struct SoundOptions: ParsableArguments {
     /// `includingFades` false leaves the fades to the caller (live playback fades in the player).
     func makeRequest(source: String?, duration: String?, defaultSeconds: Double? = nil,
                      includingFades: Bool = true) throws -> RenderRequest {
-        var sound = try baseSound(source: source)
+        var sound = try withMatchedFrequency().baseSound(source: source)
         if let modulation = try am.map({ text throws in
             Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
         }) { sound.modulation = modulation }
@@ -230,6 +233,15 @@ struct SoundOptions: ParsableArguments {
             throw ShadesError.usage("--sham and --band-gains apply to 'ripple' only")
         }
         return Sound(generator)
+    }
+
+    /// These options with `--from-match`'s frequency as `--frequency`.
+    private func withMatchedFrequency() throws -> SoundOptions {
+        guard let fromMatch else { return self }
+        guard frequency == nil else { throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)") }
+        var options = self
+        options.frequency = "\(try matchedFrequency(fromMatch))"
+        return options
     }
 
     /// The sound names a SOURCE can be.
