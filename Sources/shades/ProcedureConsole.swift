@@ -93,6 +93,20 @@ final class ProcedureConsole {
         }
     }
 
+    /// The first key within `seconds` for which `accept` is true (others are dropped); nil when none came.
+    func key(within seconds: Double, accepting accept: (Key) -> Bool) -> Key? {
+        guard seconds.isFinite else {
+            while true { if let key = key(timeout: nil), accept(key) { return key } }
+        }
+        let deadline = ContinuousClock.now + .nanoseconds(Int64(max(0, seconds) * 1e9))
+        while true {
+            let left = (deadline - ContinuousClock.now).components
+            let remaining = Double(left.seconds) + Double(left.attoseconds) * 1e-18
+            guard remaining > 0, let key = key(timeout: remaining) else { return nil }
+            if accept(key) { return key }
+        }
+    }
+
     /// Drops the keys typed so far (pressed early, before a question).
     func drainKeys() { while key(timeout: 0) != nil {} }
 
