@@ -92,7 +92,7 @@ struct AudiometryCommand: ParsableCommand {
                                            calibration: calibrationFile, startLevelDB: start)
             let console = try ProcedureConsole(device: device, procedure: "audiometry")
             defer { console.close() }
-            audiogram = try InteractiveAudiometry(console: console, seed: seed).run(procedure)
+            audiogram = try runAudiometry(procedure, console: console, seed: seed)
         }
         let data = try encodeProcedureResult(audiogram)
         if let output { try AtomicFile.write(Array(data), to: output) }
@@ -154,38 +154,33 @@ func encodeProcedureResult<T: Encodable>(_ value: T) throws -> Data {
 
 /// The procedure in the terminal: a pause of 1.5 … 3 s (drawn from the seed, so the listener cannot predict
 /// the tone), the pulsed tone, and a response window from its start to 1 s after its end.
-private struct InteractiveAudiometry {
-    let console: ProcedureConsole
-    let seed: UInt64
-
-    func run(_ procedure: Audiometry) throws -> Audiogram {
-        console.say("""
-            Audiometry: the quietest tones you can hear, ear by ear.
-            You will hear short beeping tones, sometimes very faint, in one ear at a time. Press space (or enter)
-            every time you hear one, however faint, as soon as you hear it. Keep the volume where it is.
-            Keys: space or enter when you hear a tone; q stops without saving.
-            Press space to begin.
-            """)
-        if console.key(within: .infinity, accepting: { [.quit, .space, .enter].contains($0) }) == .quit { throw console.stopped("audiometry") }
-        var audiometry = procedure
-        var random = SplitMix64(seed: seed)
-        while let presentation = audiometry.presentation {
-            let (test, count) = audiometry.progress
-            let prefix = "\(presentation.ear.rawValue) ear, \(formatNumber(presentation.frequencyHz)) Hz (tone \(test) of \(count))"
-            console.status("\(prefix): listen; space when you hear a tone ")
-            // The pause: keys pressed in it are not answers.
-            if console.key(within: 1.5 + 1.5 * random.nextUnit(), accepting: { $0 == .quit }) != nil { throw console.stopped("audiometry") }
-            // The tone lasts 1 s (three pulses); the window 1 s more.
-            let voice = try console.play(Audiometry.tone(for: presentation), levelDBFS: presentation.levelDBFS!)
-            let key = console.key(within: 2, accepting: { [.quit, .space, .enter].contains($0) })
-            console.engine.stop(voice, fadeSeconds: 0.02)
-            if key == .quit { throw console.stopped("audiometry") }
-            let heard = key != nil
-            if heard { console.status("\(prefix): heard ") }
-            audiometry.answer(heard: heard)
-            console.wait(0.3)
-        }
-        console.say("Done.")
-        return audiometry.result!
+func runAudiometry(_ procedure: Audiometry, console: ProcedureConsole, seed: UInt64) throws -> Audiogram {
+    console.say("""
+        Audiometry: the quietest tones you can hear, ear by ear.
+        You will hear short beeping tones, sometimes very faint, in one ear at a time. Press space (or enter)
+        every time you hear one, however faint, as soon as you hear it. Keep the volume where it is.
+        Keys: space or enter when you hear a tone; q stops without saving.
+        Press space to begin.
+        """)
+    if console.key(within: .infinity, accepting: { [.quit, .space, .enter].contains($0) }) == .quit { throw console.stopped("audiometry") }
+    var audiometry = procedure
+    var random = SplitMix64(seed: seed)
+    while let presentation = audiometry.presentation {
+        let (test, count) = audiometry.progress
+        let prefix = "\(presentation.ear.rawValue) ear, \(formatNumber(presentation.frequencyHz)) Hz (tone \(test) of \(count))"
+        console.status("\(prefix): listen; space when you hear a tone ")
+        // The pause: keys pressed in it are not answers.
+        if console.key(within: 1.5 + 1.5 * random.nextUnit(), accepting: { $0 == .quit }) != nil { throw console.stopped("audiometry") }
+        // The tone lasts 1 s (three pulses); the window 1 s more.
+        let voice = try console.play(Audiometry.tone(for: presentation), levelDBFS: presentation.levelDBFS!)
+        let key = console.key(within: 2, accepting: { [.quit, .space, .enter].contains($0) })
+        console.engine.stop(voice, fadeSeconds: 0.02)
+        if key == .quit { throw console.stopped("audiometry") }
+        let heard = key != nil
+        if heard { console.status("\(prefix): heard ") }
+        audiometry.answer(heard: heard)
+        console.wait(0.3)
     }
+    console.say("Done.")
+    return audiometry.result!
 }

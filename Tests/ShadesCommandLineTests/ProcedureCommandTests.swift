@@ -62,4 +62,49 @@ import ShadesTestSupport
         #expect(terminal.status == 2 && terminal.stderr.contains("needs a terminal"), "\(terminal.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/a.json"))
     }
+
+    /// A loudness match and an MML, simulated, feed `stimuli residual-inhibition --reference-from`: its masker is at
+    /// the measured level plus --above, at the measured frequency and band.
+    @Test func loudnessAndMMLFeedResidualInhibition() throws {
+        let folder = temporaryFolder("tinnitus-loudness")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loudness = try Shell.run(["loudness-match", "--frequency", "6kHz", "--threshold", "-80", "--simulate", "12dB", "--step", "1",
+                                      "-o", "loudness.json"], in: folder)
+        try #require(loudness.status == 0, "\(loudness.stderr)")
+        #expect(loudness.stdout.contains("+12.0 dB above the threshold"), "\(loudness.stdout)")
+        let l = try json("\(folder)/loudness.json")
+        #expect(l["levelDBFS"] as? Double == -68 && l["sensationLevelDB"] as? Double == 12 && l["procedure"] as? String == "loudness match")
+
+        let mml = try Shell.run(["mml", "--frequency", "5kHz", "--width", "0.5", "--threshold", "-80", "--simulate", "19dB",
+                                 "-o", "mml.json"], in: folder)
+        try #require(mml.status == 0, "\(mml.stderr)")
+        let m = try json("\(folder)/mml.json")
+        #expect(m["levelDBFS"] as? Double == -60 && m["widthOctaves"] as? Double == 0.5, "\(m)")
+
+        for (file, level, frequency, width) in [("mml.json", -60.0, 5_000.0, 0.5), ("loudness.json", -68, 6_000, 1)] {
+            let ri = try Shell.run(["stimuli", "residual-inhibition", "--reference-from", file, "--above", "10", "--masker", "1s",
+                                    "--silence", "1s", "--probe", "1s", "--mml-from", "0", "--mml-to", "2", "-o", "ri-\(file)"], in: folder)
+            try #require(ri.status == 0, "\(ri.stderr)")
+            let index = try json("\(folder)/ri-\(file)/index.json")
+            let masker = try #require((index["files"] as? [[String: Any]])?.first { $0["kind"] as? String == "ri-masker" })
+            #expect(masker["level"] as? Double == level + 10 && masker["frequency"] as? Double == frequency
+                    && masker["widthOctaves"] as? Double == width, "\(file): \(masker)")
+        }
+        let both = try Shell.run(["stimuli", "residual-inhibition", "--reference-from", "mml.json", "--reference", "-40", "-o", "x"], in: folder)
+        #expect(both.status == 2 && both.stderr.contains("--reference-from"))
+        let notResult = try Shell.run(["stimuli", "residual-inhibition", "--reference-from", "ri-mml.json/index.json", "-o", "x"], in: folder)
+        #expect(notResult.status == 2 && notResult.stderr.contains("is not a `shades mml`"), "\(notResult.stderr)")
+        for (arguments, named) in [(["loudness-match", "--frequency", "6kHz", "--simulate", "12dB"], "--threshold"),
+                                   (["loudness-match", "--frequency", "6kHz", "--threshold", "-80", "--simulate", "12dB", "--step", "3"], "--step"),
+                                   (["mml", "--frequency", "30kHz", "--threshold", "-80", "--simulate", "10dB"], "--frequency"),
+                                   (["mml", "--frequency", "6kHz", "--width", "9", "--threshold", "-80", "--simulate", "10dB"], "--width"),
+                                   (["mml", "--threshold", "-80", "--simulate", "10dB"], "--frequency")] {
+            let result = try Shell.run(arguments + ["-o", "bad.json"], in: folder)
+            #expect(result.status == 2 && result.stderr.contains(named) && result.stderr.split(separator: "\n").count == 1,
+                    "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: "\(folder)/bad.json"))
+        }
+        let live = try Shell.run(["mml", "--frequency", "6kHz"], in: folder)
+        #expect(live.status == 2 && live.stderr.contains("needs a terminal"))
+    }
 }

@@ -297,6 +297,21 @@ public struct Audiogram: Sendable, Codable, Equatable {
         return Self.interpolate(points.map { ($0.frequencyHz, $0.thresholdDB) }, atHz: frequencyHz)
     }
 
+    /// The threshold of `ear` at `frequencyHz` as a tone's RMS level in dBFS: dB re full scale as it is, dB HL
+    /// through the audiogram's calibration (each measured threshold at its reference level, then interpolated);
+    /// throws for dB HL without a calibration (a simulated listener's).
+    public func thresholdDBFS(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
+        guard scale == .hearingLevel else { return try thresholdDB(atHz: frequencyHz, ear: ear) }
+        guard let calibration else {
+            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB HL without a calibration",
+                              allowed: "an audiogram measured with --calibration, or in dB re full scale")
+        }
+        var points: [(Double, Double)] = []
+        for t in thresholds(ear: ear) { points.append((t.frequencyHz, t.thresholdDB + (try calibration.referenceDBFS(atHz: t.frequencyHz)))) }
+        guard !points.isEmpty else { return try thresholdDB(atHz: frequencyHz, ear: ear) }
+        return Self.interpolate(points, atHz: frequencyHz)
+    }
+
     /// `points` (frequency in Hz, value; sorted) at `frequencyHz`: linear in log frequency, constant beyond the ends.
     package static func interpolate(_ points: [(Double, Double)], atHz frequencyHz: Double) -> Double {
         guard let first = points.first, let last = points.last else { return 0 }
