@@ -148,7 +148,7 @@ func readCalibration(_ path: String) throws -> AudiometerCalibration {
 /// A procedure's result as the JSON files hold it (sorted keys, pretty).
 func encodeProcedureResult<T: Encodable>(_ value: T) throws -> Data {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     return try encoder.encode(value)
 }
 

@@ -53,6 +53,8 @@ struct CatalogueCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: "Integrated loudness target, e.g. -23LUFS.")
         var loudness: String?
 
+        @OptionGroup var shaping: AudiogramShapingOptions
+
         func run() throws {
             var overrides = CatalogueOverrides()
             overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
@@ -75,9 +77,13 @@ struct CatalogueCommand: ParsableCommand {
             if music != nil && frequency == nil {
                 throw ShadesError.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
             }
+            let shape = try shaping.shape()
+            if shape != nil && frequency == nil {
+                throw ShadesError.usage("--audiogram shapes the personalised sounds: it needs --tinnitus-frequency or --from-match")
+            }
             if let frequency, let defaults = documents.first?.document.defaults {
                 let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
-                                                         musicFolder: music)
+                                                         musicFolder: music, shape: shape)
                 for skipped in personal.skipped { printWarning(skipped) }
                 assets += personal.assets
                 categories.append(personal.category)
@@ -89,6 +95,7 @@ struct CatalogueCommand: ParsableCommand {
             if let rate { parameters["rate"] = rate }
             if let format { parameters["format"] = format }
             if let loudness { parameters["loudness"] = loudness }
+            if let audiogram = shaping.audiogram { parameters["audiogram"] = audiogram }
             let manifest: Manifest
             do {
                 manifest = try CatalogueBuilder.build(assets: assets, categories: categories, parameters: parameters, into: output) { p in

@@ -69,9 +69,7 @@ struct MatchCommand: ParsableCommand {
             defer { console.close() }
             result = try InteractiveMatch(levelDBFS: level, console: console).run(procedure)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(result)
+        let data = try encodeProcedureResult(result)
         if let output { try AtomicFile.write(Array(data), to: output) }
         if json {
             print(String(decoding: data, as: UTF8.self))

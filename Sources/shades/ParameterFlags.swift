@@ -21,7 +21,7 @@ enum ParameterFlags {
         .frequencies: "--frequencies", .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
         .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels", .listener: "--simulate",
         .ear: "--ear", .simulatedAudiogram: "--simulate-audiogram", .falseAlarms: "--false-alarms", .misses: "--misses",
-        .startLevel: "--start-level",
+        .startLevel: "--start-level", .fittingRule: "--rule", .maximumGain: "--max-gain",
     ]
 
     /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,

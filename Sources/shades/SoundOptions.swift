@@ -112,6 +112,8 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "White-noise sample distribution: gaussian or uniform.")
     var distribution: WhiteDistribution = .gaussian
 
+    @OptionGroup var shaping: AudiogramShapingOptions
+
     /// True when `--pulse-count` sets the length.
     var countsPulses: Bool { pulseCount != nil }
 
@@ -146,6 +148,16 @@ struct SoundOptions: ParsableArguments {
                                        edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
         } else if edgeBoost != nil {
             throw ShadesError.usage("--edge-boost applies to a --notch")
+        }
+        if let shape = try shaping.shape() {
+            if case .spectralRipple(var ripple) = sound.generator {
+                // A ripple's own band gains (its half-octave bands from 1 kHz), at each band's centre.
+                guard bandGains == nil else { throw ShadesError.usage("--audiogram gives ripple's --band-gains: give one or the other") }
+                ripple.bandGainsDB = (0..<8).map { shape.gainDB(atHz: 1_000 * pow(2, (2 * Double($0) + 1) / 4)) }
+                sound.source = .generator(.spectralRipple(ripple))
+            } else {
+                sound.shape = shape
+            }
         }
         if let channels { sound.channels = channels }
         if let seed { sound.seed = seed }
@@ -259,5 +271,46 @@ extension SoundOptions {
     /// A comma-separated list of gains in dB ("0,-2,3dB").
     static func decibelList(_ text: String, parameter: String) throws -> [Double] {
         try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }
+    }
+}
+
+/// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,
+/// `catalogue build`).
+struct AudiogramShapingOptions: ParsableArguments {
+    @Option(help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022); for ripple its --band-gains.")
+    var audiogram: String?
+
+    @Option(help: "The audiogram's ear for --audiogram: left or right (default: its only ear).")
+    var ear: String?
+
+    @Option(help: "The fitting rule for --audiogram: half-gain (gain = half the threshold).")
+    var rule: String = "half-gain"
+
+    @Option(name: .customLong("max-gain"), help: "The largest gain of the rule, dB.")
+    var maxGain: Double = SpectralShape.defaultMaximumGainDB
+
+    /// The shape `--audiogram` asks for, nil without it.
+    func shape() throws -> SpectralShape? {
+        guard let audiogram else {
+            if ear != nil { throw ShadesError.usage("--ear applies to --audiogram") }
+            return nil
+        }
+        guard rule == "half-gain" else { throw ShadesError(parameter: .fittingRule, value: "'\(rule)'", allowed: "half-gain") }
+        guard maxGain.isFinite, (0...60).contains(maxGain) else {
+            throw ShadesError(parameter: .maximumGain, value: "\(formatNumber(maxGain)) dB", allowed: "0 … 60 dB")
+        }
+        let file = try readAudiogram(audiogram)
+        let chosen: Ears
+        switch ear {
+        case "left"?: chosen = .left
+        case "right"?: chosen = .right
+        case nil:
+            guard (file.left == nil) != (file.right == nil) else {
+                throw ShadesError.usage("--audiogram \(audiogram) has both ears: choose one with --ear left or --ear right")
+            }
+            chosen = file.left != nil ? .left : .right
+        case let other?: throw ShadesError(parameter: .ear, value: "'\(other)'", allowed: "left or right")
+        }
+        return try SpectralShape.halfGain(file, ear: chosen, maximumGainDB: maxGain, source: audiogram.lastPathComponent)
     }
 }

@@ -169,7 +169,7 @@ public enum PresetParser {
         .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
         .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
         .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
-        .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
+        .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count", .shape: "shape",
     ]
 
     // MARK: Files

@@ -294,7 +294,7 @@ public struct Audiogram: Sendable, Codable, Equatable {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
                               allowed: [("left", left), ("right", right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
         }
-        return Self.interpolate(points.map { ($0.frequencyHz, $0.thresholdDB) }, atHz: frequencyHz)
+        return GainCurve.interpolate(points.map { ($0.frequencyHz, $0.thresholdDB) }, atHz: frequencyHz)
     }
 
     /// The threshold of `ear` at `frequencyHz` as a tone's RMS level in dBFS: dB re full scale as it is, dB HL
@@ -309,18 +309,7 @@ public struct Audiogram: Sendable, Codable, Equatable {
         var points: [(Double, Double)] = []
         for t in thresholds(ear: ear) { points.append((t.frequencyHz, t.thresholdDB + (try calibration.referenceDBFS(atHz: t.frequencyHz)))) }
         guard !points.isEmpty else { return try thresholdDB(atHz: frequencyHz, ear: ear) }
-        return Self.interpolate(points, atHz: frequencyHz)
-    }
-
-    /// `points` (frequency in Hz, value; sorted) at `frequencyHz`: linear in log frequency, constant beyond the ends.
-    package static func interpolate(_ points: [(Double, Double)], atHz frequencyHz: Double) -> Double {
-        guard let first = points.first, let last = points.last else { return 0 }
-        if frequencyHz <= first.0 { return first.1 }
-        if frequencyHz >= last.0 { return last.1 }
-        let upper = points.firstIndex { $0.0 >= frequencyHz }!
-        let (f0, v0) = points[upper - 1], (f1, v1) = points[upper]
-        let t = log(frequencyHz / f0) / log(f1 / f0)
-        return v0 + t * (v1 - v0)
+        return GainCurve.interpolate(points, atHz: frequencyHz)
     }
 }
 
@@ -348,7 +337,7 @@ package struct SimulatedAudiometryListener: Sendable {
 
     /// The listener's threshold at `frequencyHz`, dB.
     package func thresholdDB(atHz frequencyHz: Double) -> Double {
-        Audiogram.interpolate(thresholds.map { ($0.frequencyHz, $0.thresholdDB) }, atHz: frequencyHz)
+        GainCurve.interpolate(thresholds.map { ($0.frequencyHz, $0.thresholdDB) }, atHz: frequencyHz)
     }
 
     /// Whether the listener responds to `presentation` (both ears hear alike).

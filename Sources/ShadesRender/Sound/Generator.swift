@@ -19,6 +19,15 @@ public enum Generator: Sendable, Equatable, Codable {
     /// segment has the asked RMS; the file's RMS is the asked level.
     case spectralRipple(SpectralRipple)
 
+    /// Whether a loop of it is synthesised over its whole length with its spectrum shaped exactly (noise of
+    /// any colour, grey noise): a spectral shape then keeps the seam.
+    var shapesLoopExactly: Bool {
+        switch self {
+        case .noise, .grey: return true
+        default: return false
+        }
+    }
+
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
     public var summary: String {
         switch self {
