@@ -37,15 +37,15 @@ public struct Audiometry: Sendable {
     /// The tone to present next; nil when the procedure has ended (see ``result``).
     public private(set) var presentation: Presentation?
     /// The scale of the levels.
-    public let scale: AudiogramScale
-    public let calibration: AudiometerCalibration?
+    package let scale: AudiogramScale
+    package let calibration: AudiometerCalibration?
 
     /// The lowest and highest levels in dB HL, and the highest tone level in dBFS (RMS: a pulse's peak
     /// stays 3 dB below full scale).
-    public static let hearingLevelRangeDB: ClosedRange<Double> = -10...120
-    public static let fullScaleRangeDB: ClosedRange<Double> = -120 ... -6
+    package static let hearingLevelRangeDB: ClosedRange<Double> = -10...120
+    package static let fullScaleRangeDB: ClosedRange<Double> = -120 ... -6
     /// Presentations of one frequency after which it ends without a threshold.
-    public static let maximumTrials = 40
+    package static let maximumTrials = 40
 
     private var tests: [(ear: Ears, frequencyHz: Double)]
     private var current = 0
@@ -105,7 +105,7 @@ public struct Audiometry: Sendable {
     }
 
     /// Frequencies an audiogram may hold, Hz.
-    public static let allowedFrequencyHz: ClosedRange<Double> = 125...16_000
+    package static let allowedFrequencyHz: ClosedRange<Double> = 125...16_000
 
     /// Takes the listener's answer to ``presentation`` and moves on.
     public mutating func answer(heard: Bool) {
@@ -222,9 +222,9 @@ public enum AudiogramScale: String, Sendable, Codable {
 /// JSON: `{"headphones": "Sennheiser HDA 300", "referenceDBFS": {"1000": -95.5, "2000": -97, …}}`.
 public struct AudiometerCalibration: Sendable, Codable, Equatable {
     /// The headphones (and volume setting) this calibration holds for.
-    public var headphones: String?
+    package var headphones: String?
     /// Per frequency in Hz (the key, e.g. "1000"), the level in dBFS heard at 0 dB HL.
-    public var referenceDBFS: [String: Double]
+    package var referenceDBFS: [String: Double]
 
     public init(headphones: String? = nil, referenceDBFS: [Double: Double]) {
         self.headphones = headphones
@@ -246,10 +246,10 @@ public struct AudiometerCalibration: Sendable, Codable, Equatable {
 /// `shades audiometry -o` writes it as JSON).
 public struct Audiogram: Sendable, Codable, Equatable {
     /// One presentation: its level, whether it was heard, and whether it followed a miss.
-    public struct Trial: Sendable, Codable, Equatable {
-        public let levelDB: Double
-        public let heard: Bool
-        public let ascending: Bool
+    package struct Trial: Sendable, Codable, Equatable {
+        package let levelDB: Double
+        package let heard: Bool
+        package let ascending: Bool
     }
 
     /// One frequency of one ear.
@@ -259,20 +259,24 @@ public struct Audiogram: Sendable, Codable, Equatable {
         public let thresholdDB: Double?
         /// Why there is no threshold, or what limits it.
         public let note: String?
-        public let trials: [Trial]
+        package let trials: [Trial]
 
-        public init(frequencyHz: Double, thresholdDB: Double?, note: String? = nil, trials: [Trial] = []) {
+        public init(frequencyHz: Double, thresholdDB: Double?, note: String? = nil) {
+            self.init(frequencyHz: frequencyHz, thresholdDB: thresholdDB, note: note, trials: [])
+        }
+
+        package init(frequencyHz: Double, thresholdDB: Double?, note: String?, trials: [Trial]) {
             (self.frequencyHz, self.thresholdDB, self.note, self.trials) = (frequencyHz, thresholdDB, note, trials)
         }
     }
 
     public let scale: AudiogramScale
-    public let method: String
-    public let calibration: AudiometerCalibration?
-    public let left: [Threshold]?
-    public let right: [Threshold]?
+    package let method: String
+    package let calibration: AudiometerCalibration?
+    package let left: [Threshold]?
+    package let right: [Threshold]?
     /// For an audiogram a simulated listener answered: who it was (not a person's hearing).
-    public var simulatedListener: String?
+    package var simulatedListener: String?
 
     public init(scale: AudiogramScale, calibration: AudiometerCalibration? = nil, left: [Threshold]?, right: [Threshold]?) {
         (self.scale, self.calibration, self.left, self.right) = (scale, calibration, left, right)

@@ -60,7 +60,7 @@ public struct PitchMatch: Sendable {
         public let secondHz: Double
         public let chosenHz: Double
         /// For a repeat: the index in ``Result/choices`` of the pair it repeats (in the reverse order).
-        public let repeatOf: Int?
+        package let repeatOf: Int?
     }
 
     /// A tone's loudness balance.
@@ -86,8 +86,8 @@ public struct PitchMatch: Sendable {
         /// Set when the match is the lowest or highest frequency of the range: the tinnitus may lie beyond.
         public let atLimit: Limit?
         /// Pairs repeated in the reverse order, and how many of them got the same tone.
-        public let repeatedPairs: Int?
-        public let sameAnswers: Int?
+        package let repeatedPairs: Int?
+        package let sameAnswers: Int?
         /// True when fewer than half the repeats got the same tone (e.g. a listener answering by position).
         public let inconsistent: Bool?
         /// The seed the pair orders were drawn from (the same seed and answers give the same procedure).
@@ -122,7 +122,7 @@ public struct PitchMatch: Sendable {
     /// The whole-tone step, 2^(1/6).
     public static let wholeTone: Double = pow(2.0, 1.0 / 6)
     /// The frequencies a procedure's range may span, Hz.
-    public static let allowedRangeHz: ClosedRange<Double> = 20...20_000
+    package static let allowedRangeHz: ClosedRange<Double> = 20...20_000
 
     public private(set) var step: Step
     public private(set) var choices: [Choice] = []

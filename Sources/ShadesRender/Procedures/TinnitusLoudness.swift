@@ -17,38 +17,38 @@ public struct LoudnessMatch: Sendable {
     }
 
     /// One judgement.
-    public struct Trial: Sendable, Codable, Equatable {
-        public let levelDBFS: Double
-        public let answer: Answer
+    package struct Trial: Sendable, Codable, Equatable {
+        package let levelDBFS: Double
+        package let answer: Answer
     }
 
     /// The outcome; `stimuli residual-inhibition --reference-from` reads `frequencyHz` and `levelDBFS`.
     public struct Result: Sendable, Codable, Equatable {
-        public let procedure: String
+        package let procedure: String
         public let frequencyHz: Double
         /// The threshold at the frequency, dBFS (tone RMS).
         public let thresholdDBFS: Double
         /// The tone as loud as the tinnitus, dBFS, and its sensation level (dB above the threshold).
         public let levelDBFS: Double
         public let sensationLevelDB: Double
-        public let stepDB: Double
-        public let trials: [Trial]
-        public let method: String
+        package let stepDB: Double
+        package let trials: [Trial]
+        package let method: String
     }
 
-    public let frequencyHz: Double
-    public let thresholdDBFS: Double
-    public let stepDB: Double
+    package let frequencyHz: Double
+    package let thresholdDBFS: Double
+    package let stepDB: Double
     /// The tone's level now, dBFS; nil once the match is done (see ``result``).
     public private(set) var levelDBFS: Double?
-    public private(set) var trials: [Trial] = []
+    package private(set) var trials: [Trial] = []
     private var reversals: [Double] = []
     private var matched: Double?
 
     /// The highest tone level, dBFS (a pure tone's peak 3 dB below full scale).
-    public static let highestLevelDBFS = -6.0
+    package static let highestLevelDBFS = -6.0
     /// Judgements after which the match ends at the mean of the reversals (or the last level).
-    public static let maximumTrials = 40
+    package static let maximumTrials = 40
 
     /// - Parameters:
     ///   - frequencyHz: the tinnitus frequency, 125 … 16,000 Hz.
@@ -100,37 +100,37 @@ public struct LoudnessMatch: Sendable {
 /// (`stimuli residual-inhibition --reference-from`). Levels are the noise's RMS in dBFS.
 public struct MinimumMaskingLevel: Sendable {
     /// One presentation: the noise level and whether the tinnitus was still heard under it.
-    public struct Trial: Sendable, Codable, Equatable {
-        public let levelDBFS: Double
-        public let tinnitusHeard: Bool
+    package struct Trial: Sendable, Codable, Equatable {
+        package let levelDBFS: Double
+        package let tinnitusHeard: Bool
     }
 
     /// The outcome; `stimuli residual-inhibition --reference-from` reads `frequencyHz`, `widthOctaves` and `levelDBFS`.
     public struct Result: Sendable, Codable, Equatable {
-        public let procedure: String
+        package let procedure: String
         public let frequencyHz: Double
         public let widthOctaves: Double
         /// The lowest noise level that covered the tinnitus, dBFS; nil when the highest level did not.
         public let levelDBFS: Double?
         /// The MML above the threshold given, dB.
         public let sensationLevelDB: Double?
-        public let thresholdDBFS: Double?
-        public let stepDB: Double
-        public let trials: [Trial]
-        public let method: String
+        package let thresholdDBFS: Double?
+        package let stepDB: Double
+        package let trials: [Trial]
+        package let method: String
     }
 
-    public let frequencyHz: Double
-    public let widthOctaves: Double
-    public let thresholdDBFS: Double?
-    public let stepDB: Double
+    package let frequencyHz: Double
+    package let widthOctaves: Double
+    package let thresholdDBFS: Double?
+    package let stepDB: Double
     /// The noise level to present now, dBFS; nil once done.
     public private(set) var levelDBFS: Double?
-    public private(set) var trials: [Trial] = []
+    package private(set) var trials: [Trial] = []
     private var masked: Double?
 
     /// The highest noise level, dBFS RMS (Gaussian noise: peaks about 12 dB higher).
-    public static let highestLevelDBFS = -12.0
+    package static let highestLevelDBFS = -12.0
 
     /// - Parameters:
     ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3.
@@ -204,9 +204,9 @@ package struct SimulatedTinnitus: Sendable {
 
 /// What `stimuli residual-inhibition --reference-from` reads of a loudness match or an MML result: the
 /// frequency, the level, and a noise band's width.
-public struct TinnitusReference: Sendable, Codable, Equatable {
-    public let procedure: String
-    public let frequencyHz: Double
-    public let levelDBFS: Double?
-    public let widthOctaves: Double?
+package struct TinnitusReference: Sendable, Codable, Equatable {
+    package let procedure: String
+    package let frequencyHz: Double
+    package let levelDBFS: Double?
+    package let widthOctaves: Double?
 }

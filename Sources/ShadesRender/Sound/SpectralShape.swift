@@ -17,12 +17,12 @@ public struct SpectralShape: Sendable, Codable, Equatable {
     }
 
     /// Allowed gains, dB, and the largest half-gain gain by default (Cuesta et al. 2022 capped theirs).
-    public static let allowedGainDB: ClosedRange<Double> = -60...60
-    public static let defaultMaximumGainDB = 30.0
+    package static let allowedGainDB: ClosedRange<Double> = -60...60
+    package static let defaultMaximumGainDB = 30.0
 
     /// The half-gain rule: at each frequency of `ear`'s audiogram, half the threshold in dB HL (none for
     /// thresholds at or below 0), capped at `maximumGainDB`. Needs dB HL (a calibrated or simulated audiogram).
-    public static func halfGain(_ audiogram: Audiogram, ear: Ears, maximumGainDB: Double = defaultMaximumGainDB,
+    public static func halfGain(_ audiogram: Audiogram, ear: Ears, maximumGainDB: Double = 30,
                                 source: String? = nil) throws(ShadesError) -> SpectralShape {
         guard audiogram.scale == .hearingLevel else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB re full scale, not dB HL",
