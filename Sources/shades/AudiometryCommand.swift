@@ -66,13 +66,7 @@ struct AudiometryCommand: ParsableCommand {
     var device: String?
 
     func run() throws {
-        let ears: [Ears]
-        switch ear {
-        case "left": ears = [.left]
-        case "right": ears = [.right]
-        case "both": ears = [.right, .left]
-        default: throw ShadesError(parameter: .ear, value: "'\(ear)'", allowed: "left, right or both")
-        }
+        let ears = try parseEars(ear)
         var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
         if extended { list += StimulusSets.extendedHighFrequencies }
         let calibrationFile = try calibration.map(readCalibration)
@@ -131,25 +125,6 @@ struct AudiometryCommand: ParsableCommand {
         }
         return (lines + notes).joined(separator: "\n")
     }
-}
-
-/// An audiometer calibration file (JSON, ``AudiometerCalibration``).
-func readCalibration(_ path: String) throws -> AudiometerCalibration {
-    let bytes: [UInt8]
-    do throws(ShadesError) { bytes = try FileSystem.readFile(path, upTo: 1 << 20) } catch {
-        throw ShadesError.input("cannot read the calibration \(path): \(error.message)")
-    }
-    do { return try JSONDecoder().decode(AudiometerCalibration.self, from: Data(bytes)) } catch {
-        throw ShadesError(parameter: "calibration", value: path, problem: "is not an audiometer calibration",
-                          allowed: "JSON such as {\"headphones\": \"…\", \"referenceDBFS\": {\"1000\": -95, \"4000\": -100}}")
-    }
-}
-
-/// A procedure's result as the JSON files hold it (sorted keys, pretty).
-func encodeProcedureResult<T: Encodable>(_ value: T) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(value)
 }
 
 /// The procedure in the terminal: a pause of 1.5 … 3 s (drawn from the seed, so the listener cannot predict

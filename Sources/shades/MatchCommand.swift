@@ -81,18 +81,6 @@ struct MatchCommand: ParsableCommand {
     }
 }
 
-/// The tinnitus frequency in a `shades match` result file; a flagged result is warned about in one line.
-func matchedFrequency(_ path: String) throws -> Double {
-    guard let data = FileManager.default.contents(atPath: path) else { throw ShadesError.input("cannot read \(path)") }
-    let result: PitchMatch.Result
-    do { result = try JSONDecoder().decode(PitchMatch.Result.self, from: data) } catch {
-        throw ShadesError(parameter: "from-match", value: path, problem: "is not a `shades match` result",
-                          allowed: "the JSON `shades match -o FILE` writes")
-    }
-    if !result.warnings.isEmpty { printWarning("\(path): " + result.warnings.joined(separator: "; ")) }
-    return result.frequency
-}
-
 /// The procedure in the terminal: an introduction, tones through the live engine, keys for the answers,
 /// and a status line that says which part, which pair and which tone is playing.
 private struct InteractiveMatch {

@@ -301,15 +301,14 @@ struct AudiogramShapingOptions: ParsableArguments {
         }
         let file = try readAudiogram(audiogram)
         let chosen: Ears
-        switch ear {
-        case "left"?: chosen = .left
-        case "right"?: chosen = .right
-        case nil:
-            guard (file.left == nil) != (file.right == nil) else {
+        if let ear {
+            chosen = try parseEars(ear, allowingBoth: false)[0]
+        } else {
+            let ears = [Ears.left, .right].filter { !file.thresholds(ear: $0).isEmpty }
+            guard ears.count == 1 else {
                 throw ShadesError.usage("--audiogram \(audiogram) has both ears: choose one with --ear left or --ear right")
             }
-            chosen = file.left != nil ? .left : .right
-        case let other?: throw ShadesError(parameter: .ear, value: "'\(other)'", allowed: "left or right")
+            chosen = ears[0]
         }
         return try SpectralShape.halfGain(file, ear: chosen, maximumGainDB: maxGain, source: audiogram.lastPathComponent)
     }

@@ -234,24 +234,6 @@ extension StimuliCommand {
     }
 }
 
-/// The frequency, level and band of a `shades mml` or `shades loudness-match` result; one without a level (no
-/// masking level was found) is refused.
-func readTinnitusReference(_ path: String) throws -> TinnitusReference {
-    let bytes: [UInt8]
-    do throws(ShadesError) { bytes = try FileSystem.readFile(path, upTo: 16 << 20) } catch {
-        throw ShadesError.input("cannot read \(path): \(error.message)")
-    }
-    guard let reference = try? JSONDecoder().decode(TinnitusReference.self, from: Data(bytes)) else {
-        throw ShadesError(parameter: "reference-from", value: path, problem: "is not a `shades mml` or `shades loudness-match` result",
-                          allowed: "the JSON `shades mml -o FILE` or `shades loudness-match -o FILE` writes")
-    }
-    guard reference.levelDBFS != nil else {
-        throw ShadesError(parameter: "reference-from", value: path, problem: "has no level (the \(reference.procedure) found none)",
-                          allowed: "a result with levelDBFS")
-    }
-    return reference
-}
-
 /// "125,250,1kHz" → [125, 250, 1000]; an empty list or an entry that does not parse is an error.
 func parseFrequencyList(_ text: String) throws -> [Double] {
     let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }

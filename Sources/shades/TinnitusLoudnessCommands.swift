@@ -47,14 +47,7 @@ struct TinnitusOptions: ParsableArguments {
         }
     }
 
-    func ears() throws -> [Ears] {
-        switch ear {
-        case "left": return [.left]
-        case "right": return [.right]
-        case "both": return [.right, .left]
-        default: throw ShadesError(parameter: .ear, value: "'\(ear)'", allowed: "left, right or both")
-        }
-    }
+    func ears() throws -> [Ears] { try parseEars(ear) }
 
     /// The layout a sound is played in.
     func layout() throws -> ChannelLayout {
@@ -85,18 +78,6 @@ struct TinnitusOptions: ParsableArguments {
     func simulatedAbove(_ text: String, threshold: Double?) throws -> Double {
         guard let threshold else { throw ShadesError.usage("--simulate needs the threshold: --threshold LEVEL or --audiogram FILE") }
         return threshold + (try ValueParsing.decibels(text, parameter: .listener))
-    }
-}
-
-/// An audiogram file (JSON, ``Audiogram``).
-func readAudiogram(_ path: String) throws -> Audiogram {
-    let bytes: [UInt8]
-    do throws(ShadesError) { bytes = try FileSystem.readFile(path, upTo: 16 << 20) } catch {
-        throw ShadesError.input("cannot read the audiogram \(path): \(error.message)")
-    }
-    do { return try JSONDecoder().decode(Audiogram.self, from: Data(bytes)) } catch {
-        throw ShadesError(parameter: "audiogram", value: path, problem: "is not a `shades audiometry` result",
-                          allowed: "the JSON `shades audiometry -o FILE` writes")
     }
 }
 
