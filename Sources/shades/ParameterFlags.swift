@@ -22,6 +22,8 @@ enum ParameterFlags {
         .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels", .listener: "--simulate",
         .ear: "--ear", .simulatedAudiogram: "--simulate-audiogram", .falseAlarms: "--false-alarms", .misses: "--misses",
         .startLevel: "--start-level", .fittingRule: "--rule", .maximumGain: "--max-gain",
+        .carrier: "--carrier", .beat: "--beat", .duty: "--duty", .isochronicRamp: "--ramp", .density: "--density",
+        .scale: "--scale", .lowPitch: "--low", .highPitch: "--high", .tempo: "--tempo",
     ]
 
     /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,

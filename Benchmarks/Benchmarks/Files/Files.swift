@@ -39,7 +39,7 @@ func renderFileBenchmark(_ fileName: String, _ format: SampleFormat, _ request: 
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
         try? FileManager.default.removeItem(atPath: path)
-        ShadesBench.record(benchmark, frames: request.frameCount, channels: request.layout.outputChannelCount,
+        ShadesBench.record(benchmark, frames: Int(request.durationSeconds * request.sampleRate), channels: request.layout.outputChannelCount,
                            sampleRate: request.sampleRate, elapsed: elapsed)
     } setup: { () throws -> ScratchDirectory in
         try ScratchDirectory()
@@ -49,7 +49,7 @@ func renderFileBenchmark(_ fileName: String, _ format: SampleFormat, _ request: 
 /// One iteration = `shades analyze` of a 10-minute stereo 48 kHz s16 file (target: under 1 s). The file
 /// is rendered in setup.
 func analyzeBenchmark() {
-    let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 600,
+    let request = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: 600,
                                 sampleRate: 48_000, layout: .stereo)
     Benchmark("Analyze-pink-10min-stereo-s16", configuration: .init(maxIterations: ShadesBench.quick ? 1 : 5)) { benchmark, scratch in
         let path = scratch.url.appendingPathComponent("analyze.wav").path
@@ -64,7 +64,7 @@ func analyzeBenchmark() {
         }
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
-        ShadesBench.record(benchmark, frames: request.frameCount, channels: 2, sampleRate: request.sampleRate, elapsed: elapsed)
+        ShadesBench.record(benchmark, frames: Int(request.durationSeconds * request.sampleRate), channels: 2, sampleRate: request.sampleRate, elapsed: elapsed)
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("analyze.wav").path, sampleFormat: .s16)
@@ -83,10 +83,8 @@ func catalogueBenchmark(unchanged: Bool) {
         let folder = scratch.url.appendingPathComponent("catalogue").path
         if !unchanged { try? FileManager.default.removeItem(atPath: folder) }
         do {
-            let documents = try PresetParser.loadCatalogue(folder: presets)
-            let (assets, categories) = try PresetAssets.resolve(documents)
             benchmark.startMeasurement()
-            let manifest = try CatalogueBuilder.build(assets: assets, categories: categories, into: folder)
+            let manifest = try Catalogue.build(presets: presets, into: folder)
             benchmark.stopMeasurement()
             blackHole(manifest.sounds.count)
         } catch {
@@ -95,9 +93,7 @@ func catalogueBenchmark(unchanged: Bool) {
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         if unchanged {
-            let documents = try PresetParser.loadCatalogue(folder: presets)
-            let (assets, categories) = try PresetAssets.resolve(documents)
-            try CatalogueBuilder.build(assets: assets, categories: categories, into: scratch.url.appendingPathComponent("catalogue").path)
+            try Catalogue.build(presets: presets, into: scratch.url.appendingPathComponent("catalogue").path)
         }
         return scratch
     }
@@ -106,7 +102,7 @@ func catalogueBenchmark(unchanged: Bool) {
 let benchmarks: @Sendable () -> Void = {
     ShadesBench.configureSuite()
 
-    let pink60s = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60,
+    let pink60s = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: 60,
                                 sampleRate: 48_000, layout: .stereo)
     renderFileBenchmark("pink-60s-stereo-s16.wav", .s16, pink60s)
     renderFileBenchmark("pink-60s-stereo-f32.wav", .f32, pink60s)

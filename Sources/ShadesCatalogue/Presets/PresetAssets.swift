@@ -8,12 +8,12 @@ import ShadesIO
 import ShadesRender
 
 /// Values given on the command line that replace a catalogue's defaults (a sound's own overrides still win).
-public struct CatalogueOverrides: Sendable, Equatable {
-    public var rate: Double?
-    public var format: String?
-    public var loudnessLUFS: Double?
+package struct CatalogueOverrides: Sendable, Equatable {
+    package var rate: Double?
+    package var format: String?
+    package var loudnessLUFS: Double?
 
-    public init(rate: Double? = nil, format: String? = nil, loudnessLUFS: Double? = nil) {
+    package init(rate: Double? = nil, format: String? = nil, loudnessLUFS: Double? = nil) {
         (self.rate, self.format, self.loudnessLUFS) = (rate, format, loudnessLUFS)
     }
 
@@ -27,8 +27,8 @@ public struct CatalogueOverrides: Sendable, Equatable {
 }
 
 /// Turns validated presets into the builder's assets and categories, in display order.
-public enum PresetAssets {
-    public static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
+package enum PresetAssets {
+    package static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
                                overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError)
         -> (assets: [CatalogueAsset], categories: [CatalogueCategory]) {
         var assets: [CatalogueAsset] = []
@@ -49,7 +49,7 @@ public enum PresetAssets {
 
     /// One sound of the catalogue that `presetsFolder` describes, by id: a preset sound, or with
     /// `tinnitusFrequencyHz` also the personalised ones (`personal-tone`, `personal-nbn-am10`, `personal-pink-notched` …).
-    public static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
+    package static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
                              overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError) -> CatalogueAsset {
         let documents: [(file: String, document: CatalogueDocument)]
         do throws(PresetErrors) { documents = try PresetParser.loadCatalogue(folder: presetsFolder) } catch {
@@ -72,7 +72,7 @@ public enum PresetAssets {
     /// With `shape` (an audiogram's half-gain rule: Cuesta et al. 2022), the noises and the music are shaped by
     /// it; the tones and narrow bands are not (over a narrow band a shape is one gain, which the loudness
     /// target takes back).
-    public static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
+    package static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
                                 musicFolder: String? = nil, shape: SpectralShape? = nil) throws(ShadesError)
         -> (assets: [CatalogueAsset], category: CatalogueCategory, skipped: [String]) {

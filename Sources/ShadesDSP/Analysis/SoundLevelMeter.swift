@@ -31,7 +31,7 @@ package enum CWeighting {
 /// of the loudest channel; silence is nil.
 public struct SoundLevelMeter: Sendable {
     /// The levels of one interval, or of everything (``total``).
-    public struct Reading: Sendable, Codable, Equatable {
+    public struct Reading: Sendable, Encodable, Equatable {
         /// Where the interval starts and how long it is, seconds.
         public let startSeconds: Double
         public let durationSeconds: Double

@@ -2,9 +2,9 @@ import CSampleRate
 import ShadesDSP
 
 /// Sample-rate conversion of whole buffers with libsamplerate (`StreamingResampler` converts block by block).
-public enum Resampler {
+package enum Resampler {
     /// Converter quality, from libsamplerate's sinc converters.
-    public enum Quality: String, CaseIterable, Sendable, Codable {
+    package enum Quality: String, CaseIterable, Sendable, Codable {
         /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth (default).
         case best
         /// SRC_SINC_MEDIUM_QUALITY.

@@ -23,19 +23,19 @@ import ShadesPlatform
 ///
 /// Levels are dB HL through an ``AudiometerCalibration`` (the tone played at the reference level in dBFS plus
 /// the hearing level), or dB re full scale (the tone's RMS in dBFS) without one.
-public struct Audiometry: Sendable {
+package struct Audiometry: Sendable {
     /// One tone to present: a pulsed tone (three 200 ms pulses, 25 ms ramps) in one ear.
-    public struct Presentation: Sendable, Equatable {
-        public let ear: Ears
-        public let frequencyHz: Double
+    package struct Presentation: Sendable, Equatable {
+        package let ear: Ears
+        package let frequencyHz: Double
         /// The level in the audiogram's scale (dB HL or dBFS).
-        public let levelDB: Double
+        package let levelDB: Double
         /// The tone's RMS level to play, dBFS; nil for dB HL without a calibration (a simulated listener).
-        public let levelDBFS: Double?
+        package let levelDBFS: Double?
     }
 
     /// The tone to present next; nil when the procedure has ended (see ``result``).
-    public private(set) var presentation: Presentation?
+    package private(set) var presentation: Presentation?
     /// The scale of the levels.
     package let scale: AudiogramScale
     package let calibration: AudiometerCalibration?
@@ -72,7 +72,7 @@ public struct Audiometry: Sendable {
     ///   - scale: dB HL (with a calibration to play, or without one for a simulated listener) or dB re full
     ///     scale (no calibration).
     ///   - startLevelDB: the familiarisation level (default 30 dB HL or −40 dBFS).
-    public init(ears: [Ears], frequenciesHz: [Double], scale: AudiogramScale, calibration: AudiometerCalibration? = nil,
+    package init(ears: [Ears], frequenciesHz: [Double], scale: AudiogramScale, calibration: AudiometerCalibration? = nil,
                 startLevelDB: Double? = nil) throws(ShadesError) {
         guard !ears.isEmpty, !ears.contains(.both) else {
             throw ShadesError(parameter: .ear, value: ears.map(\.rawValue).joined(separator: ","), allowed: "left and/or right")
@@ -108,7 +108,7 @@ public struct Audiometry: Sendable {
     package static let allowedFrequencyHz: ClosedRange<Double> = 125...16_000
 
     /// Takes the listener's answer to ``presentation`` and moves on.
-    public mutating func answer(heard: Bool) {
+    package mutating func answer(heard: Bool) {
         guard presentation != nil else { return }
         let ascending = state.familiarised && state.lastMissed
         state.trials.append(Audiogram.Trial(levelDB: state.level, heard: heard, ascending: ascending))
@@ -158,14 +158,14 @@ public struct Audiometry: Sendable {
     }
 
     /// The audiogram once ``presentation`` is nil.
-    public var result: Audiogram? {
+    package var result: Audiogram? {
         guard presentation == nil else { return nil }
         return Audiogram(scale: scale, calibration: calibration, left: finished[.left]?.sorted { $0.frequencyHz < $1.frequencyHz },
                          right: finished[.right]?.sorted { $0.frequencyHz < $1.frequencyHz })
     }
 
     /// The ear and frequency tested now, its index and the number of tests (for a progress line).
-    public var progress: (test: Int, of: Int) { (min(current + 1, tests.count), tests.count) }
+    package var progress: (test: Int, of: Int) { (min(current + 1, tests.count), tests.count) }
 
     // MARK: Steps
 
@@ -201,14 +201,14 @@ public struct Audiometry: Sendable {
 
     /// The pulsed tone of `presentation`: three 200 ms pulses with 25 ms raised-cosine ramps, 200 ms apart,
     /// in its ear; play it at ``Presentation/levelDBFS``.
-    public static func tone(for presentation: Presentation) -> Sound {
+    package static func tone(for presentation: Presentation) -> Sound {
         Sound(.generator(.tone(frequencyHz: presentation.frequencyHz)), pulses: Pulses(onSeconds: 0.2, offSeconds: 0.2, rampSeconds: 0.025, count: 3),
               channels: presentation.ear == .left ? .left : .right)
     }
 }
 
 /// The scale of an audiogram's levels.
-public enum AudiogramScale: String, Sendable, Codable {
+package enum AudiogramScale: String, Sendable, Codable {
     /// dB hearing level: 0 is the reference equivalent threshold (through a calibration).
     case hearingLevel = "dB HL"
     /// dB re full scale: the tone's RMS level in dBFS (no calibration; depends on the volume setting).
@@ -220,19 +220,19 @@ public enum AudiogramScale: String, Sendable, Codable {
 /// plays it. A tone of L dB HL is played at reference + L dBFS.
 ///
 /// JSON: `{"headphones": "Sennheiser HDA 300", "referenceDBFS": {"1000": -95.5, "2000": -97, …}}`.
-public struct AudiometerCalibration: Sendable, Codable, Equatable {
+package struct AudiometerCalibration: Sendable, Codable, Equatable {
     /// The headphones (and volume setting) this calibration holds for.
     package var headphones: String?
     /// Per frequency in Hz (the key, e.g. "1000"), the level in dBFS heard at 0 dB HL.
     package var referenceDBFS: [String: Double]
 
-    public init(headphones: String? = nil, referenceDBFS: [Double: Double]) {
+    package init(headphones: String? = nil, referenceDBFS: [Double: Double]) {
         self.headphones = headphones
         self.referenceDBFS = Dictionary(uniqueKeysWithValues: referenceDBFS.map { (formatNumber($0.key), $0.value) })
     }
 
     /// The reference level at `frequencyHz`, dBFS; refused for a frequency the calibration does not hold.
-    public func referenceDBFS(atHz frequencyHz: Double) throws(ShadesError) -> Double {
+    package func referenceDBFS(atHz frequencyHz: Double) throws(ShadesError) -> Double {
         for (key, value) in referenceDBFS {
             if let f = Double(key), abs(f - frequencyHz) <= 1e-6 * frequencyHz, value.isFinite { return value }
         }
@@ -244,7 +244,7 @@ public struct AudiometerCalibration: Sendable, Codable, Equatable {
 
 /// Hearing thresholds per ear and frequency, with every trial that found them (``Audiometry``'s result;
 /// `shades audiometry -o` writes it as JSON).
-public struct Audiogram: Sendable, Codable, Equatable {
+package struct Audiogram: Sendable, Codable, Equatable {
     /// One presentation: its level, whether it was heard, and whether it followed a miss.
     package struct Trial: Sendable, Codable, Equatable {
         package let levelDB: Double
@@ -253,15 +253,15 @@ public struct Audiogram: Sendable, Codable, Equatable {
     }
 
     /// One frequency of one ear.
-    public struct Threshold: Sendable, Codable, Equatable {
-        public let frequencyHz: Double
+    package struct Threshold: Sendable, Codable, Equatable {
+        package let frequencyHz: Double
         /// The threshold in the audiogram's scale; nil when none was found (see `note`).
-        public let thresholdDB: Double?
+        package let thresholdDB: Double?
         /// Why there is no threshold, or what limits it.
-        public let note: String?
+        package let note: String?
         package let trials: [Trial]
 
-        public init(frequencyHz: Double, thresholdDB: Double?, note: String? = nil) {
+        package init(frequencyHz: Double, thresholdDB: Double?, note: String? = nil) {
             self.init(frequencyHz: frequencyHz, thresholdDB: thresholdDB, note: note, trials: [])
         }
 
@@ -270,7 +270,7 @@ public struct Audiogram: Sendable, Codable, Equatable {
         }
     }
 
-    public let scale: AudiogramScale
+    package let scale: AudiogramScale
     package let method: String
     package let calibration: AudiometerCalibration?
     package let left: [Threshold]?
@@ -278,21 +278,21 @@ public struct Audiogram: Sendable, Codable, Equatable {
     /// For an audiogram a simulated listener answered: who it was (not a person's hearing).
     package var simulatedListener: String?
 
-    public init(scale: AudiogramScale, calibration: AudiometerCalibration? = nil, left: [Threshold]?, right: [Threshold]?) {
+    package init(scale: AudiogramScale, calibration: AudiometerCalibration? = nil, left: [Threshold]?, right: [Threshold]?) {
         (self.scale, self.calibration, self.left, self.right) = (scale, calibration, left, right)
         method = "modified Hughson-Westlake (ASHA 2005): 10 dB down after a response, 5 dB up after a miss; "
             + "threshold: lowest level heard on at least 2 ascending presentations and half of them"
     }
 
     /// The thresholds of `ear` (left or right) that were found, by frequency.
-    public func thresholds(ear: Ears) -> [(frequencyHz: Double, thresholdDB: Double)] {
+    package func thresholds(ear: Ears) -> [(frequencyHz: Double, thresholdDB: Double)] {
         ((ear == .left ? left : ear == .right ? right : nil) ?? [])
             .compactMap { t in t.thresholdDB.map { (t.frequencyHz, $0) } }.sorted { $0.frequencyHz < $1.frequencyHz }
     }
 
     /// The threshold of `ear` at `frequencyHz`, linear in log frequency between the measured ones and the
     /// nearest one's beyond them; throws when the ear has none.
-    public func thresholdDB(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
+    package func thresholdDB(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
         let points = thresholds(ear: ear)
         guard !points.isEmpty else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
@@ -304,7 +304,7 @@ public struct Audiogram: Sendable, Codable, Equatable {
     /// The threshold of `ear` at `frequencyHz` as a tone's RMS level in dBFS: dB re full scale as it is, dB HL
     /// through the audiogram's calibration (each measured threshold at its reference level, then interpolated);
     /// throws for dB HL without a calibration (a simulated listener's).
-    public func thresholdDBFS(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
+    package func thresholdDBFS(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
         guard scale == .hearingLevel else { return try thresholdDB(atHz: frequencyHz, ear: ear) }
         guard let calibration else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB HL without a calibration",

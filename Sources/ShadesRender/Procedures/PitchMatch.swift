@@ -29,9 +29,9 @@ import ShadesPlatform
 /// one position (order effects are a known bias of two-alternative matching) does not steer the match;
 /// one who always answers the same position answers every repeat the other way and is flagged. A match
 /// at the range's end is flagged too (``Result/atLimit``): the tinnitus may lie beyond it.
-public struct PitchMatch: Sendable {
+package struct PitchMatch: Sendable {
     /// What to present next.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// Play a tone at `frequencyHz` and let the listener set its level to the tinnitus loudness.
         case balance(frequencyHz: Double)
         /// Play `first` then `second` (1 s each, 10 ms ramps, a gap between) at their balanced levels; the
@@ -41,12 +41,12 @@ public struct PitchMatch: Sendable {
         case done
     }
 
-    public enum Stage: String, Sendable, Codable {
+    package enum Stage: String, Sendable, Codable {
         case octave, wholeTone = "whole-tone", octaveCheck = "octave-check", `repeat`
     }
 
     /// The listener's answer to the current step.
-    public enum Answer: Sendable, Equatable {
+    package enum Answer: Sendable, Equatable {
         /// The level set in a loudness balance, dB re the start level.
         case level(Double)
         case first
@@ -54,52 +54,52 @@ public struct PitchMatch: Sendable {
     }
 
     /// One answered pair, in the order heard.
-    public struct Choice: Sendable, Codable, Equatable {
-        public let stage: Stage
-        public let firstHz: Double
-        public let secondHz: Double
-        public let chosenHz: Double
+    package struct Choice: Sendable, Codable, Equatable {
+        package let stage: Stage
+        package let firstHz: Double
+        package let secondHz: Double
+        package let chosenHz: Double
         /// For a repeat: the index in ``Result/choices`` of the pair it repeats (in the reverse order).
         package let repeatOf: Int?
     }
 
     /// A tone's loudness balance.
-    public struct Balance: Sendable, Codable, Equatable {
-        public let frequencyHz: Double
+    package struct Balance: Sendable, Codable, Equatable {
+        package let frequencyHz: Double
         /// The level the listener set, dB re the start level.
-        public let levelDB: Double
+        package let levelDB: Double
     }
 
     /// Which end of the range a match lies at.
-    public enum Limit: String, Sendable, Codable { case lower, upper }
+    package enum Limit: String, Sendable, Codable { case lower, upper }
 
     /// The outcome: the matched frequency, the range it stands for, its flags, the loudness balances and
     /// every choice. Fields added after the first version are optional, so older results still read.
-    public struct Result: Sendable, Codable, Equatable {
+    package struct Result: Sendable, Codable, Equatable {
         /// The matched tinnitus frequency, Hz.
-        public let frequency: Double
+        package let frequency: Double
         /// The range the match stands for: half a whole tone each side (the step of the last stage), Hz.
-        public let rangeLow: Double
-        public let rangeHigh: Double
+        package let rangeLow: Double
+        package let rangeHigh: Double
         /// True when the listener chose F/2 or 2F over F in the octave-confusion check.
-        public let octaveConfusion: Bool
+        package let octaveConfusion: Bool
         /// Set when the match is the lowest or highest frequency of the range: the tinnitus may lie beyond.
-        public let atLimit: Limit?
+        package let atLimit: Limit?
         /// Pairs repeated in the reverse order, and how many of them got the same tone.
         package let repeatedPairs: Int?
         package let sameAnswers: Int?
         /// True when fewer than half the repeats got the same tone (e.g. a listener answering by position).
-        public let inconsistent: Bool?
+        package let inconsistent: Bool?
         /// The seed the pair orders were drawn from (the same seed and answers give the same procedure).
-        public let seed: UInt64?
+        package let seed: UInt64?
         /// The balanced level of each frequency heard, in frequency order.
-        public let loudness: [Balance]
-        public let choices: [Choice]
-        public let method: String
+        package let loudness: [Balance]
+        package let choices: [Choice]
+        package let method: String
 
         /// One line per flag, for a screen or a warning ("the match is at the upper limit …"); empty when
         /// the match is unflagged.
-        public var warnings: [String] {
+        package var warnings: [String] {
             var lines: [String] = []
             switch atLimit {
             case .lower?: lines.append("the match is at the lower limit of the range (\(formatNumber(frequency)) Hz): the tinnitus may be lower")
@@ -115,18 +115,18 @@ public struct PitchMatch: Sendable {
     }
 
     /// Lowest and highest frequencies of the octave stage, Hz.
-    public let lowestHz: Double
-    public let highestHz: Double
+    package let lowestHz: Double
+    package let highestHz: Double
     /// The seed of the pair orders.
-    public let seed: UInt64
+    package let seed: UInt64
     /// The whole-tone step, 2^(1/6).
-    public static let wholeTone: Double = pow(2.0, 1.0 / 6)
+    package static let wholeTone: Double = pow(2.0, 1.0 / 6)
     /// The frequencies a procedure's range may span, Hz.
     package static let allowedRangeHz: ClosedRange<Double> = 20...20_000
 
-    public private(set) var step: Step
-    public private(set) var choices: [Choice] = []
-    public private(set) var levels: [Double: Double] = [:]
+    package private(set) var step: Step
+    package private(set) var choices: [Choice] = []
+    package private(set) var levels: [Double: Double] = [:]
 
     private var pending: (first: Double, second: Double, stage: Stage, repeatOf: Int?)?
     private var random: SplitMix64
@@ -144,7 +144,7 @@ public struct PitchMatch: Sendable {
 
     /// A procedure over `lowestHz` … `highestHz` (500 Hz … 16 kHz by default, within 20 Hz … 20 kHz),
     /// starting from the pair `startHz`, 2·`startHz`; the order of each pair drawn from `seed`.
-    public init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000, seed: UInt64 = 1) throws(ShadesError) {
+    package init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000, seed: UInt64 = 1) throws(ShadesError) {
         guard lowestHz.isFinite, highestHz.isFinite, Self.allowedRangeHz.contains(lowestHz), Self.allowedRangeHz.contains(highestHz),
               highestHz >= 2 * lowestHz else {
             throw ShadesError(parameter: .matchRange, value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
@@ -161,7 +161,7 @@ public struct PitchMatch: Sendable {
     }
 
     /// The result once ``step`` is ``Step/done``.
-    public var result: Result? {
+    package var result: Result? {
         guard step == .done else { return nil }
         let half = Self.wholeTone.squareRoot()
         let repeated = choices.filter { $0.repeatOf != nil }
@@ -174,7 +174,7 @@ public struct PitchMatch: Sendable {
     }
 
     /// Takes the answer to the current step and moves on.
-    public mutating func answer(_ answer: Answer) throws(ShadesError) {
+    package mutating func answer(_ answer: Answer) throws(ShadesError) {
         switch (step, answer) {
         case (.balance(let f), .level(let db)):
             guard db.isFinite, abs(db) <= 60 else {
@@ -308,13 +308,13 @@ public struct PitchMatch: Sendable {
 /// A simulated listener for ``PitchMatch``: it picks the tone closer in log frequency to its target and
 /// balances every tone to 0 dB. With `octaveConfusion`, it hears its tinnitus an octave low while matching
 /// (it matches half its target) but knows it in the octave check: the check flags it.
-public struct SimulatedListener: Sendable {
-    public let targetHz: Double
-    public let octaveConfusion: Bool
+package struct SimulatedListener: Sendable {
+    package let targetHz: Double
+    package let octaveConfusion: Bool
     /// A listener who answers every pair with this position whatever it hears (an order bias).
     package var alwaysAnswers: PitchMatch.Answer?
 
-    public init(targetHz: Double, octaveConfusion: Bool = false) { (self.targetHz, self.octaveConfusion) = (targetHz, octaveConfusion) }
+    package init(targetHz: Double, octaveConfusion: Bool = false) { (self.targetHz, self.octaveConfusion) = (targetHz, octaveConfusion) }
 
     /// A listener who always answers `position` (``PitchMatch/Answer/first`` or ``PitchMatch/Answer/second``).
     package init(alwaysAnswering position: PitchMatch.Answer) {
@@ -323,7 +323,7 @@ public struct SimulatedListener: Sendable {
     }
 
     /// The answer to `step`.
-    public func answer(_ step: PitchMatch.Step) -> PitchMatch.Answer? {
+    package func answer(_ step: PitchMatch.Step) -> PitchMatch.Answer? {
         switch step {
         case .balance: return .level(0)
         case .pair(let a, let b, let stage):
@@ -335,7 +335,7 @@ public struct SimulatedListener: Sendable {
     }
 
     /// Runs `procedure` to its end with this listener.
-    public func run(_ procedure: PitchMatch) throws(ShadesError) -> PitchMatch.Result {
+    package func run(_ procedure: PitchMatch) throws(ShadesError) -> PitchMatch.Result {
         var p = procedure
         while let answer = answer(p.step) { try p.answer(answer) }
         return p.result!

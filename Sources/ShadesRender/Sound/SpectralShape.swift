@@ -5,7 +5,7 @@ import ShadesDSP
 /// it shapes any sound by the listener's hearing loss, as Cuesta et al. 2022 (Brain Sci 12:82) shaped therapy
 /// noise by the patient's audiogram. A zero-phase FIR (FFTW frequency sampling, Hann window; a loop's spectrum
 /// is shaped exactly); the sound's level policy applies to the shaped sound.
-public struct SpectralShape: Sendable, Codable, Equatable {
+public struct SpectralShape: Sendable, Encodable, Equatable {
     /// Frequencies (Hz, increasing) and their gains (dB).
     public var frequenciesHz: [Double]
     public var gainsDB: [Double]
@@ -20,10 +20,16 @@ public struct SpectralShape: Sendable, Codable, Equatable {
     package static let allowedGainDB: ClosedRange<Double> = -60...60
     package static let defaultMaximumGainDB = 30.0
 
-    /// The half-gain rule: at each frequency of `ear`'s audiogram, half the threshold in dB HL (none for
-    /// thresholds at or below 0), capped at `maximumGainDB`. Needs dB HL (a calibrated or simulated audiogram).
-    public static func halfGain(_ audiogram: Audiogram, ear: Ears, maximumGainDB: Double = 30,
-                                source: String? = nil) throws(ShadesError) -> SpectralShape {
+    /// The half-gain rule: at each frequency, half the threshold in dB HL (none for thresholds at or below
+    /// 0), capped at `maximumGainDB` (30 dB by default).
+    public static func halfGain(frequenciesHz: [Double], thresholdsDBHL: [Double], maximumGainDB: Double = 30) -> SpectralShape {
+        SpectralShape(frequenciesHz: frequenciesHz, gainsDB: thresholdsDBHL.map { min(maximumGainDB, max(0, $0 / 2)) },
+                      rule: "half-gain rule (capped at \(formatNumber(maximumGainDB)) dB)")
+    }
+
+    /// The half-gain rule of `ear`'s thresholds in `audiogram` (dB HL: a calibrated or simulated audiogram).
+    package static func halfGain(_ audiogram: Audiogram, ear: Ears, maximumGainDB: Double = defaultMaximumGainDB,
+                                 source: String? = nil) throws(ShadesError) -> SpectralShape {
         guard audiogram.scale == .hearingLevel else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB re full scale, not dB HL",
                               allowed: "an audiogram in dB HL (`shades audiometry --calibration`) for the half-gain rule")
@@ -33,9 +39,9 @@ public struct SpectralShape: Sendable, Codable, Equatable {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
                               allowed: [("left", audiogram.left), ("right", audiogram.right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
         }
-        return SpectralShape(frequenciesHz: points.map(\.frequencyHz),
-                             gainsDB: points.map { min(maximumGainDB, max(0, $0.thresholdDB / 2)) },
-                             rule: "half-gain rule (capped at \(formatNumber(maximumGainDB)) dB), \(ear.rawValue) ear" + (source.map { " of \($0)" } ?? ""))
+        var shape = halfGain(frequenciesHz: points.map(\.frequencyHz), thresholdsDBHL: points.map(\.thresholdDB), maximumGainDB: maximumGainDB)
+        shape.rule = (shape.rule ?? "") + ", \(ear.rawValue) ear" + (source.map { " of \($0)" } ?? "")
+        return shape
     }
 
     /// The gain at `frequencyHz`, dB.
