@@ -70,6 +70,7 @@ extension LivePlaybackTests {
         // The totals are analyze's of the recording the meter made.
         let total = try #require(report["total"] as? [String: Any])
         let recording = try analyze("capture.wav")
+        print("live meter: total LAeq \(total["laeqDBFS"]!) and RMS \(total["rmsDBFS"]!), analyze of the recording \(recording)")
         #expect(abs((total["laeqDBFS"] as! Double) - recording.laeq) <= 0.01 && abs((total["rmsDBFS"] as! Double) - recording.rms) <= 0.01,
                 "total \(total), analyze of the recording \(recording)")
     }

@@ -63,6 +63,7 @@ import ShadesRender
         }
         // Binomial(pairs, ½): the share of lower-first pairs within 4 standard deviations of a half.
         let share = Double(lowerFirst) / Double(pairs)
+        print("pitch match: \(lowerFirst) of \(pairs) pairs over 40 seeds had the lower tone first")
         #expect(abs(share - 0.5) < 4 * (0.25 / Double(pairs)).squareRoot(), "\(lowerFirst) of \(pairs) pairs had the lower tone first")
         let a = try SimulatedListener(targetHz: 5_200).run(try PitchMatch(seed: 1))
         let b = try SimulatedListener(targetHz: 5_200).run(try PitchMatch(seed: 2))

@@ -28,7 +28,7 @@ package enum CWeighting {
 /// the same in dB SPL and the NIOSH noise dose of the time measured.
 ///
 /// Blocks are split at the interval boundaries, so the readings do not depend on the block sizes. Levels
-/// of the loudest channel; silence is nil.
+/// of the loudest channel; silence is nil (for LCpeak: below −200 dBFS, the C filter's decay after a sound).
 public struct SoundLevelMeter: Sendable {
     /// The levels of one interval, or of everything (``total``).
     public struct Reading: Sendable, Encodable, Equatable {
@@ -148,7 +148,8 @@ public struct SoundLevelMeter: Sendable {
                          peak: [Double], doseFrames: Int) -> Reading {
         func level(_ power: Double) -> Double? { power > 0 && power.isFinite ? Decibels.fromPower(power) : nil }
         let rms = frames > 0 ? level((energy.max() ?? 0) / Double(frames)) : nil
-        let lcpeak = (peak.max() ?? 0) > 0 ? Decibels.fromAmplitude(peak.max()!) : nil
+        // Below −200 dBFS is the filter's decay after the sound, not a sound: silence.
+        let lcpeak = (peak.max() ?? 0) > 1e-10 ? Decibels.fromAmplitude(peak.max()!) : nil
         let offset = calibration?.offsetDB
         var dose: Double?
         if let offset {
