@@ -22,6 +22,9 @@ public struct CatalogueOptions: Sendable, Equatable {
     public var container: Container?
     /// Integrated loudness target of every asset, LUFS (−60 … −5), instead of the presets' default.
     public var loudnessLUFS: Double?
+    /// A spectral shape for the personalised noises and music (an audiogram's half-gain rule: Cuesta et al.
+    /// 2022). Needs ``tinnitusFrequencyHz``.
+    public var shape: SpectralShape?
     /// Recorded in the manifest's `parameters` as given (e.g. the command line's text).
     package var parameters: [String: String]
 
@@ -58,6 +61,9 @@ public enum Catalogue {
         if options.musicFolder != nil && options.tinnitusFrequencyHz == nil {
             throw .usage("a music folder needs a tinnitus frequency (the notch is at the patient's frequency)")
         }
+        if options.shape != nil && options.tinnitusFrequencyHz == nil {
+            throw .usage("a shape is for the personalised sounds: it needs a tinnitus frequency")
+        }
         if let container = options.container, ![.wav, .flac].contains(container) {
             throw .usage("format \(container.rawValue) is unknown (allowed: wav, flac)")
         }
@@ -66,7 +72,7 @@ public enum Catalogue {
         var (assets, categories) = try PresetAssets.resolve(documents, overrides: overrides)
         if let frequency = options.tinnitusFrequencyHz, let defaults = documents.first?.document.defaults {
             let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
-                                                     musicFolder: options.musicFolder)
+                                                     musicFolder: options.musicFolder, shape: options.shape)
             personal.skipped.forEach(warning)
             assets += personal.assets
             categories.append(personal.category)

@@ -3,13 +3,13 @@ import CALSAQuiet
 import ShadesDSP
 import ShadesPlatform
 
-// The only file that calls PortAudio (CPortAudio). Its flag macros are casts, which Swift does not
-// import: their values from portaudio.h (v19).
-private let paFloat32Format: PaSampleFormat = 0x0000_0001
-private let paNonInterleavedFormat: PaSampleFormat = 0x8000_0000
-private let paClipOffFlag: PaStreamFlags = 0x0000_0001
+// With AudioInput.swift, the only files that call PortAudio (CPortAudio). Its flag macros are casts, which
+// Swift does not import: their values from portaudio.h (v19).
+let paFloat32Format: PaSampleFormat = 0x0000_0001
+let paNonInterleavedFormat: PaSampleFormat = 0x8000_0000
+let paClipOffFlag: PaStreamFlags = 0x0000_0001
 private let paOutputUnderflowFlag: PaStreamCallbackFlags = 0x0000_0004
-private let paNoDeviceIndex: PaDeviceIndex = -1
+let paNoDeviceIndex: PaDeviceIndex = -1
 
 /// An output device PortAudio offers (`Pa_GetDeviceInfo`).
 public struct OutputDevice: Sendable, Equatable {
@@ -136,7 +136,7 @@ private func renderCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutableR
 }
 
 /// PortAudio's library calls outside a stream.
-private enum PortAudioLibrary {
+enum PortAudioLibrary {
     /// `Pa_Initialize`, its ALSA card-probing and JACK messages silenced (ALSA's for good: its
     /// "underrun occurred" lines while playing too; underruns are counted instead).
     static func initialize() throws(ShadesError) {
@@ -178,27 +178,31 @@ private enum PortAudioLibrary {
     }
 
     static func choose(_ choice: OutputDeviceChoice) throws(ShadesError) -> OutputDevice {
-        let devices = outputDevices()
+        try choose(choice, among: outputDevices(), index: \.index, name: \.name, defaultIndex: Pa_GetDefaultOutputDevice(), kind: "output")
+    }
+
+    /// The device `choice` names among `devices` (input or output, `kind`); the errors list the devices.
+    static func choose<Device>(_ choice: OutputDeviceChoice, among devices: [Device], index: (Device) -> Int, name: (Device) -> String,
+                               defaultIndex: PaDeviceIndex, kind: String) throws(ShadesError) -> Device {
         let tried = "\(String(cString: Pa_GetVersionText())), host APIs: \(hostAPINames().joined(separator: ", "))"
         guard !devices.isEmpty else {
-            throw .runtime("no audio output device (\(tried); for PulseAudio set XDG_RUNTIME_DIR or PULSE_SERVER)")
+            throw .runtime("no audio \(kind) device (\(tried); for PulseAudio set XDG_RUNTIME_DIR or PULSE_SERVER)")
         }
-        let names = devices.map { "\($0.index) '\($0.name)'" }.joined(separator: ", ")
+        let names = devices.map { "\(index($0)) '\(name($0))'" }.joined(separator: ", ")
         switch choice {
         case .systemDefault:
-            let index = Pa_GetDefaultOutputDevice()
-            guard index != paNoDeviceIndex, let device = devices.first(where: { $0.index == Int(index) }) else {
-                throw .runtime("no default audio output device (\(tried); devices: \(names))")
+            guard defaultIndex != paNoDeviceIndex, let device = devices.first(where: { index($0) == Int(defaultIndex) }) else {
+                throw .runtime("no default audio \(kind) device (\(tried); devices: \(names))")
             }
             return device
-        case .index(let index):
-            guard let device = devices.first(where: { $0.index == index }) else {
-                throw ShadesError(parameter: "device", value: "\(index)", allowed: "an output device: \(names)")
+        case .index(let wanted):
+            guard let device = devices.first(where: { index($0) == wanted }) else {
+                throw ShadesError(parameter: "device", value: "\(wanted)", allowed: "an \(kind) device: \(names)")
             }
             return device
         case .name(let text):
-            guard let device = devices.first(where: { $0.name.lowercased().contains(text.lowercased()) }) else {
-                throw ShadesError(parameter: "device", value: "'\(text)'", allowed: "an output device: \(names)")
+            guard let device = devices.first(where: { name($0).lowercased().contains(text.lowercased()) }) else {
+                throw ShadesError(parameter: "device", value: "'\(text)'", allowed: "an \(kind) device: \(names)")
             }
             return device
         }

@@ -26,6 +26,17 @@ extension ParameterID {
     package static let matchStart = ParameterID("matchStart", name: "start frequency")
     package static let answer = ParameterID("answer", name: "answer")
     package static let listener = ParameterID("listener", name: "listener")
+    /// The procedures of issue 22: the ear tested, a simulated listener's audiogram and answers, a start level.
+    package static let ear = ParameterID("ear", name: "ear")
+    package static let simulatedAudiogram = ParameterID("simulatedAudiogram", name: "simulated audiogram")
+    package static let falseAlarms = ParameterID("falseAlarms", name: "false-alarm probability")
+    package static let misses = ParameterID("misses", name: "miss probability")
+    package static let startLevel = ParameterID("startLevel", name: "start level")
+    /// A spectral shape (gains over frequency) of a sound.
+    package static let shape = ParameterID("shape", name: "spectral shape")
+    /// The fitting rule of a shape made from an audiogram, and its largest gain, dB.
+    package static let fittingRule = ParameterID("fittingRule", name: "fitting rule")
+    package static let maximumGain = ParameterID("maximumGain", name: "maximum gain")
 }
 
 extension ShadesError {

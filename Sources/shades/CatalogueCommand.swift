@@ -54,6 +54,8 @@ struct CatalogueCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: "Integrated loudness target, e.g. -23LUFS.")
         var loudness: String?
 
+        @OptionGroup var shaping: AudiogramShapingOptions
+
         func run() throws {
             if tinnitusFrequency != nil && fromMatch != nil {
                 throw ShadesError.usage("--tinnitus-frequency cannot be combined with --from-match (allowed: one or the other)")
@@ -64,6 +66,10 @@ struct CatalogueCommand: ParsableCommand {
                 throw ShadesError.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
             }
             var options = CatalogueOptions(tinnitusFrequencyHz: frequency, musicFolder: music)
+            options.shape = try shaping.shape()
+            if options.shape != nil && frequency == nil {
+                throw ShadesError.usage("--audiogram shapes the personalised sounds: it needs --tinnitus-frequency or --from-match")
+            }
             options.sampleRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
             options.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
             if let format {
@@ -77,6 +83,7 @@ struct CatalogueCommand: ParsableCommand {
             if let rate { options.parameters["rate"] = rate }
             if let format { options.parameters["format"] = format }
             if let loudness { options.parameters["loudness"] = loudness }
+            if let audiogram = shaping.audiogram { options.parameters["audiogram"] = audiogram }
 
             let terminal = isatty(STDOUT_FILENO) == 1
             let manifest: Manifest

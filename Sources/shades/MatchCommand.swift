@@ -19,20 +19,26 @@ struct MatchCommand: ParsableCommand {
         usage: "shades match [--simulate <frequency>] [<options>] [--output <output>]",
         discussion: """
             First each tone heard is set to the tinnitus loudness (up/down: ±1 dB, enter: done). Then pairs of \
-            1-s tones: press 1 or 2 for the one closer to the tinnitus pitch (r: hear them again). An octave \
-            stage (from 1 and 2 kHz, stopping at the first reversal or at 500 Hz / 16 kHz), a stage in whole \
-            tones, then the match against half and double its frequency (octave confusion). The result (JSON \
-            with -o) is read by `catalogue build --from-match` and `notch --from-match`. \
+            1-s tones, "1" then "2": press 1 or 2 for the one closer to the tinnitus pitch (r: hear them again, \
+            q: stop). Which tone comes first is drawn from --seed (a fresh seed by default, written in the \
+            result). Four parts: the octave (from 1 and 2 kHz, stopping at the first reversal or at 500 Hz / \
+            16 kHz), whole tones, the match against half and double its frequency (octave confusion), and the \
+            deciding pairs again in the reverse order (consistency). A match at 500 Hz or 16 kHz is flagged \
+            (atLimit), as are octave confusion and inconsistent answers; `notch`, `catalogue build` and \
+            `render`/`play` --from-match warn about them. The result (JSON with -o) is read by --from-match. \
             Examples:
               shades match -o match.json
-              shades match --simulate 5.2kHz --json
+              shades match --simulate 5.2kHz --seed 7 --json
             """)
 
-    @Option(help: "Answer with a simulated listener whose tinnitus is at this frequency (no audio).")
+    @Option(help: "Answer with a simulated listener whose tinnitus is at this frequency, 20 Hz … 20 kHz (no audio).")
     var simulate: String?
 
     @Flag(name: .customLong("octave-confusion"), help: "With --simulate: a listener who matches an octave low.")
     var octaveConfusion = false
+
+    @Option(help: "Seed of the tone order in each pair (default: a fresh one, written in the result).")
+    var seed: UInt64?
 
     @Flag(help: "Print the result as JSON.")
     var json = false
@@ -47,72 +53,70 @@ struct MatchCommand: ParsableCommand {
     var device: String?
 
     func run() throws {
+        let seed = self.seed ?? UInt64(UInt32.random(in: 0 ... .max))
+        let procedure = try PitchMatch(seed: seed)
+        if let output { try AtomicFile.checkWritable(output) }
         let result: PitchMatch.Result
         if let simulate {
-            let target = try ValueParsing.hertz(simulate, parameter: "simulate")
-            result = try SimulatedListener(targetHz: target, octaveConfusion: octaveConfusion).run(try PitchMatch())
-        } else {
-            guard isatty(0) == 1 else {
-                throw ShadesError.usage("match is interactive: it needs a terminal (allowed: a terminal, or --simulate F)")
+            let target = try ValueParsing.hertz(simulate, parameter: .listener)
+            guard PitchMatch.allowedRangeHz.contains(target) else {
+                throw ShadesError(parameter: .listener, value: "\(formatNumber(target)) Hz", allowed: "20 … 20000 Hz (the listener's tinnitus)")
             }
-            result = try InteractiveMatch(levelDBFS: try ValueParsing.decibels(level), device: device).run()
+            result = try SimulatedListener(targetHz: target, octaveConfusion: octaveConfusion).run(procedure)
+        } else {
+            let level = try ValueParsing.decibels(level)
+            let console = try ProcedureConsole(device: device, procedure: "match")
+            defer { console.close() }
+            result = try InteractiveMatch(levelDBFS: level, console: console).run(procedure)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(result)
+        let data = try encodeProcedureResult(result)
         if let output { try AtomicFile.write(Array(data), to: output) }
         if json {
             print(String(decoding: data, as: UTF8.self))
         } else {
             print("matched \(formatNumber(result.frequency, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLow, roundedTo: 1)) … "
-                  + "\(formatNumber(result.rangeHigh, roundedTo: 1)) Hz) after \(result.choices.count) choices"
-                  + (result.octaveConfusion ? "; octave confusion: F/2 or 2F was chosen over F" : ""))
+                  + "\(formatNumber(result.rangeHigh, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)")
+            for warning in result.warnings { print("flagged: \(warning)") }
         }
     }
 }
 
-/// The tinnitus frequency in a `shades match` result file.
-func matchedFrequency(_ path: String) throws -> Double {
-    guard let data = FileManager.default.contents(atPath: path) else { throw ShadesError.input("cannot read \(path)") }
-    do { return try JSONDecoder().decode(PitchMatch.Result.self, from: data).frequency } catch {
-        throw ShadesError(parameter: "from-match", value: path, problem: "is not a `shades match` result",
-                          allowed: "the JSON `shades match -o FILE` writes")
-    }
-}
-
-/// The procedure in the terminal: tones through the live engine, keys for the answers.
+/// The procedure in the terminal: an introduction, tones through the live engine, keys for the answers,
+/// and a status line that says which part, which pair and which tone is playing.
 private struct InteractiveMatch {
     let levelDBFS: Double
-    let device: String?
-    let rate = 48_000.0
+    let console: ProcedureConsole
 
-    func run() throws -> PitchMatch.Result {
-        let engine = PlayerEngine(sampleRate: rate, channelCount: 2)
-        let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
-        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480)
-        try output.start()
-        defer { output.stop() }
-        let terminal = RawTerminal()
-        defer { terminal.restore() }
-        var match = try PitchMatch()
+    func run(_ procedure: PitchMatch) throws -> PitchMatch.Result {
+        console.say("""
+            Pitch matching: finding the pitch of your tinnitus.
+            You will hear pairs of tones, tone 1 then tone 2. After each pair, press 1 or 2 for the tone whose
+            pitch is closer to your tinnitus (r: hear the pair again). Before a new tone is used you set its
+            loudness to that of your tinnitus (up/down arrows, enter when equal). It takes about 15 pairs in
+            four parts. Keys: 1, 2, r, up/down, enter; q stops without saving.
+            Seed \(procedure.seed) (the order of the tones in each pair).
+            """)
+        var match = procedure
         while true {
             switch match.step {
             case .done:
-                printToStandardError("\r\u{1B}[K")
-                return match.result!
+                let result = match.result!
+                console.say("Done: \(formatNumber(result.frequency, roundedTo: 1)) Hz.")
+                for warning in result.warnings { console.say("Flagged: \(warning)") }
+                return result
             case .balance(let f):
-                try match.answer(.level(try balance(f, engine: engine, terminal: terminal)))
+                try match.answer(.level(try balance(f)))
             case .pair(let a, let b, let stage):
-                let levelA = match.levels[a] ?? 0, levelB = match.levels[b] ?? 0
+                let prefix = "pair \(match.choices.count + 1), part \(Self.part(stage)) of 4 (\(Self.describe(stage)))"
                 var answer: PitchMatch.Answer?
                 while answer == nil {
-                    printToStandardError("\r\u{1B}[K\(stage.rawValue): which tone is closer to your tinnitus? 1 or 2 (r: again)")
-                    try playPair(a, levelA, b, levelB, engine: engine)
-                    switch terminal.key() {
-                    case UInt8(ascii: "1"): answer = .first
-                    case UInt8(ascii: "2"): answer = .second
-                    case UInt8(ascii: "q"), 3: throw ShadesError.usage("match stopped before its end")
-                    default: break
+                    try playPair(a, match.levels[a] ?? 0, b, match.levels[b] ?? 0, prefix: prefix)
+                    console.status("\(prefix): which was closer to your tinnitus, 1 or 2? (r: again, q: stop) ")
+                    switch console.key() {
+                    case .character("1"): answer = .first
+                    case .character("2"): answer = .second
+                    case .quit: throw console.stopped("match")
+                    default: break  // r or anything else: hear the pair again
                     }
                 }
                 try match.answer(answer!)
@@ -120,57 +124,52 @@ private struct InteractiveMatch {
         }
     }
 
-    /// A tone at `f` looped until enter; up/down move it by 1 dB. Returns the level, dB re the start.
-    private func balance(_ f: Double, engine: PlayerEngine, terminal: RawTerminal) throws -> Double {
-        let tone = try ToneSource(frequencyHz: f, sampleRate: rate, layout: .diotic, levelDBFS: levelDBFS)
+    static func part(_ stage: PitchMatch.Stage) -> Int {
+        switch stage { case .octave: 1; case .wholeTone: 2; case .octaveCheck: 3; case .repeat: 4 }
+    }
+
+    static func describe(_ stage: PitchMatch.Stage) -> String {
+        switch stage {
+        case .octave: "finding the octave"
+        case .wholeTone: "narrowing down in whole tones"
+        case .octaveCheck: "checking for octave confusion"
+        case .repeat: "a few pairs again, to check consistency"
+        }
+    }
+
+    /// A tone at `f` playing until enter; up/down move it by 1 dB. Returns the level, dB re the start.
+    private func balance(_ f: Double) throws -> Double {
         var db = 0.0
-        let voice = engine.play(tone, fadeInSeconds: 0.05)
-        defer { engine.stop(voice, fadeSeconds: 0.05) }
+        let voice = try console.play(Sound(.tone(frequencyHz: f)), levelDBFS: levelDBFS, fadeInSeconds: 0.05)
+        defer { console.engine.stop(voice, fadeSeconds: 0.05) }
         while true {
-            printToStandardError("\r\u{1B}[Kloudness of \(formatNumber(f.rounded())) Hz: \(formatSigned(db, digits: 0)) dB (up/down, enter when as loud as your tinnitus)")
-            switch terminal.key() {
-            case UInt8(ascii: "A"), UInt8(ascii: "+"): db = min(40, db + 1)
-            case UInt8(ascii: "B"), UInt8(ascii: "-"): db = max(-40, db - 1)
-            case 10, 13: return db
-            case UInt8(ascii: "q"), 3: throw ShadesError.usage("match stopped before its end")
+            console.status("loudness of the \(formatNumber(f.rounded())) Hz tone: \(formatSigned(db, digits: 0)) dB "
+                           + "(up/down; enter when as loud as your tinnitus; q: stop) ")
+            switch console.key() {
+            case .up: db = min(40, db + 1)
+            case .down: db = max(-40, db - 1)
+            case .enter: return db
+            case .quit: throw console.stopped("match")
             default: continue
             }
-            engine.setGain(voice, gainDB: db)
+            console.engine.setGain(voice, gainDB: db)
         }
     }
 
-    /// Tone a (1 s), 0.5 s of silence, tone b (1 s), each with 10 ms raised-cosine ramps.
-    private func playPair(_ a: Double, _ levelA: Double, _ b: Double, _ levelB: Double, engine: PlayerEngine) throws {
-        let second = Int(rate)
+    /// Tone 1 (1 s), 0.5 s of silence, tone 2 (1 s), each with 10 ms raised-cosine ramps; the status line
+    /// says which is playing.
+    private func playPair(_ a: Double, _ levelA: Double, _ b: Double, _ levelB: Double, prefix: String) throws {
+        console.drainKeys()
+        let start = console.frame(after: 0.1)
         for (k, (f, db)) in [(a, levelA), (b, levelB)].enumerated() {
-            let tone = try FadedSource(source: ToneSource(frequencyHz: f, sampleRate: rate, layout: .diotic, levelDBFS: levelDBFS),
-                                       fadeInSeconds: 0.01, fadeOutSeconds: 0.01, totalFrames: second)
-            let start = engine.framesRendered + Int(0.1 * rate) + k * (second + second / 2)
-            let voice = engine.play(tone, gainDB: db, fadeInSeconds: 0, atFrame: start)
-            engine.stop(voice, fadeSeconds: 0, atFrame: start + second)
+            let tone = Sound(.generator(.tone(frequencyHz: f)), fades: Fades(inSeconds: 0.01, outSeconds: 0.01, endSeconds: 1))
+            let at = start + k * Int(1.5 * ProcedureConsole.sampleRate)
+            let voice = try console.play(tone, levelDBFS: levelDBFS, gainDB: db, atFrame: at)
+            console.engine.stop(voice, fadeSeconds: 0, atFrame: at + Int(1.2 * ProcedureConsole.sampleRate))
         }
-        usleep(2_700_000)
-        engine.collectGarbage()
-    }
-}
-
-/// The terminal in raw mode while matching: one key at a time (arrow keys as their last byte), restored after.
-private final class RawTerminal {
-    private var saved = termios()
-
-    init() {
-        tcgetattr(0, &saved)
-        var raw = saved
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-        tcsetattr(0, TCSANOW, &raw)
-    }
-
-    func restore() { tcsetattr(0, TCSANOW, &saved) }
-
-    /// The next key (blocking); for an escape sequence, its last byte.
-    func key() -> UInt8 {
-        var byte: UInt8 = 0
-        repeat { guard Platform.read(0, &byte, 1) == 1 else { return 3 } } while byte == 0x1B || byte == UInt8(ascii: "[")
-        return byte
+        console.status("\(prefix): now playing tone 1 ")
+        console.wait(1.6)
+        console.status("\(prefix): now playing tone 2 ")
+        console.wait(1.1)
     }
 }

@@ -19,7 +19,9 @@ enum ParameterFlags {
         .sampleFormat: "--format", .output: "--output", .loudness: "--loudness", .ceiling: "--ceiling",
         .mmlStep: "--mml-step", .calibration: "--calibration", .reference: "--reference",
         .frequencies: "--frequencies", .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
-        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels",
+        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels", .listener: "--simulate",
+        .ear: "--ear", .simulatedAudiogram: "--simulate-audiogram", .falseAlarms: "--false-alarms", .misses: "--misses",
+        .startLevel: "--start-level", .fittingRule: "--rule", .maximumGain: "--max-gain",
         .carrier: "--carrier", .beat: "--beat", .duty: "--duty", .isochronicRamp: "--ramp", .density: "--density",
         .scale: "--scale", .lowPitch: "--low", .highPitch: "--high", .tempo: "--tempo",
     ]

@@ -31,6 +31,9 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "Tone frequency, centre of narrow-band noise, or the tinnitus frequency of cr and ripple: 6000, 6kHz, 440Hz.")
     var frequency: String?
 
+    @Option(name: .customLong("from-match"), help: "The --frequency from a `shades match -o` result file (a flagged match is warned about).")
+    var fromMatch: String?
+
     @Option(help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
     var tones: CoordinatedResetPattern.ToneSet = .standard
 
@@ -133,6 +136,8 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "White-noise sample distribution: gaussian or uniform.")
     var distribution: WhiteDistribution = .gaussian
 
+    @OptionGroup var shaping: AudiogramShapingOptions
+
     /// True when `--pulse-count` sets the length.
     var countsPulses: Bool { pulseCount != nil }
 
@@ -141,7 +146,7 @@ struct SoundOptions: ParsableArguments {
     /// `includingFades` false leaves the fades to the caller (live playback fades in the player).
     func makeRequest(source: String?, duration: String?, defaultSeconds: Double? = nil,
                      includingFades: Bool = true) throws -> RenderRequest {
-        var sound = try baseSound(source: source)
+        var sound = try withMatchedFrequency().baseSound(source: source)
         if let modulation = try am.map({ text throws in
             Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
         }) { sound.modulation = modulation }
@@ -167,6 +172,16 @@ struct SoundOptions: ParsableArguments {
                                        edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
         } else if edgeBoost != nil {
             throw ShadesError.usage("--edge-boost applies to a --notch")
+        }
+        if let shape = try shaping.shape() {
+            if case .spectralRipple(var ripple) = sound.generator {
+                // A ripple's own band gains (its half-octave bands from 1 kHz), at each band's centre.
+                guard bandGains == nil else { throw ShadesError.usage("--audiogram gives ripple's --band-gains: give one or the other") }
+                ripple.bandGainsDB = (0..<8).map { shape.gainDB(atHz: 1_000 * pow(2, (2 * Double($0) + 1) / 4)) }
+                sound.source = .generator(.spectralRipple(ripple))
+            } else {
+                sound.shape = shape
+            }
         }
         if let channels { sound.channels = channels }
         if let seed { sound.seed = seed }
@@ -275,6 +290,15 @@ struct SoundOptions: ParsableArguments {
         return Sound(generator)
     }
 
+    /// These options with `--from-match`'s frequency as `--frequency`.
+    private func withMatchedFrequency() throws -> SoundOptions {
+        guard let fromMatch else { return self }
+        guard frequency == nil else { throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)") }
+        var options = self
+        options.frequency = "\(try matchedFrequency(fromMatch))"
+        return options
+    }
+
     /// The sound names a SOURCE can be.
     static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "velvet", "tone", "nbn", "binaural",
                               "isochronic", "fractal", "cr", "ripple"]
@@ -318,5 +342,45 @@ extension SoundOptions {
     /// A comma-separated list of gains in dB ("0,-2,3dB").
     static func decibelList(_ text: String, parameter: String) throws -> [Double] {
         try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }
+    }
+}
+
+/// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,
+/// `catalogue build`).
+struct AudiogramShapingOptions: ParsableArguments {
+    @Option(help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022); for ripple its --band-gains.")
+    var audiogram: String?
+
+    @Option(help: "The audiogram's ear for --audiogram: left or right (default: its only ear).")
+    var ear: String?
+
+    @Option(help: "The fitting rule for --audiogram: half-gain (gain = half the threshold).")
+    var rule: String = "half-gain"
+
+    @Option(name: .customLong("max-gain"), help: "The largest gain of the rule, dB.")
+    var maxGain: Double = SpectralShape.defaultMaximumGainDB
+
+    /// The shape `--audiogram` asks for, nil without it.
+    func shape() throws -> SpectralShape? {
+        guard let audiogram else {
+            if ear != nil { throw ShadesError.usage("--ear applies to --audiogram") }
+            return nil
+        }
+        guard rule == "half-gain" else { throw ShadesError(parameter: .fittingRule, value: "'\(rule)'", allowed: "half-gain") }
+        guard maxGain.isFinite, (0...60).contains(maxGain) else {
+            throw ShadesError(parameter: .maximumGain, value: "\(formatNumber(maxGain)) dB", allowed: "0 … 60 dB")
+        }
+        let file = try readAudiogram(audiogram)
+        let chosen: Ears
+        if let ear {
+            chosen = try parseEars(ear, allowingBoth: false)[0]
+        } else {
+            let ears = [Ears.left, .right].filter { !file.thresholds(ear: $0).isEmpty }
+            guard ears.count == 1 else {
+                throw ShadesError.usage("--audiogram \(audiogram) has both ears: choose one with --ear left or --ear right")
+            }
+            chosen = ears[0]
+        }
+        return try SpectralShape.halfGain(file, ear: chosen, maximumGainDB: maxGain, source: audiogram.lastPathComponent)
     }
 }

@@ -155,20 +155,27 @@ extension StimuliCommand {
                 levels off there), at --above dB over --reference (the patient's threshold or minimum masking \
                 level in dBFS; MML + 10 dB in clinical protocols), raised-cosine --onset ramp, --offset ramp (0:
                 abrupt), then --silence of digital silence. The probes: the same noise, --probe long, from \
-                --mml-from to --mml-to dB re the reference in --mml-step (1 or 2 dB) steps. \
-                Example: shades stimuli residual-inhibition --frequency 4kHz -o ri/
+                --mml-from to --mml-to dB re the reference in --mml-step (1 or 2 dB) steps. --reference-from takes \
+                the reference level, the frequency and the band width from a `shades mml` or `shades \
+                loudness-match` result. \
+                Examples:
+                  shades stimuli residual-inhibition --frequency 4kHz -o ri/
+                  shades stimuli residual-inhibition --reference-from mml.json -o ri/
                 """)
 
         @OptionGroup var set: SetOptions
 
-        @Option(help: "Tinnitus frequency: the band's centre.")
-        var frequency: String
+        @Option(help: "Tinnitus frequency: the band's centre (default: --reference-from's).")
+        var frequency: String?
 
-        @Option(help: "Band width in octaves.")
-        var width: Double = 1
+        @Option(help: "Band width in octaves (default 1, or --reference-from's band).")
+        var width: Double?
 
-        @Option(parsing: .unconditional, help: "Reference level (threshold or minimum masking level), dBFS.")
-        var reference: String = "-40"
+        @Option(parsing: .unconditional, help: "Reference level (threshold or minimum masking level), dBFS (default -40).")
+        var reference: String?
+
+        @Option(name: .customLong("reference-from"), help: "The reference level, frequency and band from a `shades mml` or `shades loudness-match` result.")
+        var referenceFrom: String?
 
         @Option(parsing: .unconditional, help: "Masker level above the reference, dB.")
         var above: String = "10"
@@ -207,9 +214,16 @@ extension StimuliCommand {
             let (_, rate, container) = try set.parsed()
             func seconds(_ text: String, _ name: String) throws -> Double { try ValueParsing.seconds(text, parameter: name) }
             func decibels(_ text: String, _ name: String) throws -> Double { try ValueParsing.decibels(text, parameter: name) }
+            let measured = try referenceFrom.map(readTinnitusReference)
+            if reference != nil && measured != nil {
+                throw ShadesError.usage("--reference cannot be combined with --reference-from (allowed: one or the other)")
+            }
+            guard let frequencyHz = try frequency.map({ try ValueParsing.hertz($0, parameter: "frequency") }) ?? measured?.frequencyHz else {
+                throw ShadesError.usage("give the tinnitus frequency: --frequency F or --reference-from FILE")
+            }
             let items = try StimulusSets.residualInhibition(
-                frequencyHz: try ValueParsing.hertz(frequency, parameter: "frequency"), widthOctaves: width,
-                referenceDBFS: try decibels(reference, "reference"), aboveDB: try decibels(above, "above"),
+                frequencyHz: frequencyHz, widthOctaves: width ?? measured?.widthOctaves ?? 1,
+                referenceDBFS: try measured?.levelDBFS ?? decibels(reference ?? "-40", "reference"), aboveDB: try decibels(above, "above"),
                 maskerSeconds: try seconds(masker, "masker"), silenceSeconds: try seconds(silence, "silence"),
                 onsetRampSeconds: try seconds(onset, "onset"), offsetRampSeconds: try seconds(offset, "offset"),
                 probeFromDB: try decibels(mmlFrom, "mml-from"), probeToDB: try decibels(mmlTo, "mml-to"),

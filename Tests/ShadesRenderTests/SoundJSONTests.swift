@@ -61,7 +61,7 @@ import ShadesRender
                 + (["source", "layers"] + ["distribution", "beta", "density", "frequency", "width", "carrier", "beat", "duty",
                     "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
                     "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "path", "bytes",
-                    "frames", "sampleRate", "notch", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
+                    "frames", "sampleRate", "notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)
                 == "s.json:1:22: key 'distribution' does not apply to source 'brown'")
     }

@@ -69,9 +69,12 @@ package enum PresetAssets {
     /// the pure tone, AM tones at 10 and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM
     /// version, and white and pink noise with the octave around the frequency notched (Okamoto 2010).
     /// With `musicFolder`, every readable file in it becomes notched music (one octave at the frequency).
+    /// With `shape` (an audiogram's half-gain rule: Cuesta et al. 2022), the noises and the music are shaped by
+    /// it; the tones and narrow bands are not (over a narrow band a shape is one gain, which the loudness
+    /// target takes back).
     package static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
-                                musicFolder: String? = nil) throws(ShadesError)
+                                musicFolder: String? = nil, shape: SpectralShape? = nil) throws(ShadesError)
         -> (assets: [CatalogueAsset], category: CatalogueCategory, skipped: [String]) {
         let d = overrides.apply(to: defaults)
         let hz = formatHertz(f)
@@ -87,7 +90,9 @@ package enum PresetAssets {
             ("pink-notched", "Pink noise without \(hz)", "Rosa Rauschen ohne \(hz)", Sound(.noise(colour: .pink, distribution: .gaussian)).notched(at: f)),
         ]
         var assets: [CatalogueAsset] = []
-        for (id, en, de, sound) in sounds {
+        for (id, en, de, plain) in sounds {
+            var sound = plain
+            if sound.generator.map({ if case .noise = $0 { return true } else { return false } }) == true { sound.shape = shape }
             let preset = PresetSound(id: "personal-" + id, titles: ["en": en, "de": de], sound: sound)
             let request = preset.request(settings: d)
             do throws(ShadesError) { try request.validate() } catch {
@@ -99,7 +104,7 @@ package enum PresetAssets {
         }
         var skipped: [String] = []
         if let musicFolder {
-            let music = try music(in: musicFolder, frequencyHz: f, settings: d)
+            let music = try music(in: musicFolder, frequencyHz: f, settings: d, shape: shape)
             assets += music.assets
             skipped = music.skipped
         }
@@ -109,7 +114,7 @@ package enum PresetAssets {
 
     /// Notched-music assets for every readable sound file in `folder` (sorted by name): the file, one octave
     /// notched at the frequency, to its end, at the catalogue's loudness; and one line for each file skipped.
-    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults) throws(ShadesError)
+    static func music(in folder: String, frequencyHz f: Double, settings d: CatalogueDefaults, shape: SpectralShape? = nil) throws(ShadesError)
         -> (assets: [CatalogueAsset], skipped: [String]) {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }.sorted() } catch {
@@ -137,7 +142,7 @@ package enum PresetAssets {
             used.insert(id)
             let bytes = (attributes?[.size] as? Int) ?? (attributes?[.size] as? UInt64).map { Int($0) } ?? (try? FileSystem.status(path)).map { Int($0.st_size) }
             let file = SoundFileReference(path: name, bytes: bytes, sampleRate: Double(input.sampleRate))
-            let sound = Sound(.file(file), notches: [notch])
+            let sound = Sound(.file(file), notches: [notch], shape: shape)
             let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: d.rate,
                                         layout: input.channelCount == 1 ? .mono : .stereo,
                                         level: .loudness(lufs: d.loudnessLUFS, truePeakCeilingDBTP: CatalogueLimits.maximumTruePeakDBTP))

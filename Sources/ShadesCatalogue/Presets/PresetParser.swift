@@ -171,7 +171,7 @@ package enum PresetParser {
         .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
         .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
         .carrier: "carrier", .beat: "beat", .duty: "duty", .isochronicRamp: "rampSeconds", .density: "density",
-        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM",
+        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM", .shape: "shape",
     ]
 
     // MARK: Files

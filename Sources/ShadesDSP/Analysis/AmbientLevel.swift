@@ -41,15 +41,23 @@ package enum AWeighting {
     /// The digital A-weighting filter at `sampleRate` Hz (8,000 … 192,000): three second-order
     /// sections, 0 dB at 1 kHz.
     package static func sections(sampleRate fs: Double) -> [IIRSection] {
+        weightingSections(low: [bilinearHighPass(f1Hz, f1Hz, sampleRate: fs), bilinearHighPass(f2Hz, f3Hz, sampleRate: fs)],
+                          analogResponseDB: { analogResponseDB(frequencyHz: $0) }, sampleRate: fs)
+    }
+
+    /// Bilinear s²/((s + ωa)(s + ωb)) at `sampleRate` (the low poles of the A and C weightings).
+    static func bilinearHighPass(_ fa: Double, _ fb: Double, sampleRate fs: Double) -> IIRSection {
         let k = 2 * fs
-        // Bilinear s²/((s + ωa)(s + ωb)).
-        func highPass(_ fa: Double, _ fb: Double) -> IIRSection {
-            let wa = 2 * Double.pi * fa, wb = 2 * Double.pi * fb
-            let g = k * k / ((k + wa) * (k + wb))
-            let pa = (k - wa) / (k + wa), pb = (k - wb) / (k + wb)
-            return IIRSection(b0: g, b1: -2 * g, b2: g, a1: -(pa + pb), a2: pa * pb)
-        }
-        let low = [highPass(f1Hz, f1Hz), highPass(f2Hz, f3Hz)]
+        let wa = 2 * Double.pi * fa, wb = 2 * Double.pi * fb
+        let g = k * k / ((k + wa) * (k + wb))
+        let pa = (k - wa) / (k + wa), pb = (k - wb) / (k + wb)
+        return IIRSection(b0: g, b1: -2 * g, b2: g, a1: -(pa + pb), a2: pa * pb)
+    }
+
+    /// A weighting's digital filter: its `low` sections, then the double pole at f₄ matched with a numerator
+    /// fitted to `analogResponseDB` (dB at a frequency in Hz), normalised to 0 dB at 1 kHz (shared by the A
+    /// and C weightings, which have the same high poles).
+    static func weightingSections(low: [IIRSection], analogResponseDB: (Double) -> Double, sampleRate fs: Double) -> [IIRSection] {
         let pole = exp(-2 * Double.pi * f4Hz / fs)
         let a1 = -2 * pole, a2 = pole * pole
 
@@ -64,9 +72,9 @@ package enum AWeighting {
             let w = 2 * Double.pi * f / fs
             // |1/D(ω)| and |H_low(ω)|: the target numerator power is |H_A|² / (|1/D|²·|H_low|²).
             let allPole = IIRSection(b0: 1, b1: 0, b2: 0, a1: a1, a2: a2).magnitude(omega: w)
-            let lowGain = low[0].magnitude(omega: w) * low[1].magnitude(omega: w)
+            let lowGain = low.reduce(1) { $0 * $1.magnitude(omega: w) }
             let rest = allPole * lowGain
-            let target = pow(10, analogResponseDB(frequencyHz: f) / 10) / (rest * rest)
+            let target = pow(10, analogResponseDB(f) / 10) / (rest * rest)
             let row = [1 / target, cos(w) / target, cos(2 * w) / target]
             for r in 0..<3 {
                 right[r] += row[r]
@@ -77,7 +85,7 @@ package enum AWeighting {
         let (n1, n2) = minimumPhaseNumerator(c0: c[0], c1: c[1], c2: c[2])
         var high = IIRSection(b0: 1, b1: n1, b2: n2, a1: a1, a2: a2)
         let w1k = 2 * Double.pi * 1000 / fs
-        let gain = 1 / (low[0].magnitude(omega: w1k) * low[1].magnitude(omega: w1k) * high.magnitude(omega: w1k))
+        let gain = 1 / (low.reduce(1) { $0 * $1.magnitude(omega: w1k) } * high.magnitude(omega: w1k))
         high.b0 *= gain; high.b1 *= gain; high.b2 *= gain
         return low + [high]
     }
@@ -269,6 +277,27 @@ package struct AmbientLevel: Sendable {
     /// Channel `c`'s value of the lane pair `index` (6: F state, 7: F maximum, 8: Σx²).
     private func state(_ index: Int, channel c: Int) -> Double { states[c / 2 * Self.statesPerGroup + 2 * index + c % 2] }
 
+    // MARK: Intervals (a live meter's seconds)
+
+    /// LAF maxima of the intervals before the current one (see ``takeIntervalMaximum()``), linear power.
+    private var earlierMaximum: [Double] = []
+
+    /// Σ of the A-weighted x² of channel `c` so far (full scale 1.0): an interval's LAeq is the difference
+    /// over its frames.
+    package func weightedEnergy(channel c: Int) -> Double { state(8, channel: c) }
+
+    /// Each channel's LAF maximum (linear power) since the previous call, or the start; the next interval's
+    /// maximum starts from the F level now. ``report(calibration:listeningSeconds:)`` keeps the overall one.
+    package mutating func takeIntervalMaximum() -> [Double] {
+        if earlierMaximum.isEmpty { earlierMaximum = Array(repeating: 0, count: channelCount) }
+        return (0..<channelCount).map { c in
+            let maximum = state(7, channel: c)
+            earlierMaximum[c] = max(earlierMaximum[c], maximum)
+            states[c / 2 * Self.statesPerGroup + 2 * 7 + c % 2] = state(6, channel: c)
+            return maximum
+        }
+    }
+
     /// The levels of everything added so far.
     ///
     /// - Parameters:
@@ -278,7 +307,7 @@ package struct AmbientLevel: Sendable {
         let n = Double(frameCount)
         func level(_ power: Double) -> Double? { power > 0 && power.isFinite ? Decibels.fromPower(power) : nil }
         let laeq = (0..<channelCount).map { c in frameCount > 0 ? level(state(8, channel: c) / n) : nil }
-        let lafmax = (0..<channelCount).map { c in level(state(7, channel: c)) }
+        let lafmax = (0..<channelCount).map { c in level(max(state(7, channel: c), earlierMaximum.isEmpty ? 0 : earlierMaximum[c])) }
         return AmbientReport(sampleRate: sampleRate, durationSeconds: n / sampleRate,
                              laeqDBFSPerChannel: laeq, lafmaxDBFSPerChannel: lafmax,
                              calibration: calibration, listeningSeconds: listeningSeconds)

@@ -166,6 +166,8 @@ package struct NotchDesign: Sendable {
     package let isLengthCapped: Bool
     /// Steps of the ideal response: at `frequencyHz` the gain changes by `change`, going up in frequency.
     let steps: [(frequencyHz: Double, change: Double)]
+    /// For a shaping filter (no notches): the gain curve it applies (see `init(shaping:sampleRate:)`).
+    package let shaping: GainCurve?
 
     /// Attenuation asked across each inner stop band, dB.
     package static let specifiedDepthDB = 100.0
@@ -200,6 +202,7 @@ package struct NotchDesign: Sendable {
         for notch in notches { try notch.validate(sampleRate: sampleRate) }
         self.sampleRate = sampleRate
         self.notches = notches
+        shaping = nil
         steps = Self.idealSteps(notches)
         var gain = 1.0, peak = 1.0
         for step in steps { gain += step.change; peak = max(peak, gain) }
@@ -216,10 +219,17 @@ package struct NotchDesign: Sendable {
         halfTaps = Self.kaiserTaps(steps: steps, sampleRate: sampleRate, kaiser: kaiser)
     }
 
+    /// A kernel of `halfTaps` applying `shaping` (no notches; see `init(shaping:sampleRate:)`).
+    init(sampleRate: Double, halfTaps: [Double], shaping: GainCurve) {
+        (self.sampleRate, self.halfTaps, self.shaping) = (sampleRate, halfTaps, shaping)
+        (notches, steps, attenuationDB, transitionHz, isLengthCapped) = ([], [], 0, 0, false)
+    }
+
     /// The ideal (unwindowed) response at `frequencyHz`: the product over the notches of 0 in the stop
     /// band, the boost gain in the boosted bands and 1 elsewhere, with each step in the middle of its
-    /// transition allowance.
+    /// transition allowance; a shaping filter's curve.
     package func idealGain(atFrequency frequencyHz: Double) -> Double {
+        if let shaping { return Decibels.amplitude(shaping.gainDB(atHz: frequencyHz)) }
         var gain = 1.0
         for step in steps where step.frequencyHz <= frequencyHz { gain += step.change }
         return abs(gain) < 1e-12 ? 0 : gain

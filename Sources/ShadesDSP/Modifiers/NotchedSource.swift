@@ -159,8 +159,8 @@ private final class DelayedNotch {
     static func channels(for designs: [NotchDesign]) -> [DelayedNotch] {
         var filters: [NotchFilter?] = []
         for (c, design) in designs.enumerated() {
-            guard !design.notches.isEmpty else { filters.append(nil); continue }
-            if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].notches == design.notches }) {
+            guard !design.isIdentity else { filters.append(nil); continue }
+            if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].halfTaps == design.halfTaps }) {
                 filters.append(NotchFilter(sharingResponseOf: filters[twin]!))
             } else {
                 filters.append(NotchFilter(design: design))

@@ -1,16 +1,20 @@
-/// SplitMix64: turns a seed into well-mixed 64-bit words; used only to seed the lane generators.
-struct SplitMix64 {
+/// SplitMix64: turns a seed into well-mixed 64-bit words; seeds the lane generators, and draws the random
+/// choices of patterns and procedures (the order of a pitch-matching pair, a simulated listener).
+package struct SplitMix64: Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A uniform number in [0, 1) (53 bits).
+    package mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1p-53 }
 }
 
 /// Derives independent stream keys from one user seed: one per (purpose, channel).

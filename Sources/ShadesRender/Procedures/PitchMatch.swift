@@ -21,6 +21,14 @@ import ShadesPlatform
 ///    neighbours.
 /// 4. Octave-confusion check: the match F against F/2 and against 2F (Stein 2016); choosing F/2 or 2F
 ///    flags octave confusion, which the result reports (the match is kept; the clinician decides).
+/// 5. Repeats: the pairs that decided the match (the octave stage's last, and the whole-tone pairs with
+///    the match in them) again, each in the reverse order. The share answered with the same tone is the
+///    consistency; fewer than half the same flags the match as inconsistent.
+///
+/// The order of every pair (which tone is heard first) is drawn from the seed, so a listener who favours
+/// one position (order effects are a known bias of two-alternative matching) does not steer the match;
+/// one who always answers the same position answers every repeat the other way and is flagged. A match
+/// at the range's end is flagged too (``Result/atLimit``): the tinnitus may lie beyond it.
 package struct PitchMatch: Sendable {
     /// What to present next.
     package enum Step: Sendable, Equatable {
@@ -33,7 +41,9 @@ package struct PitchMatch: Sendable {
         case done
     }
 
-    package enum Stage: String, Sendable, Codable { case octave, wholeTone = "whole-tone", octaveCheck = "octave-check" }
+    package enum Stage: String, Sendable, Codable {
+        case octave, wholeTone = "whole-tone", octaveCheck = "octave-check", `repeat`
+    }
 
     /// The listener's answer to the current step.
     package enum Answer: Sendable, Equatable {
@@ -43,12 +53,14 @@ package struct PitchMatch: Sendable {
         case second
     }
 
-    /// One answered pair.
+    /// One answered pair, in the order heard.
     package struct Choice: Sendable, Codable, Equatable {
         package let stage: Stage
         package let firstHz: Double
         package let secondHz: Double
         package let chosenHz: Double
+        /// For a repeat: the index in ``Result/choices`` of the pair it repeats (in the reverse order).
+        package let repeatOf: Int?
     }
 
     /// A tone's loudness balance.
@@ -58,7 +70,11 @@ package struct PitchMatch: Sendable {
         package let levelDB: Double
     }
 
-    /// The outcome: the matched frequency, the range it stands for, the loudness balances and every choice.
+    /// Which end of the range a match lies at.
+    package enum Limit: String, Sendable, Codable { case lower, upper }
+
+    /// The outcome: the matched frequency, the range it stands for, its flags, the loudness balances and
+    /// every choice. Fields added after the first version are optional, so older results still read.
     package struct Result: Sendable, Codable, Equatable {
         /// The matched tinnitus frequency, Hz.
         package let frequency: Double
@@ -67,23 +83,53 @@ package struct PitchMatch: Sendable {
         package let rangeHigh: Double
         /// True when the listener chose F/2 or 2F over F in the octave-confusion check.
         package let octaveConfusion: Bool
+        /// Set when the match is the lowest or highest frequency of the range: the tinnitus may lie beyond.
+        package let atLimit: Limit?
+        /// Pairs repeated in the reverse order, and how many of them got the same tone.
+        package let repeatedPairs: Int?
+        package let sameAnswers: Int?
+        /// True when fewer than half the repeats got the same tone (e.g. a listener answering by position).
+        package let inconsistent: Bool?
+        /// The seed the pair orders were drawn from (the same seed and answers give the same procedure).
+        package let seed: UInt64?
         /// The balanced level of each frequency heard, in frequency order.
         package let loudness: [Balance]
         package let choices: [Choice]
         package let method: String
+
+        /// One line per flag, for a screen or a warning ("the match is at the upper limit …"); empty when
+        /// the match is unflagged.
+        package var warnings: [String] {
+            var lines: [String] = []
+            switch atLimit {
+            case .lower?: lines.append("the match is at the lower limit of the range (\(formatNumber(frequency)) Hz): the tinnitus may be lower")
+            case .upper?: lines.append("the match is at the upper limit of the range (\(formatNumber(frequency)) Hz): the tinnitus may be higher")
+            case nil: break
+            }
+            if octaveConfusion { lines.append("octave confusion: F/2 or 2F was chosen over the match F") }
+            if inconsistent == true, let repeatedPairs, let sameAnswers {
+                lines.append("inconsistent: \(sameAnswers) of \(repeatedPairs) repeated pairs got the same answer")
+            }
+            return lines
+        }
     }
 
     /// Lowest and highest frequencies of the octave stage, Hz.
     package let lowestHz: Double
     package let highestHz: Double
+    /// The seed of the pair orders.
+    package let seed: UInt64
     /// The whole-tone step, 2^(1/6).
     package static let wholeTone: Double = pow(2.0, 1.0 / 6)
+    /// The frequencies a procedure's range may span, Hz.
+    package static let allowedRangeHz: ClosedRange<Double> = 20...20_000
 
     package private(set) var step: Step
     package private(set) var choices: [Choice] = []
     package private(set) var levels: [Double: Double] = [:]
 
-    private var pending: (first: Double, second: Double, stage: Stage)?
+    private var pending: (first: Double, second: Double, stage: Stage, repeatOf: Int?)?
+    private var random: SplitMix64
     private var octaveDirection = 0          // +1 going up, −1 going down, 0 not yet
     private var winner = 0.0
     private var current = 0.0
@@ -93,19 +139,23 @@ package struct PitchMatch: Sendable {
     private var phase = WholeTonePhase.firstAbove
     private var checks: [(Double, Double)] = []
     private var confusion = false
+    /// Indices of the choices still to repeat.
+    private var repeats: [Int] = []
 
-    /// A procedure over `lowestHz` … `highestHz` (500 Hz … 16 kHz by default), starting from the pair
-    /// `startHz`, 2·`startHz`.
-    package init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000) throws(ShadesError) {
-        guard lowestHz.isFinite, highestHz.isFinite, lowestHz >= 20, highestHz > 2 * lowestHz else {
+    /// A procedure over `lowestHz` … `highestHz` (500 Hz … 16 kHz by default, within 20 Hz … 20 kHz),
+    /// starting from the pair `startHz`, 2·`startHz`; the order of each pair drawn from `seed`.
+    package init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000, seed: UInt64 = 1) throws(ShadesError) {
+        guard lowestHz.isFinite, highestHz.isFinite, Self.allowedRangeHz.contains(lowestHz), Self.allowedRangeHz.contains(highestHz),
+              highestHz >= 2 * lowestHz else {
             throw ShadesError(parameter: .matchRange, value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
-                              allowed: "from 20 Hz, at least an octave wide")
+                              allowed: "within 20 … 20000 Hz, at least an octave wide")
         }
         guard startHz >= lowestHz, 2 * startHz <= highestHz else {
             throw ShadesError(parameter: .matchStart, value: "\(formatNumber(startHz)) Hz",
                               allowed: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz / 2)) Hz (its octave inside the range)")
         }
-        (self.lowestHz, self.highestHz) = (lowestHz, highestHz)
+        (self.lowestHz, self.highestHz, self.seed) = (lowestHz, highestHz, seed)
+        random = SplitMix64(seed: SeedStream.schedule.key(seed: seed, channel: 0))
         step = .done
         present(startHz, 2 * startHz, stage: .octave)
     }
@@ -114,9 +164,13 @@ package struct PitchMatch: Sendable {
     package var result: Result? {
         guard step == .done else { return nil }
         let half = Self.wholeTone.squareRoot()
+        let repeated = choices.filter { $0.repeatOf != nil }
+        let same = repeated.filter { $0.chosenHz == choices[$0.repeatOf!].chosenHz }.count
+        let limit: Limit? = current <= lowestHz * (1 + 1e-9) ? .lower : current >= highestHz * (1 - 1e-9) ? .upper : nil
         return Result(frequency: current, rangeLow: current / half, rangeHigh: current * half, octaveConfusion: confusion,
-                      loudness: levels.sorted { $0.key < $1.key }.map { Balance(frequencyHz: $0.key, levelDB: $0.value) },
-                      choices: choices, method: "binary two-alternative forced choice (Henry et al. 2001)")
+                      atLimit: limit, repeatedPairs: repeated.count, sameAnswers: same, inconsistent: 2 * same < repeated.count,
+                      seed: seed, loudness: levels.sorted { $0.key < $1.key }.map { Balance(frequencyHz: $0.key, levelDB: $0.value) },
+                      choices: choices, method: "binary two-alternative forced choice (Henry et al. 2001), pair order randomised, decisive pairs repeated reversed")
     }
 
     /// Takes the answer to the current step and moves on.
@@ -130,7 +184,8 @@ package struct PitchMatch: Sendable {
             advance()
         case (.pair(let a, let b, let stage), .first), (.pair(let a, let b, let stage), .second):
             let chosen = answer == .first ? a : b
-            choices.append(Choice(stage: stage, firstHz: a, secondHz: b, chosenHz: chosen))
+            let repeatOf = stage == .repeat ? repeats.removeFirst() : nil
+            choices.append(Choice(stage: stage, firstHz: a, secondHz: b, chosenHz: chosen, repeatOf: repeatOf))
             choose(chosen, from: a, b, stage: stage)
         default:
             throw ShadesError(parameter: .answer, value: "\(answer)", allowed: "a level for a balance, first or second for a pair")
@@ -139,9 +194,9 @@ package struct PitchMatch: Sendable {
 
     // MARK: The stages
 
-    /// Asks for the pair, balancing any frequency not heard yet first.
+    /// Asks for the pair `a`, `b` in an order drawn from the seed, balancing any frequency not heard yet first.
     private mutating func present(_ a: Double, _ b: Double, stage: Stage) {
-        pending = (a, b, stage)
+        pending = random.next() & 1 == 0 ? (a, b, stage, nil) : (b, a, stage, nil)
         advance()
     }
 
@@ -195,6 +250,8 @@ package struct PitchMatch: Sendable {
             let (_, other) = checks.removeFirst()
             if chosen == other { confusion = true }
             nextCheck()
+        case .repeat:
+            nextRepeat()
         }
     }
 
@@ -222,13 +279,29 @@ package struct PitchMatch: Sendable {
     }
 
     private mutating func finishWholeTones() {
-        checks = [(current, current / 2), (current, current * 2)].filter { $0.1 >= 20 && $0.1 <= 20_000 }
+        checks = [(current, current / 2), (current, current * 2)].filter { Self.allowedRangeHz.contains($0.1) }
         nextCheck()
     }
 
     private mutating func nextCheck() {
-        guard let (f, other) = checks.first else { pending = nil; step = .done; return }
-        present(min(f, other), max(f, other), stage: .octaveCheck)
+        guard let (f, other) = checks.first else { startRepeats(); return }
+        present(f, other, stage: .octaveCheck)
+    }
+
+    /// The decisive pairs: the octave stage's last, and the last two whole-tone pairs with the match in them.
+    private mutating func startRepeats() {
+        let lastOctave = choices.lastIndex { $0.stage == .octave }
+        let aroundMatch = choices.indices.filter { choices[$0].stage == .wholeTone && (choices[$0].firstHz == current || choices[$0].secondHz == current) }
+        repeats = (lastOctave.map { [$0] } ?? []) + aroundMatch.suffix(2)
+        nextRepeat()
+    }
+
+    /// The next pair to repeat, in the reverse order of its first hearing (not drawn: a listener who favours
+    /// a position then answers it the other way).
+    private mutating func nextRepeat() {
+        guard let index = repeats.first else { pending = nil; step = .done; return }
+        pending = (choices[index].secondHz, choices[index].firstHz, .repeat, index)
+        advance()
     }
 }
 
@@ -238,14 +311,23 @@ package struct PitchMatch: Sendable {
 package struct SimulatedListener: Sendable {
     package let targetHz: Double
     package let octaveConfusion: Bool
+    /// A listener who answers every pair with this position whatever it hears (an order bias).
+    package var alwaysAnswers: PitchMatch.Answer?
 
     package init(targetHz: Double, octaveConfusion: Bool = false) { (self.targetHz, self.octaveConfusion) = (targetHz, octaveConfusion) }
+
+    /// A listener who always answers `position` (``PitchMatch/Answer/first`` or ``PitchMatch/Answer/second``).
+    package init(alwaysAnswering position: PitchMatch.Answer) {
+        self.init(targetHz: 1_000)
+        alwaysAnswers = position
+    }
 
     /// The answer to `step`.
     package func answer(_ step: PitchMatch.Step) -> PitchMatch.Answer? {
         switch step {
         case .balance: return .level(0)
         case .pair(let a, let b, let stage):
+            if let alwaysAnswers { return alwaysAnswers }
             let target = octaveConfusion && stage != .octaveCheck ? targetHz / 2 : targetHz
             return abs(log2(a / target)) <= abs(log2(b / target)) ? .first : .second
         case .done: return nil

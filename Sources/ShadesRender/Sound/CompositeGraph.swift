@@ -117,7 +117,8 @@ extension SoundGraph {
             }
         }
 
-        // Modifiers over the group: notches (a mix's; a file's are in its chain), modulation, pulses, fades.
+        // Modifiers over the group: notches (a mix's; a file's are in its chain), the spectral shape, modulation,
+        // pulses, fades.
         var sustained = base
         if sound.file == nil, let notches = modifiers.notches, !notches.isEmpty {
             let designs = try FileChain.designs(notches, channelCount: channelCount, sampleRate: rate)
@@ -125,6 +126,14 @@ extension SoundGraph {
             sustained = {
                 let (source, file) = inner()
                 return (try! NotchedSource(source: source, designs: designs, alignment: .silentPast), file)
+            }
+        }
+        if let shape = modifiers.shape {
+            let design = try NotchDesign(shaping: shape.curve, sampleRate: rate)
+            let inner = sustained
+            sustained = {
+                let (source, file) = inner()
+                return (try! NotchedSource(source: source, design: design, alignment: .silentPast), file)
             }
         }
         var modulationRate: Double?

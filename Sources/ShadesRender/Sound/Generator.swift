@@ -35,6 +35,15 @@ public enum Generator: Sendable, Equatable, Encodable {
     case fractalTones(scale: MusicalScale = .pentatonic, lowHz: Double = 523.251_130_601_197_2, highHz: Double = 2_093.004_522_404_789,
                       tempoBPM: Double = 80)
 
+    /// Whether a loop of it is synthesised over its whole length with its spectrum shaped exactly (noise of
+    /// any colour, grey noise): a spectral shape then keeps the seam.
+    var shapesLoopExactly: Bool {
+        switch self {
+        case .noise, .grey: return true
+        default: return false
+        }
+    }
+
     /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
     package var summary: String {
         switch self {

@@ -140,6 +140,13 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                 _ = try NotchDesign(notches: notches.filter { $0.ears == .both || $0.ears == ear }, sampleRate: sampleRate)
             }
         }
+        if let shape = sound.shape {
+            try shape.validate()
+            if loop, let generator = sound.generator, !generator.shapesLoopExactly {
+                throw ShadesError(parameter: .shape, value: shape.rule ?? "gains", problem: "cannot be combined with loop here",
+                                  allowed: "a shaped loop of noise or grey noise (a streamed filter would break the seam)")
+            }
+        }
         if let modulation { try modulation.validate(sampleRate: sampleRate) }
         if let pulses {
             try pulses.validate(sampleRate: sampleRate)

@@ -5,7 +5,7 @@ import ShadesDSP
 /// same thing from; its JSON is the preset format's `sound` (Presets/README.md).
 ///
 /// A sound is a ``Source`` (a generator, a decoded file, or a mix of layers, each layer a sound again) and
-/// the modifiers over it, applied in this order: notches → amplitude modulation → pulses → fades, then
+/// the modifiers over it, applied in this order: notches → shape → amplitude modulation → pulses → fades, then
 /// the swell where the layer's gain is applied. `channels` and `seed` are the sound's own when set;
 /// otherwise the request's.
 ///
@@ -27,6 +27,8 @@ public struct Sound: Sendable, Equatable {
     public var source: Source
     /// Notches cut from the sound (Okamoto 2010; Stein 2016 with edge boosts); each may be one ear's.
     public var notches: [NotchSpec]?
+    /// A gain over frequency after the notches (hearing-loss shaping by an audiogram: Cuesta 2022).
+    public var shape: SpectralShape?
     /// Sinusoidal amplitude modulation (Neff 2017/2019, Schoisswohl 2019).
     public var modulation: Modulation?
     /// Pulses (audiometry): on/off times with raised-cosine ramps.
@@ -41,9 +43,11 @@ public struct Sound: Sendable, Equatable {
     public var seed: UInt64?
 
     public init(_ source: Source, notches: [NotchSpec]? = nil, modulation: Modulation? = nil, pulses: Pulses? = nil,
-                fades: Fades? = nil, swell: Swell? = nil, channels: ChannelLayout? = nil, seed: UInt64? = nil) {
+                fades: Fades? = nil, swell: Swell? = nil, channels: ChannelLayout? = nil, seed: UInt64? = nil,
+                shape: SpectralShape? = nil) {
         self.source = source
         self.notches = notches
+        self.shape = shape
         self.modulation = modulation
         self.pulses = pulses
         self.fades = fades

@@ -125,24 +125,28 @@ public struct SoundGraph: Sendable {
         let seconds = Double(frames) / rate
         // Validated above: one design per signal (a stereo sound's signals are its ears).
         var notch = request.notches.map { Self.notchDesigns($0, layout: request.resolvedLayout, sampleRate: rate) }
+        // A spectral shape: a loop's spectrum gets it exactly (below); a stream is filtered after its notches.
+        var shape = try request.sound.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) }
 
         switch generator {
         case .noise(let colour, let distribution):
             layout = request.resolvedLayout
-            if request.loop && (colour.beta != 0 || notch != nil) {
+            if request.loop && (colour.beta != 0 || notch != nil || shape != nil) {
                 // The notch, if any, is applied to the loop's own spectrum (its ideal gain: the band removed
                 // exactly, the rest untouched), so the loop stays periodic.
-                let loopNotch = notch
+                let loopNotch = notch, loopShape = shape
                 let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
                     let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
                     buffer.withChannel(0) {
                         LoopNoise.render(colour: colour, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
-                                         shaping: loopNotch.map { designs in { designs[s].idealGain(atFrequency: $0) } }, into: $0)
+                                         shaping: loopNotch == nil && loopShape == nil ? nil : { f in
+                                             (loopNotch?[s].idealGain(atFrequency: f) ?? 1) * (loopShape?.idealGain(atFrequency: f) ?? 1)
+                                         }, into: $0)
                     }
                     return buffer
                 }
                 (base, measured) = Self.playBack(loops, sampleRate: rate)
-                notch = nil
+                (notch, shape) = (nil, nil)
             } else {
                 // Validated above: the source cannot throw.
                 powerScatter = NoiseShapingDesign.shared(colour: colour, sampleRate: rate).powerScatter(durationSeconds: seconds)
@@ -154,18 +158,20 @@ public struct SoundGraph: Sendable {
         case .grey:
             // FFT synthesis over the whole file (a loop whether asked or not), notches included exactly.
             layout = request.resolvedLayout
-            let loopNotch = notch
+            let loopNotch = notch, loopShape = shape
             let greys = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
                 let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
                 buffer.withChannel(0) {
                     LoopNoise.render(colour: .white, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
-                                     shaping: { f in GreyNoise.magnitude(atFrequency: f) * (loopNotch?[s].idealGain(atFrequency: f) ?? 1) },
-                                     into: $0)
+                                     shaping: { f in
+                                         GreyNoise.magnitude(atFrequency: f) * (loopNotch?[s].idealGain(atFrequency: f) ?? 1)
+                                             * (loopShape?.idealGain(atFrequency: f) ?? 1)
+                                     }, into: $0)
                 }
                 return buffer
             }
             (base, measured) = Self.playBack(greys, sampleRate: rate)
-            notch = nil
+            (notch, shape) = (nil, nil)
         case .narrowBandNoise(let centreHz, let widthOctaves):
             layout = request.resolvedLayout
             if request.loop {
@@ -252,14 +258,21 @@ public struct SoundGraph: Sendable {
 
         // A notch (streams): part of the sound. The filter is primed by the source, so the band is gone from
         // frame 0; the level is measured after it.
-        let notched: @Sendable (Int) -> any AudioSource
+        var filtered: @Sendable (Int) -> any AudioSource
         if let notch {
-            notched = { s in try! NotchedSource(source: base(s), design: notch[s], primedBySource: true) }
+            filtered = { s in try! NotchedSource(source: base(s), design: notch[s], primedBySource: true) }
             measured = nil
             powerScatter = nil  // the band's power is gone: not at the asked level
         } else {
-            notched = base
+            filtered = base
         }
+        if let shape {
+            let inner = filtered
+            filtered = { s in try! NotchedSource(source: inner(s), design: shape, primedBySource: true) }
+            measured = nil
+            powerScatter = nil  // the shape changes the power: measured
+        }
+        let notched = filtered
 
         // Amplitude modulation: part of the sustained sound.
         var sustained = notched

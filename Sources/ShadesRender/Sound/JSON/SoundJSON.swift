@@ -38,7 +38,7 @@ extension Sound {
     }
 
     /// Keys every sound object may have besides its source's (the modifiers).
-    static let modifierKeys = ["notch", "am", "pulses", "fades", "swell", "channels", "seed"]
+    static let modifierKeys = ["notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]
     /// Keys a layer of a mix adds.
     static let layerKeys = ["gainDB", "ears"]
     /// Keys of each source (beyond "source").
@@ -201,6 +201,12 @@ package struct SoundReader {
             }
             sound.notches = notches
         }
+        if let value = o["shape"] {
+            let s = try reader.object(value, path: o.path(of: "shape"), what: "shape", keys: ["frequenciesHz", "gainsDB", "rule"])
+            guard let frequencies = try s.numbers("frequenciesHz") else { throw s.missing("frequenciesHz") }
+            guard let gains = try s.numbers("gainsDB") else { throw s.missing("gainsDB") }
+            sound.shape = SpectralShape(frequenciesHz: frequencies, gainsDB: gains, rule: try s.string("rule"))
+        }
         if let value = o["pulses"] {
             let p = try reader.object(value, path: o.path(of: "pulses"), what: "pulses", keys: ["onSeconds", "offSeconds", "rampSeconds", "count"])
             let defaults = Pulses()
@@ -260,6 +266,7 @@ extension Sound: Codable {
             }
         }
         try c.encodeIfPresent(notches, forKey: "notch")
+        try c.encodeIfPresent(shape, forKey: "shape")
         try c.encodeIfPresent(modulation, forKey: "am")
         try c.encodeIfPresent(pulses, forKey: "pulses")
         try c.encodeIfPresent(fades, forKey: "fades")

@@ -1,0 +1,66 @@
+import ShadesDSP
+
+/// A gain over frequency applied to a sound, after its notches: gains at frequencies, linear in log frequency
+/// between them and constant beyond. Made from an audiogram by a fitting rule (``halfGain(_:ear:maximumGainDB:)``),
+/// it shapes any sound by the listener's hearing loss, as Cuesta et al. 2022 (Brain Sci 12:82) shaped therapy
+/// noise by the patient's audiogram. A zero-phase FIR (FFTW frequency sampling, Hann window; a loop's spectrum
+/// is shaped exactly); the sound's level policy applies to the shaped sound.
+public struct SpectralShape: Sendable, Encodable, Equatable {
+    /// Frequencies (Hz, increasing) and their gains (dB).
+    public var frequenciesHz: [Double]
+    public var gainsDB: [Double]
+    /// Where the gains come from, for the record (e.g. "half-gain rule, right ear of audiogram.json").
+    public var rule: String?
+
+    public init(frequenciesHz: [Double], gainsDB: [Double], rule: String? = nil) {
+        (self.frequenciesHz, self.gainsDB, self.rule) = (frequenciesHz, gainsDB, rule)
+    }
+
+    /// Allowed gains, dB, and the largest half-gain gain by default (Cuesta et al. 2022 capped theirs).
+    package static let allowedGainDB: ClosedRange<Double> = -60...60
+    package static let defaultMaximumGainDB = 30.0
+
+    /// The half-gain rule: at each frequency, half the threshold in dB HL (none for thresholds at or below
+    /// 0), capped at `maximumGainDB` (30 dB by default).
+    public static func halfGain(frequenciesHz: [Double], thresholdsDBHL: [Double], maximumGainDB: Double = 30) -> SpectralShape {
+        SpectralShape(frequenciesHz: frequenciesHz, gainsDB: thresholdsDBHL.map { min(maximumGainDB, max(0, $0 / 2)) },
+                      rule: "half-gain rule (capped at \(formatNumber(maximumGainDB)) dB)")
+    }
+
+    /// The half-gain rule of `ear`'s thresholds in `audiogram` (dB HL: a calibrated or simulated audiogram).
+    package static func halfGain(_ audiogram: Audiogram, ear: Ears, maximumGainDB: Double = defaultMaximumGainDB,
+                                 source: String? = nil) throws(ShadesError) -> SpectralShape {
+        guard audiogram.scale == .hearingLevel else {
+            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB re full scale, not dB HL",
+                              allowed: "an audiogram in dB HL (`shades audiometry --calibration`) for the half-gain rule")
+        }
+        let points = audiogram.thresholds(ear: ear)
+        guard !points.isEmpty else {
+            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
+                              allowed: [("left", audiogram.left), ("right", audiogram.right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
+        }
+        var shape = halfGain(frequenciesHz: points.map(\.frequencyHz), thresholdsDBHL: points.map(\.thresholdDB), maximumGainDB: maximumGainDB)
+        shape.rule = (shape.rule ?? "") + ", \(ear.rawValue) ear" + (source.map { " of \($0)" } ?? "")
+        return shape
+    }
+
+    /// The gain at `frequencyHz`, dB.
+    public func gainDB(atHz frequencyHz: Double) -> Double { curve.gainDB(atHz: frequencyHz) }
+
+    package var curve: GainCurve { GainCurve(frequenciesHz: frequenciesHz, gainsDB: gainsDB) }
+
+    /// Checks the points: at least one, one gain per frequency, frequencies above 0 and increasing, gains
+    /// within ``allowedGainDB``.
+    package func validate() throws(ShadesError) {
+        guard !frequenciesHz.isEmpty, frequenciesHz.count == gainsDB.count else {
+            throw ShadesError(parameter: .shape, value: "\(frequenciesHz.count) frequencies, \(gainsDB.count) gains",
+                              allowed: "one gain per frequency, at least one")
+        }
+        for (f, next) in zip(frequenciesHz, frequenciesHz.dropFirst() + [.infinity]) where !(f.isFinite && f > 0 && f < next) {
+            throw ShadesError(parameter: .shape, value: "\(formatNumber(f)) Hz", allowed: "frequencies above 0 Hz, increasing")
+        }
+        for g in gainsDB where !(g.isFinite && Self.allowedGainDB.contains(g)) {
+            throw ShadesError(parameter: .shape, value: "\(formatNumber(g)) dB", allowed: "-60 … 60 dB")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// `shades audiometry`: pure-tone thresholds per ear (modified Hughson–Westlake, ASHA 2005) in the terminal,
+/// or answered by a simulated listener.
+struct AudiometryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audiometry",
+        abstract: "Measure hearing thresholds per ear with pulsed tones (modified Hughson-Westlake), live or simulated.",
+        usage: "shades audiometry [--ear <ear>] [--frequencies <list>] [--extended] [<options>] -o audiogram.json",
+        discussion: """
+            Each tone is three 200 ms pulses (25 ms ramps) in one ear; press space when you hear it. It starts \
+            audible, goes 10 dB down after each response and 5 dB up after each miss; the threshold is the \
+            lowest level heard on at least 2 of 3 ascending presentations (ASHA 2005). 1 kHz first, then \
+            upwards, then the frequencies below 1 kHz. Levels are dB HL with --calibration (a JSON file with, \
+            per frequency, the level in dBFS of 0 dB HL through these headphones: {"headphones": "…", \
+            "referenceDBFS": {"1000": -95, …}}), else dB re full scale (the tone's RMS in dBFS; it depends on \
+            the volume setting, so keep it fixed). The JSON has, per ear and frequency, thresholdDB and every \
+            trial; `loudness-match --audiogram`, `render --audiogram` and `catalogue build --audiogram` read it. \
+            Examples:
+              shades audiometry --ear right -o audiogram.json
+              shades audiometry --simulate-audiogram 250:10,500:15,1000:20,2000:35,4000:50,8000:60 --false-alarms 0.05 --misses 0.05
+            """)
+
+    @Option(help: "left, right or both (right first).")
+    var ear: String = "both"
+
+    @Option(help: "Comma-separated frequencies, 125 … 16000 Hz (default 125,250,500,1k,2k,3k,4k,6k,8k).")
+    var frequencies: String?
+
+    @Flag(help: "Add the extended high frequencies 9–16 kHz.")
+    var extended = false
+
+    @Option(help: "Calibration JSON of the headphones (levels in dB HL); without it, dB re full scale.")
+    var calibration: String?
+
+    @Option(name: .customLong("start-level"), parsing: .unconditional, help: "First level (default 30 dB HL, or -40 dBFS without a calibration).")
+    var startLevel: String?
+
+    @Option(name: .customLong("simulate-audiogram"), help: "Answer with a simulated listener of these thresholds in dB HL, e.g. 250:10,1000:20,4000:50 (no audio).")
+    var simulateAudiogram: String?
+
+    @Option(name: .customLong("false-alarms"), help: "With --simulate-audiogram: probability of a response to an inaudible tone, 0 … 0.5.")
+    var falseAlarms: Double = 0
+
+    @Option(help: "With --simulate-audiogram: probability of no response to an audible tone, 0 … 0.5.")
+    var misses: Double = 0
+
+    @Option(help: "Seed of the simulated listener's answers and of the pauses between tones (default: a fresh one).")
+    var seed: UInt64?
+
+    @Flag(help: "Print the audiogram as JSON.")
+    var json = false
+
+    @Option(name: .shortAndLong, help: "Write the audiogram as JSON to this file.")
+    var output: String?
+
+    @Option(help: "Output device (see `shades play --device list`).")
+    var device: String?
+
+    func run() throws {
+        let ears = try parseEars(ear)
+        var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
+        if extended { list += StimulusSets.extendedHighFrequencies }
+        let calibrationFile = try calibration.map(readCalibration)
+        let start = try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) }
+        if let output { try AtomicFile.checkWritable(output) }
+        let seed = self.seed ?? UInt64(UInt32.random(in: 0 ... .max))
+
+        let audiogram: Audiogram
+        if let simulateAudiogram {
+            guard calibration == nil else { throw ShadesError.usage("--simulate-audiogram answers in dB HL without a sound: --calibration does not apply") }
+            var listener = try SimulatedAudiometryListener(thresholds: try Self.parseThresholds(simulateAudiogram),
+                                                           falseAlarmProbability: falseAlarms, missProbability: misses, seed: seed)
+            audiogram = listener.run(try Audiometry(ears: ears, frequenciesHz: list, scale: .hearingLevel, startLevelDB: start))
+        } else {
+            guard falseAlarms == 0 && misses == 0 else { throw ShadesError.usage("--false-alarms and --misses apply to --simulate-audiogram") }
+            let procedure = try Audiometry(ears: ears, frequenciesHz: list, scale: calibrationFile == nil ? .fullScale : .hearingLevel,
+                                           calibration: calibrationFile, startLevelDB: start)
+            let console = try ProcedureConsole(device: device, procedure: "audiometry")
+            defer { console.close() }
+            audiogram = try runAudiometry(procedure, console: console, seed: seed)
+        }
+        let data = try encodeProcedureResult(audiogram)
+        if let output { try AtomicFile.write(Array(data), to: output) }
+        if json {
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(Self.table(audiogram, simulated: simulateAudiogram != nil))
+        }
+    }
+
+    /// "250:10,1kHz:20" → [(250, 10), (1000, 20)].
+    static func parseThresholds(_ text: String) throws -> [(frequencyHz: Double, thresholdDB: Double)] {
+        try text.split(separator: ",").map { entry in
+            let parts = entry.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let f = try? ValueParsing.hertz(String(parts[0]).trimmed, parameter: .simulatedAudiogram),
+                  let db = try? ValueParsing.decibels(String(parts[1]).trimmed, parameter: .simulatedAudiogram), f > 0, (-20...130).contains(db) else {
+                throw ShadesError(parameter: .simulatedAudiogram, value: "'\(entry)'", problem: "is not a frequency:threshold pair",
+                                  allowed: "pairs such as 1000:20 or 4kHz:50, thresholds -20 … 130 dB HL, separated by commas")
+            }
+            return (f, db)
+        }
+    }
+
+    /// The audiogram as a table: a row per ear, a column per frequency.
+    static func table(_ audiogram: Audiogram, simulated: Bool) -> String {
+        let frequencies = Array(Set(((audiogram.left ?? []) + (audiogram.right ?? [])).map(\.frequencyHz))).sorted()
+        var lines = ["audiogram, \(audiogram.scale.rawValue)\(simulated ? " (simulated listener)" : ""):",
+                     "  Hz     " + frequencies.map { formatNumber($0).padded(to: 7) }.joined()]
+        var notes: [String] = []
+        for (name, row) in [("right", audiogram.right), ("left", audiogram.left)] {
+            guard let row else { continue }
+            lines.append("  " + name.padded(to: 7) + frequencies.map { f in
+                (row.first { $0.frequencyHz == f }?.thresholdDB.map { formatNumber($0) } ?? "-").padded(to: 7)
+            }.joined())
+            notes += row.compactMap { t in t.note.map { "  \(name) \(formatNumber(t.frequencyHz)) Hz: \($0)" } }
+        }
+        return (lines + notes).joined(separator: "\n")
+    }
+}
+
+/// The procedure in the terminal: a pause of 1.5 … 3 s (drawn from the seed, so the listener cannot predict
+/// the tone), the pulsed tone, and a response window from its start to 1 s after its end.
+func runAudiometry(_ procedure: Audiometry, console: ProcedureConsole, seed: UInt64) throws -> Audiogram {
+    console.say("""
+        Audiometry: the quietest tones you can hear, ear by ear.
+        You will hear short beeping tones, sometimes very faint, in one ear at a time. Press space (or enter)
+        every time you hear one, however faint, as soon as you hear it. Keep the volume where it is.
+        Keys: space or enter when you hear a tone; q stops without saving.
+        Press space to begin.
+        """)
+    if console.key(within: .infinity, accepting: { [.quit, .space, .enter].contains($0) }) == .quit { throw console.stopped("audiometry") }
+    var audiometry = procedure
+    var random = SplitMix64(seed: seed)
+    while let presentation = audiometry.presentation {
+        let (test, count) = audiometry.progress
+        let prefix = "\(presentation.ear.rawValue) ear, \(formatNumber(presentation.frequencyHz)) Hz (tone \(test) of \(count))"
+        console.status("\(prefix): listen; space when you hear a tone ")
+        // The pause: keys pressed in it are not answers.
+        if console.key(within: 1.5 + 1.5 * random.nextUnit(), accepting: { $0 == .quit }) != nil { throw console.stopped("audiometry") }
+        // The tone lasts 1 s (three pulses); the window 1 s more.
+        let voice = try console.play(Audiometry.tone(for: presentation), levelDBFS: presentation.levelDBFS!)
+        let key = console.key(within: 2, accepting: { [.quit, .space, .enter].contains($0) })
+        console.engine.stop(voice, fadeSeconds: 0.02)
+        if key == .quit { throw console.stopped("audiometry") }
+        let heard = key != nil
+        if heard { console.status("\(prefix): heard ") }
+        audiometry.answer(heard: heard)
+        console.wait(0.3)
+    }
+    console.say("Done.")
+    return audiometry.result!
+}

@@ -1,0 +1,244 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ShadesDSP
+import ShadesIO
+import ShadesRender
+
+/// The options `loudness-match` and `mml` share: the frequency, the ear, where the threshold comes from, the
+/// simulated tinnitus and the output.
+struct TinnitusOptions: ParsableArguments {
+    @Option(help: "The tinnitus frequency, 125 Hz … 16 kHz, e.g. 6kHz.")
+    var frequency: String?
+
+    @Option(name: .customLong("from-match"), help: "The tinnitus frequency from a `shades match -o` result file.")
+    var fromMatch: String?
+
+    @Option(help: "left, right or both (the same sound in both ears).")
+    var ear: String = "both"
+
+    @Option(help: "The threshold at the frequency from this audiogram (`shades audiometry -o`; the better ear for both).")
+    var audiogram: String?
+
+    @Option(parsing: .unconditional, help: "The threshold at the frequency as a tone level in dBFS (instead of --audiogram).")
+    var threshold: String?
+
+    @Option(help: "Seed of the noise.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    @Option(name: .shortAndLong, help: "Write the result as JSON to this file (read by `stimuli residual-inhibition --reference-from`).")
+    var output: String?
+
+    @Option(help: "Output device (see `shades play --device list`).")
+    var device: String?
+
+    func frequencyHz() throws -> Double {
+        switch (frequency, fromMatch) {
+        case (let text?, nil): return try ValueParsing.hertz(text)
+        case (nil, let path?): return try matchedFrequency(path)
+        case (nil, nil): throw ShadesError.usage("give the tinnitus frequency: --frequency F or --from-match FILE")
+        default: throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)")
+        }
+    }
+
+    func ears() throws -> [Ears] { try parseEars(ear) }
+
+    /// The layout a sound is played in.
+    func layout() throws -> ChannelLayout {
+        let ears = try ears()
+        return ears.count == 2 ? .diotic : ears[0] == .left ? .left : .right
+    }
+
+    /// The threshold at `frequencyHz` from `--threshold` or `--audiogram` (the lower of the ears), nil without either.
+    func givenThresholdDBFS(atHz frequencyHz: Double) throws -> Double? {
+        if let threshold {
+            guard audiogram == nil else { throw ShadesError.usage("--threshold cannot be combined with --audiogram (allowed: one or the other)") }
+            return try ValueParsing.decibels(threshold, parameter: .reference)
+        }
+        guard let audiogram else { return nil }
+        let file = try readAudiogram(audiogram)
+        var levels: [Double] = []
+        for ear in try ears() { levels.append(try file.thresholdDBFS(atHz: frequencyHz, ear: ear)) }
+        return levels.min()
+    }
+
+    func write<T: Encodable>(_ result: T, summary: String) throws {
+        let data = try encodeProcedureResult(result)
+        if let output { try AtomicFile.write(Array(data), to: output) }
+        print(json ? String(decoding: data, as: UTF8.self) : summary)
+    }
+
+    /// "12dB" → 12 (a simulated tinnitus, dB above the threshold).
+    func simulatedAbove(_ text: String, threshold: Double?) throws -> Double {
+        guard let threshold else { throw ShadesError.usage("--simulate needs the threshold: --threshold LEVEL or --audiogram FILE") }
+        return threshold + (try ValueParsing.decibels(text, parameter: .listener))
+    }
+}
+
+/// `shades loudness-match`: the tinnitus loudness as dB above the threshold at its frequency.
+struct LoudnessMatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "loudness-match",
+        abstract: "Match the tinnitus loudness with a tone at its frequency: dB above the threshold there (dB SL), live or simulated.",
+        usage: "shades loudness-match --frequency <f> [--audiogram <file> | --threshold <dBFS>] [<options>] [-o <file>]",
+        discussion: """
+            A tone at the tinnitus frequency plays from 10 dB above the threshold; up arrow when it is softer than \
+            the tinnitus, down arrow when louder (steps of --step dB), enter when as loud. The threshold comes from \
+            --audiogram (its calibration for dB HL), --threshold, or is measured first (audiometry at the \
+            frequency). The JSON (levelDBFS, sensationLevelDB) is read by `stimuli residual-inhibition \
+            --reference-from`. \
+            Examples:
+              shades loudness-match --frequency 6kHz --audiogram audiogram.json --ear right -o loudness.json
+              shades loudness-match --frequency 6kHz --threshold -80 --simulate 12dB --json
+            """)
+
+    @OptionGroup var tinnitus: TinnitusOptions
+
+    @Option(help: "Step of the tone, 1 or 2 dB.")
+    var step: String = "2"
+
+    @Option(help: "Answer as a tinnitus as loud as a tone this many dB above the threshold (no audio).")
+    var simulate: String?
+
+    func run() throws {
+        let f = try tinnitus.frequencyHz()
+        let layout = try tinnitus.layout()
+        let stepDB = try ValueParsing.decibels(step, parameter: .step)
+        if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
+        var threshold = try tinnitus.givenThresholdDBFS(atHz: f)
+        let result: LoudnessMatch.Result
+        if let simulate {
+            let loudness = try tinnitus.simulatedAbove(simulate, threshold: threshold)
+            result = SimulatedTinnitus(loudnessDBFS: loudness).run(try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold!, stepDB: stepDB))
+        } else {
+            _ = try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold ?? -60, stepDB: stepDB)   // the values, before the terminal
+            let console = try ProcedureConsole(device: tinnitus.device, procedure: "loudness-match")
+            defer { console.close() }
+            if threshold == nil { threshold = try measureThreshold(atHz: f, ears: try tinnitus.ears(), console: console) }
+            result = try matchLive(try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold!, stepDB: stepDB), layout: layout, console: console)
+        }
+        try tinnitus.write(result, summary: "tinnitus as loud as a \(formatNumber(f)) Hz tone at \(formatNumber(result.levelDBFS)) dBFS: "
+                           + "\(formatSigned(result.sensationLevelDB, digits: 1)) dB above the threshold (\(formatNumber(result.thresholdDBFS)) dBFS)")
+    }
+
+    /// The tone plays on; up/down move it a step, enter ends.
+    private func matchLive(_ procedure: LoudnessMatch, layout: ChannelLayout, console: ProcedureConsole) throws -> LoudnessMatch.Result {
+        console.say("""
+            Loudness matching: a steady tone at your tinnitus frequency. Make it exactly as loud as your tinnitus:
+            up arrow if the tone is softer than your tinnitus, down arrow if it is louder, enter when they are
+            equally loud. q stops without saving.
+            """)
+        var match = procedure
+        let start = match.levelDBFS!
+        let voice = try console.play(Sound(.generator(.tone(frequencyHz: match.frequencyHz)), channels: layout), levelDBFS: start, fadeInSeconds: 0.1)
+        defer { console.engine.stop(voice, fadeSeconds: 0.1) }
+        while let level = match.levelDBFS {
+            console.engine.setGain(voice, gainDB: level - start)
+            console.status("tone \(formatSigned(level - match.thresholdDBFS, digits: 0)) dB above your threshold: up softer, down louder, enter equal ")
+            switch console.key() {
+            case .up: match.answer(.softer)
+            case .down: match.answer(.louder)
+            case .enter: match.answer(.equal)
+            case .quit: throw console.stopped("loudness-match")
+            default: continue
+            }
+        }
+        console.say("Done.")
+        return match.result!
+    }
+}
+
+/// `shades mml`: the minimum masking level of the tinnitus.
+struct MMLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mml",
+        abstract: "Find the minimum masking level: band noise at the tinnitus frequency rising until the tinnitus is no longer heard.",
+        usage: "shades mml --frequency <f> [--width <octaves>] [<options>] [-o <file>]",
+        discussion: """
+            Narrow-band noise centred on the tinnitus frequency (--width octaves) plays from the threshold (or \
+            --start-level) and rises in 2 dB steps; after each step say whether you still hear your tinnitus \
+            (y or n). The first level at which it is covered is the MML; the JSON is read by `stimuli \
+            residual-inhibition --reference-from` (its masker at --above dB over the MML, 10 in clinical \
+            protocols). \
+            Examples:
+              shades mml --frequency 6kHz --width 1 --audiogram audiogram.json -o mml.json
+              shades mml --frequency 6kHz --threshold -80 --simulate 20dB --json
+            """)
+
+    @OptionGroup var tinnitus: TinnitusOptions
+
+    @Option(help: "Noise band width in octaves, 0.1 … 3.")
+    var width: Double = 1
+
+    @Option(name: .customLong("start-level"), parsing: .unconditional, help: "First noise level in dBFS (default: the threshold, else -70).")
+    var startLevel: String?
+
+    @Option(help: "Answer as a tinnitus covered from this many dB above the threshold on (no audio).")
+    var simulate: String?
+
+    func run() throws {
+        let f = try tinnitus.frequencyHz()
+        let layout = try tinnitus.layout()
+        if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
+        let threshold = try tinnitus.givenThresholdDBFS(atHz: f)
+        let procedure = try MinimumMaskingLevel(frequencyHz: f, widthOctaves: width, thresholdDBFS: threshold,
+                                                startDBFS: try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) })
+        let result: MinimumMaskingLevel.Result
+        if let simulate {
+            result = SimulatedTinnitus(maskingLevelDBFS: try tinnitus.simulatedAbove(simulate, threshold: threshold)).run(procedure)
+        } else {
+            let console = try ProcedureConsole(device: tinnitus.device, procedure: "mml")
+            defer { console.close() }
+            result = try findLive(procedure, layout: layout, console: console)
+        }
+        let summary = result.levelDBFS.map { level in
+            "minimum masking level at \(formatNumber(f)) Hz (\(formatNumber(width)) octave band): \(formatNumber(level)) dBFS"
+                + (result.sensationLevelDB.map { ", \(formatSigned($0, digits: 1)) dB above the threshold" } ?? "")
+        } ?? "the tinnitus was still heard at the highest level, \(formatNumber(MinimumMaskingLevel.highestLevelDBFS)) dBFS: no masking level"
+        try tinnitus.write(result, summary: summary)
+    }
+
+    /// The noise plays on and rises a step after each "yes".
+    private func findLive(_ procedure: MinimumMaskingLevel, layout: ChannelLayout, console: ProcedureConsole) throws -> MinimumMaskingLevel.Result {
+        console.say("""
+            Minimum masking level: a noise around your tinnitus frequency, getting louder step by step. After each
+            step, press y if you still hear your tinnitus and n when the noise covers it. q stops without saving.
+            """)
+        var mml = procedure
+        let start = mml.levelDBFS!
+        let noise = Sound(.generator(.narrowBandNoise(centreHz: mml.frequencyHz, widthOctaves: mml.widthOctaves)), channels: layout,
+                          seed: tinnitus.seed)
+        let voice = try console.play(noise, levelDBFS: start, fadeInSeconds: 0.3)
+        defer { console.engine.stop(voice, fadeSeconds: 0.3) }
+        while let level = mml.levelDBFS {
+            console.engine.setGain(voice, gainDB: level - start, rampSeconds: 0.1)
+            console.drainKeys()
+            console.status("noise at step \(mml.trials.count + 1): do you still hear your tinnitus? y or n ")
+            switch console.key(within: .infinity, accepting: { [.quit, .character("y"), .character("n")].contains($0) }) {
+            case .character("y"): mml.answer(tinnitusHeard: true)
+            case .character("n"): mml.answer(tinnitusHeard: false)
+            default: throw console.stopped("mml")
+            }
+        }
+        console.say("Done.")
+        return mml.result!
+    }
+}
+
+/// The threshold at `frequencyHz` measured first (audiometry at one frequency, dB re full scale): the lower of `ears`.
+func measureThreshold(atHz frequencyHz: Double, ears: [Ears], console: ProcedureConsole) throws -> Double {
+    console.say("First your threshold at \(formatNumber(frequencyHz)) Hz.")
+    let audiogram = try runAudiometry(try Audiometry(ears: ears, frequenciesHz: [frequencyHz], scale: .fullScale), console: console,
+                                      seed: UInt64(UInt32.random(in: 0 ... .max)))
+    let levels = ears.compactMap { ear in audiogram.thresholds(ear: ear).first?.thresholdDB }
+    guard let threshold = levels.min() else {
+        throw ShadesError.runtime("no threshold at \(formatNumber(frequencyHz)) Hz: the tone was not heard at the highest level")
+    }
+    return threshold
+}
