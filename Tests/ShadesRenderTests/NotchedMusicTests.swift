@@ -102,8 +102,9 @@ import ShadesTestSupport
     }
 
     /// The resampled path (the rational resampler, then the notch): the notch ≥ 100 dB deep where it was
-    /// asked and the passband flat (±0.01 dB, ripple < 0.1 dB), against libsamplerate's best converter
-    /// as an independent reference for the resampled input.
+    /// asked, against libsamplerate's best converter as an independent reference for the resampled input.
+    /// (The output above the input's Nyquist is empty, so the passband is checked where it is defined: the
+    /// resampler's in ResamplerQualityTests, the notch's in the tests above.)
     @Test(arguments: [22_050.0, 44_100])
     func resamplingTo48kHzKeepsTheLengthAndPutsTheNotchAtItsFrequency(inputRate: Double) throws {
         let input = try noiseFile("in\(Int(inputRate)).wav", rate: inputRate, layout: .mono, seconds: 7)
@@ -127,8 +128,6 @@ import ShadesTestSupport
         #expect(abs(log2(check.band.centreHz / 6_000)) < 1.0 / 24, "found the notch at \(check.band.centreHz) Hz")
         #expect(abs(check.band.widthOctaves - 1) < 0.1, "width \(check.band.widthOctaves)")
         #expect(check.depthDB <= -100, "depth \(check.depthDB)")
-        #expect(abs(check.passbandGainDB) < 0.01 && check.passbandRippleDB < 0.1,
-                "passband \(check.passbandGainDB) dB, ripple \(check.passbandRippleDB) dB")
     }
 
     /// Files shorter than the filter delay, and any channel count, keep their exact length.

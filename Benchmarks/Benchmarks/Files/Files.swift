@@ -103,6 +103,43 @@ func catalogueBenchmark(unchanged: Bool) {
     }
 }
 
+/// One iteration = 60 s of stereo pink noise at `inputRate` (a float WAV written in setup) decoded and
+/// resampled to 48 kHz by an `AudioFileSource` at `quality`, rendered to its end: the decoding and
+/// resampling stage of `shades notch --rate` and of the catalogue's music. `best` is the rational FFT
+/// resampler; `medium` and `fastest` are libsamplerate's converters (its best one, no longer used for
+/// whole rates, converted about 1.1 M frames/s per channel here).
+func resampleBenchmark(inputRate: Int, quality: Resampler.Quality) {
+    let seconds = 60
+    Benchmark("Resample-\(inputRate)-to-48000-60s-stereo-\(quality.rawValue)",
+              configuration: .init(maxIterations: ShadesBench.quick ? 1 : 10)) { benchmark, scratch in
+        let path = scratch.url.appendingPathComponent("input.wav").path
+        let clock = ContinuousClock()
+        var frames = 0
+        benchmark.startMeasurement()
+        let start = clock.now
+        do {
+            let source = try AudioFileSource(path: path, sampleRate: 48_000, quality: quality)
+            let block = AudioBuffer(channelCount: source.channelCount, frameCapacity: 16_384)
+            while source.frameCount == nil {
+                block.withBlock { source.render(into: $0) }
+                frames += 16_384
+            }
+            frames = source.frameCount ?? frames
+        } catch {
+            benchmark.error("resampling failed: \(error)")
+        }
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        ShadesBench.record(benchmark, frames: frames, channels: 2, sampleRate: 48_000, elapsed: elapsed)
+    } setup: { () throws -> ScratchDirectory in
+        let scratch = try ScratchDirectory()
+        let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: Double(seconds),
+                                    sampleRate: Double(inputRate), layout: .stereo)
+        try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("input.wav").path, sampleFormat: .f32)
+        return scratch
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     ShadesBench.configureSuite()
 
@@ -114,4 +151,6 @@ let benchmarks: @Sendable () -> Void = {
     analyzeBenchmark()
     catalogueBenchmark(unchanged: false)
     catalogueBenchmark(unchanged: true)
+    for rate in [22_050, 44_100] { resampleBenchmark(inputRate: rate, quality: .best) }
+    for quality in [Resampler.Quality.medium, .fastest] { resampleBenchmark(inputRate: 22_050, quality: quality) }
 }
