@@ -84,7 +84,7 @@ test-live: deps live-deps
 
 # libFuzzer targets (Fuzz/, with the address and leak sanitizers), each for FUZZ_SECONDS, two at a time;
 # a crash, hang (over 10 s), leak or failed invariant fails the run and leaves the input in
-# Fuzz/.build/fuzz/<target>/artifacts/ (see Fuzz/run.sh). The sanitizer runtimes ship with the toolchain.
+# .build-fuzz/fuzz/<target>/artifacts/ (see Fuzz/run.sh). The sanitizer runtimes ship with the toolchain.
 FUZZ_SECONDS ?= 300
 fuzz: deps
 	bash Fuzz/run.sh $(FUZZ_SECONDS)
@@ -133,4 +133,4 @@ cpu-flags:
 	@echo $(CPU_FLAGS)
 
 clean:
-	rm -rf .build .build-plain .build-tuned .build-tsan .build-asan $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build Fuzz/.build
+	rm -rf .build .build-plain .build-tuned .build-tsan .build-asan $(STATIC_BUILD) $(CATALOGUE) Benchmarks/.build .build-fuzz

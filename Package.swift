@@ -95,3 +95,26 @@ let package = Package(
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback"]),
     ]
 )
+
+// MARK: Fuzzing (`make fuzz`, Fuzz/run.sh): the libFuzzer targets, added only when SHADES_FUZZ is set, so they
+// are this package's own (they reach its `package` declarations, not just the public API) and neither a
+// consumer nor `swift build` ever sees them. They build with `--sanitize fuzzer` into .build-fuzz.
+if Context.environment["SHADES_FUZZ"] != nil {
+    package.targets += [
+        // Reading typed values from a fuzzer's input; the invariant check that stops a run.
+        .target(name: "FuzzSupport", path: "Fuzz/Support"),
+        // Catalogue files: JSON reader, schema, validation, assets.
+        .executableTarget(name: "FuzzPresetParser", dependencies: ["FuzzSupport", "ShadesCatalogue"],
+                          path: "Fuzz/Targets/FuzzPresetParser"),
+        // Durations, frequencies, levels, loudness and calibrations as users type them.
+        .executableTarget(name: "FuzzValueParsing", dependencies: ["FuzzSupport", "ShadesRender"],
+                          path: "Fuzz/Targets/FuzzValueParsing"),
+        // Sound files through libsndfile and AudioFileInput's checks.
+        .executableTarget(name: "FuzzAudioFile", dependencies: ["FuzzSupport", "ShadesIO"],
+                          path: "Fuzz/Targets/FuzzAudioFile"),
+        // The analysis accumulators and LoudnessMeter on hostile samples.
+        .executableTarget(name: "FuzzAnalysis", dependencies: ["FuzzSupport", "ShadesAnalysis"],
+                          path: "Fuzz/Targets/FuzzAnalysis"),
+    ]
+}
+

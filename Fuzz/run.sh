@@ -2,7 +2,9 @@
 # Builds the libFuzzer targets (release, fuzzer + address sanitizer, so leaks count too) and runs each for
 # SECONDS, FUZZ_JOBS at a time, from the seed corpus in Fuzz/Corpus/<target>/. Prints each target's
 # executions, coverage (libFuzzer's cov: and ft:) and corpus size; exits 1 if any target found a crash,
-# a hang (over 10 s), a leak or a failed invariant (the input is saved under Fuzz/.build/artifacts/).
+# a hang (over 10 s), a leak or a failed invariant (the input is saved under .build-fuzz/fuzz/<target>/artifacts/).
+# The targets are this package's own (Package.swift adds them when SHADES_FUZZ is set), so they reach the
+# library's `package` declarations; they build into .build-fuzz, apart from the normal build.
 #
 #   bash Fuzz/run.sh [SECONDS] [TARGET ...]        e.g. bash Fuzz/run.sh 600 FuzzAnalysis
 #   FUZZ_RUNS=0 bash Fuzz/run.sh                   only replay the seed corpus (no fuzzing)
@@ -43,14 +45,18 @@ seeded_runs() {
 # SwiftPM passes `--sanitize fuzzer --sanitize address` to swiftc as two flags, and the driver hands only
 # the last to the compiler (no coverage instrumentation); the combined flag restores both.
 start=$(date +%s)
-swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address 2>&1 \
-    | grep -v "Cannot export local symbol '__asan_extra_spill_area'" || { echo "fuzz: build failed"; exit 1; }
+build=(swift build -c release --package-path .. --scratch-path ../.build-fuzz --sanitize fuzzer --sanitize address
+       -Xswiftc -sanitize=fuzzer,address)
+for target in "${targets[@]}"; do
+    SHADES_FUZZ=1 "${build[@]}" --product "$target" 2>&1 \
+        | grep -v "Cannot export local symbol '__asan_extra_spill_area'" || { echo "fuzz: build of $target failed"; exit 1; }
+done
 build_seconds=$(( $(date +%s) - start ))
-bin=$(swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address --show-bin-path)
+bin=$(SHADES_FUZZ=1 "${build[@]}" --show-bin-path)
 echo "fuzz: built in ${build_seconds} s"
 
 run_target() {
-    local target=$1 work=.build/fuzz/$1
+    local target=$1 work=../.build-fuzz/fuzz/$1
     rm -rf "$work/artifacts"
     local limit=(-max_total_time="$seconds")
     [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
@@ -84,7 +90,7 @@ wait
 status=0
 printf '%-18s %12s %10s %6s %8s %7s  %s\n' target executions exec/s cov ft corpus result
 for target in "${targets[@]}"; do
-    log=.build/fuzz/$target/log
+    log=../.build-fuzz/fuzz/$target/log
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     line=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
@@ -92,16 +98,16 @@ for target in "${targets[@]}"; do
     ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<< "$line")
     corpus=$(sed -n 's/.*corp: \([0-9]*\/[0-9a-zA-Z]*\).*/\1/p' <<< "$line")
     result=ok
-    if ls .build/fuzz/"$target"/artifacts/* > /dev/null 2>&1 || ! grep -q '^Done ' "$log"; then
+    if ls ../.build-fuzz/fuzz/"$target"/artifacts/* > /dev/null 2>&1 || ! grep -q '^Done ' "$log"; then
         result="FAILED: $(grep -m1 -E 'ERROR: |==ERROR|fuzz invariant failed|Fatal error|deadly signal|timeout' "$log" || echo 'see log')"
         status=1
     fi
     printf '%-18s %12s %10s %6s %8s %7s  %s\n' "$target" "${executions:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corpus:-?}" "$result"
 done
-echo "fuzz: ${seconds} s per target, ${jobs} at a time; $(( $(date +%s) - start )) s in all; logs and artifacts in Fuzz/.build/fuzz/"
+echo "fuzz: ${seconds} s per target, ${jobs} at a time; $(( $(date +%s) - start )) s in all; logs and artifacts in .build-fuzz/fuzz/"
 [ "$status" = 0 ] || for target in "${targets[@]}"; do
-    for artifact in .build/fuzz/"$target"/artifacts/*; do
-        [ -e "$artifact" ] && echo "reproduce: Fuzz/.build/release/$target Fuzz/${artifact#./}"
+    for artifact in ../.build-fuzz/fuzz/"$target"/artifacts/*; do
+        [ -e "$artifact" ] && echo "reproduce: .build-fuzz/release/$target ${artifact#../}"
     done
 done
 exit "$status"

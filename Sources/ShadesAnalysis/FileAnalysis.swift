@@ -34,19 +34,19 @@ public struct AnalysisOptions: Sendable {
 }
 
 /// Modulation of the envelope (band-limited Hilbert envelope of the first minutes of channel 0).
-public struct ModulationReport: Codable, Sendable, Equatable {
+public struct ModulationReport: Encodable, Sendable, Equatable {
     /// Rate in Hz.
     public let rateHz: Double
     /// Depth m in [0, 1].
     public let depth: Double
     /// Phase of the modulation at the first frame, radians.
-    public let phaseRadians: Double
+    package let phaseRadians: Double
     /// Seconds analysed.
-    public let analysedSeconds: Double
+    package let analysedSeconds: Double
 }
 
 /// Everything `shades analyze` reports about one file (its JSON form).
-public struct FileAnalysisReport: Codable, Sendable {
+public struct FileAnalysisReport: Encodable, Sendable {
     public let file: String
     public let container: String
     public let sampleRate: Double
@@ -68,6 +68,9 @@ public struct FileAnalysisReport: Codable, Sendable {
     public let seams: [SeamReport]
     /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
     public let tone: ToneEstimate?
+    /// The same for every channel, from its first ``ToneAnalysis/maximumSeconds`` (a sound per ear: a tone in
+    /// one, noise in the other; binaural beats: a tone in each).
+    public let channelTones: [ToneEstimate?]
     /// Envelope modulation of channel 0 when there is some (depth ≥ 2 %), else nil.
     public let modulation: ModulationReport?
     /// A-weighted LAeq and LAFmax, with SPL and noise dose when calibrated.
@@ -80,7 +83,7 @@ public struct FileAnalysisReport: Codable, Sendable {
 public struct FileAnalysis: Sendable {
     public let report: FileAnalysisReport
     /// The channels' average power spectral density (nil for a silent file).
-    public let spectrum: PowerSpectrum?
+    package let spectrum: PowerSpectrum?
 
     /// Seconds of channel 0 kept for the tone and modulation estimates.
     package static let headSeconds = 180.0
@@ -143,6 +146,9 @@ final class AnalysisState: @unchecked Sendable {
     /// The first `headSeconds` of channel 0.
     var head: [Float] = []
     let headCapacity: Int
+    /// The first seconds of channels 1 … for their tones.
+    var channelHeads: [[Float]] = []
+    let channelHeadCapacity: Int
     var loudnessError: ShadesError?
 
     init(input: AudioFileInput, options: AnalysisOptions) throws(ShadesError) {
@@ -173,6 +179,8 @@ final class AnalysisState: @unchecked Sendable {
         } catch { throw .input("cannot analyse \(input.path): \(error.description)") }
         headCapacity = Int(FileAnalysis.headSeconds * sampleRate)
         head.reserveCapacity(min(headCapacity, input.frameCount))
+        channelHeadCapacity = Int(ToneAnalysis.maximumSeconds * sampleRate)
+        channelHeads = Array(repeating: [], count: max(0, channels - 1))
     }
 
     func add(block: AudioBuffer, frames: Int, reference: AudioBuffer?, referenceFrames: Int) throws(ShadesError) {
@@ -196,6 +204,9 @@ final class AnalysisState: @unchecked Sendable {
         if let loudnessError { throw .runtime("cannot measure loudness: \(loudnessError.description)") }
         if head.count < headCapacity {
             head.append(contentsOf: planes[0].prefix(headCapacity - head.count))
+        }
+        for c in channelHeads.indices where channelHeads[c].count < channelHeadCapacity {
+            channelHeads[c].append(contentsOf: planes[c + 1].prefix(channelHeadCapacity - channelHeads[c].count))
         }
         if let reference, referenceFrames > 0 {
             let n = min(frames, referenceFrames)
@@ -257,6 +268,11 @@ final class AnalysisState: @unchecked Sendable {
                 }
             }
         }
+        var channelTones: [ToneEstimate?] = [tone]
+        for samples in channelHeads {
+            let estimate = silent ? nil : samples.withUnsafeBufferPointer { try? ToneAnalysis.estimate($0, sampleRate: rate) }
+            channelTones.append(estimate.flatMap { $0.thdPlusNoiseDB <= FileAnalysis.toneThresholdDB ? $0 : nil })
+        }
         var notchReport: NotchCheckReport?
         if let notch {
             do throws(ShadesError) { notchReport = try notch.result() } catch {
@@ -268,7 +284,7 @@ final class AnalysisState: @unchecked Sendable {
             file: path, container: input.containerName, sampleRate: rate, channels: channels, frames: input.framesRead,
             durationSeconds: Double(input.framesRead) / rate, comment: input.comment, lengthWarning: input.lengthWarning,
             levels: levelReport,
-            loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, modulation: modulation,
+            loudness: loudnessReport, spectrum: spectrumReport, seams: seamReports, tone: tone, channelTones: channelTones, modulation: modulation,
             ambient: ambientReport, notch: notchReport)
         return FileAnalysis(report: report, spectrum: spectrum)
     }

@@ -5,15 +5,15 @@ import ShadesRender
 
 extension CatalogueAsset {
     /// A catalogue sound as a stream: its source and its length.
-    public struct Stream {
+    package struct Stream {
         /// The sound block by block: the samples the catalogue file holds before its loudness gain (and
         /// quantisation).
-        public let source: any AudioSource
+        package let source: any AudioSource
         /// Frames of the catalogue file (the source goes on past them: generators are endless, music and
         /// loops end in silence).
-        public let frameCount: Int
+        package let frameCount: Int
         /// The tone frequency rendered (a loop adjusts it), Hz.
-        public let renderedFrequencyHz: Double?
+        package let renderedFrequencyHz: Double?
     }
 
     /// The request at the reference level: what the builder renders before setting the loudness.
@@ -26,7 +26,7 @@ extension CatalogueAsset {
     /// The sound as a stream through its ``SoundGraph``: a generator's signals at the reference level
     /// (exact, measured over the file's length as the file has it), a mix's layers each at it times their
     /// gains, a file as decoded and notched. Not real-time: the exact levels take a measuring pass first.
-    public func makeStream() throws(ShadesError) -> Stream {
+    package func makeStream() throws(ShadesError) -> Stream {
         let graph: SoundGraph
         do throws(ShadesError) { graph = try SoundGraph(referenceRequest) } catch { throw .asset(id: id, message: error.description) }
         let frames = graph.playsFileToEnd ? graph.measure(meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0),

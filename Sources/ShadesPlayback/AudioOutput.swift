@@ -17,12 +17,12 @@ public struct OutputDevice: Sendable, Equatable {
     public let index: Int
     public let name: String
     /// The host API it belongs to: ALSA, JACK, OSS, …
-    public let hostAPI: String
+    package let hostAPI: String
     public let maximumOutputChannels: Int
     /// Hz.
     public let defaultSampleRate: Double
     /// The device's low output latency, seconds.
-    public let defaultLowLatencySeconds: Double
+    package let defaultLowLatencySeconds: Double
     /// PortAudio's default output device.
     public let isDefault: Bool
 }

@@ -4,7 +4,7 @@ import ShadesDSP
 /// kind of value asked for throws ``ParameterProblem/notParseable(expected:examples:)`` naming the
 /// parameter and the text ("frequency '6 kHz': not a frequency (e.g. 6kHz, 6000)"); whether a value that
 /// parses is allowed is the parameter's own check, with its range.
-public enum ValueParsing {
+package enum ValueParsing {
     /// A kind of value and the suffixes it takes.
     struct Form {
         /// What the text should be, for the message: "a frequency".
@@ -23,49 +23,49 @@ public enum ValueParsing {
     }
 
     /// "90s", "10m", "1h", "1.5s", "50ms", "2min" or plain seconds → seconds.
-    public static func seconds(_ text: String, parameter: ParameterID = .duration) throws(ShadesError) -> Double {
+    package static func seconds(_ text: String, parameter: ParameterID = .duration) throws(ShadesError) -> Double {
         try parse(text, parameter: parameter, form: .duration)
     }
 
     /// "6000", "6kHz", "6k", "440Hz" → Hz.
-    public static func hertz(_ text: String, parameter: ParameterID = .frequency) throws(ShadesError) -> Double {
+    package static func hertz(_ text: String, parameter: ParameterID = .frequency) throws(ShadesError) -> Double {
         try parse(text, parameter: parameter, form: .frequency)
     }
 
     /// "-20", "-20dB", "-20dBFS" → dBFS (or dB, for a gain).
-    public static func decibels(_ text: String, parameter: ParameterID = .level) throws(ShadesError) -> Double {
+    package static func decibels(_ text: String, parameter: ParameterID = .level) throws(ShadesError) -> Double {
         try parse(text, parameter: parameter, form: .level)
     }
 
     /// "-23", "-23LUFS", "-23LU" → LUFS (integrated loudness).
-    public static func loudness(_ text: String, parameter: ParameterID = .loudness) throws(ShadesError) -> Double {
+    package static func loudness(_ text: String, parameter: ParameterID = .loudness) throws(ShadesError) -> Double {
         try parse(text, parameter: parameter, form: .loudness)
     }
 
     /// A plain decimal number: "0.5", "-2", "1e3".
-    public static func number(_ text: String, parameter: ParameterID) throws(ShadesError) -> Double {
+    package static func number(_ text: String, parameter: ParameterID) throws(ShadesError) -> Double {
         try parse(text, parameter: parameter, form: .number)
     }
 
     // MARK: The old path: parameters named by strings
 
     /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    public static func seconds(_ text: String, parameter: String) throws(ShadesError) -> Double {
+    package static func seconds(_ text: String, parameter: String) throws(ShadesError) -> Double {
         try seconds(text, parameter: ParameterID(legacyName: parameter))
     }
 
     /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    public static func hertz(_ text: String, parameter: String) throws(ShadesError) -> Double {
+    package static func hertz(_ text: String, parameter: String) throws(ShadesError) -> Double {
         try hertz(text, parameter: ParameterID(legacyName: parameter))
     }
 
     /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    public static func decibels(_ text: String, parameter: String) throws(ShadesError) -> Double {
+    package static func decibels(_ text: String, parameter: String) throws(ShadesError) -> Double {
         try decibels(text, parameter: ParameterID(legacyName: parameter))
     }
 
     /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    public static func loudness(_ text: String, parameter: String) throws(ShadesError) -> Double {
+    package static func loudness(_ text: String, parameter: String) throws(ShadesError) -> Double {
         try loudness(text, parameter: ParameterID(legacyName: parameter))
     }
 

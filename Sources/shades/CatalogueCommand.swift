@@ -6,6 +6,7 @@ import Foundation
 #endif
 import ShadesCatalogue
 import ShadesDSP
+import ShadesIO
 import ShadesRender
 import ShadesPlatform
 
@@ -54,51 +55,40 @@ struct CatalogueCommand: ParsableCommand {
         var loudness: String?
 
         func run() throws {
-            var overrides = CatalogueOverrides()
-            overrides.rate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
-            overrides.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
             if tinnitusFrequency != nil && fromMatch != nil {
                 throw ShadesError.usage("--tinnitus-frequency cannot be combined with --from-match (allowed: one or the other)")
             }
             let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
                 ?? fromMatch.map(matchedFrequency)
-            if let format {
-                guard ["wav", "flac"].contains(format) else { throw ShadesError.usage("format \(format) is unknown (allowed: wav, flac)") }
-                overrides.format = format
-            }
-            let documents: [(file: String, document: CatalogueDocument)]
-            // Every problem in every file, one line each: the catalogue's files are the caller's input.
-            do { documents = try PresetParser.loadCatalogue(folder: presets) } catch {
-                throw ShadesError.usage(error.description)
-            }
-            var (assets, categories) = try PresetAssets.resolve(documents, overrides: overrides)
             if music != nil && frequency == nil {
                 throw ShadesError.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
             }
-            if let frequency, let defaults = documents.first?.document.defaults {
-                let personal = try PresetAssets.personal(frequencyHz: frequency, defaults: defaults, overrides: overrides,
-                                                         musicFolder: music)
-                for skipped in personal.skipped { printWarning(skipped) }
-                assets += personal.assets
-                categories.append(personal.category)
+            var options = CatalogueOptions(tinnitusFrequencyHz: frequency, musicFolder: music)
+            options.sampleRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+            options.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
+            if let format {
+                guard let container = Container(rawValue: format), [.wav, .flac].contains(container) else {
+                    throw ShadesError.usage("format \(format) is unknown (allowed: wav, flac)")
+                }
+                options.container = container
             }
+            options.parameters = ["presets": presets]
+            if let music { options.parameters["music"] = music }
+            if let rate { options.parameters["rate"] = rate }
+            if let format { options.parameters["format"] = format }
+            if let loudness { options.parameters["loudness"] = loudness }
 
             let terminal = isatty(STDOUT_FILENO) == 1
-            var parameters = ["presets": presets]
-            if let music { parameters["music"] = music }
-            if let rate { parameters["rate"] = rate }
-            if let format { parameters["format"] = format }
-            if let loudness { parameters["loudness"] = loudness }
             let manifest: Manifest
             do {
-                manifest = try CatalogueBuilder.build(assets: assets, categories: categories, parameters: parameters, into: output) { p in
+                manifest = try Catalogue.build(presets: presets, into: output, options: options, warning: printWarning) { done, total, id, reused in
                     if terminal {
-                        let width = 30, filled = p.total == 0 ? width : width * p.done / p.total
+                        let width = 30, filled = total == 0 ? width : width * done / total
                         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-                        print("\r[\(bar)] \(p.done)/\(p.total) \(p.assetID)\(p.reused ? " (reused)" : "")\u{1B}[K", terminator: "")
+                        print("\r[\(bar)] \(done)/\(total) \(id)\(reused ? " (reused)" : "")\u{1B}[K", terminator: "")
                         fflush(nil)
                     } else {
-                        print("\(p.done)/\(p.total) \(p.assetID)\(p.reused ? " (reused)" : "")")
+                        print("\(done)/\(total) \(id)\(reused ? " (reused)" : "")")
                     }
                 }
             } catch {
@@ -117,7 +107,7 @@ struct CatalogueCommand: ParsableCommand {
         var folder: String = "catalogue"
 
         func run() throws {
-            let problems = try CatalogueBuilder.check(folder: folder)
+            let problems = try Catalogue.check(folder: folder)
             guard problems.isEmpty else {
                 for problem in problems.dropLast() { printError(problem) }
                 throw ShadesError.runtime(problems.last!)

@@ -20,6 +20,8 @@ enum ParameterFlags {
         .mmlStep: "--mml-step", .calibration: "--calibration", .reference: "--reference",
         .frequencies: "--frequencies", .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
         .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels",
+        .carrier: "--carrier", .beat: "--beat", .duty: "--duty", .isochronicRamp: "--ramp", .density: "--density",
+        .scale: "--scale", .lowPitch: "--low", .highPitch: "--high", .tempo: "--tempo",
     ]
 
     /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,

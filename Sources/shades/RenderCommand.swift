@@ -24,6 +24,10 @@ struct RenderCommand: ParsableCommand {
             --on-cycles, --off-cycles, --tone-gains) and ripple (spectral-ripple modulation, Yukhnovich et al. \
             2025: --condition amplitude|phase|noise, --sham, --band-gains); --seed chooses their orders and \
             segments. Both are one signal (the same in both ears for stereo).
+            Generative sounds: velvet (velvet noise: --density impulses/s), binaural (binaural beats: \
+            --carrier in the left ear, carrier + --beat in the right; stereo only), isochronic (a tone, \
+            --frequency, switched on and off --beat times a second: --duty, --ramp) and fractal (fractal \
+            tones: a 1/f melody, --scale, --low, --high, --tempo, --seed).
             Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade. \
             Levels are RMS in dBFS of the sustained sound (with --am after modulation, before pulses and \
             fades); each sounding channel has exactly that RMS. A file that would clip is not written; the \
@@ -42,11 +46,15 @@ struct RenderCommand: ParsableCommand {
               shades render pink --notch 6kHz --duration 10m --loop -o notched-pink.wav
               shades render cr --frequency 4kHz --duration 60s --seed 3 -o cr.wav
               shades render ripple --frequency 4kHz --duration 60s -o ripple.wav
+              shades render binaural --carrier 200Hz --beat 10Hz --duration 10m -o binaural.wav
+              shades render isochronic --frequency 200Hz --beat 10Hz --duty 0.5 --ramp 5ms --duration 10m -o iso.wav
+              shades render velvet --density 2000 --duration 60s -o velvet.wav
+              shades render fractal --scale pentatonic --low 523.25Hz --high 2093Hz --tempo 80 --seed 4 --duration 10m -o zen.wav
               shades render --sound rain.json --duration 60s --loop -o rain.wav
               shades render song.mp3 --notch 6kHz --format s24 -o song-notched.wav
             """)
 
-    @Argument(help: "white, pink, brown, blue, violet, grey, noise, tone, nbn, cr, ripple, or a sound file (music).")
+    @Argument(help: "white, pink, brown, blue, violet, grey, noise, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, or a sound file (music).")
     var source: String?
 
     @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")

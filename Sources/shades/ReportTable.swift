@@ -42,8 +42,17 @@ enum ReportTable {
         } else {
             row("spectrum", "silent")
         }
-        if let t = r.tone {
-            row("tone", "\(String(format: "%.4f", t.frequencyHz)) Hz   level \(db(t.levelDBFS)) dBFS   THD+N \(db(t.thdPlusNoiseDB, 1)) dB (first \(String(format: "%.1f", Double(t.analysedFrames) / r.sampleRate)) s of channel 1)")
+        func tone(_ t: ToneEstimate) -> String {
+            "\(String(format: "%.4f", t.frequencyHz)) Hz   level \(db(t.levelDBFS)) dBFS   THD+N \(db(t.thdPlusNoiseDB, 1)) dB"
+                + " (first \(String(format: "%.1f", Double(t.analysedFrames) / r.sampleRate)) s"
+        }
+        if r.channelTones.count > 1 && r.channelTones.contains(where: { $0 != nil }) {
+            // Each ear's own: a sound per ear, binaural beats.
+            for (c, t) in r.channelTones.enumerated() {
+                row(c == 0 ? "tone" : "", "channel \(c + 1): " + (t.map { tone($0) + ")" } ?? "no tone (THD+N above \(Int(FileAnalysis.toneThresholdDB)) dB)"))
+            }
+        } else if let t = r.tone {
+            row("tone", tone(t) + " of channel 1)")
         }
         if let m = r.modulation {
             row("modulation", "\(String(format: "%.4f", m.rateHz)) Hz   depth \(String(format: "%.1f", m.depth * 100)) %   (first \(String(format: "%.0f", m.analysedSeconds)) s of channel 1)")

@@ -61,6 +61,30 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .customLong("band-gains"), parsing: .unconditional, help: "ripple: eight gains in dB, one per half-octave band from 1 kHz up (hearing-loss compensation).")
     var bandGains: String?
 
+    @Option(help: "binaural: the left ear's tone, e.g. 200Hz (the right ear's is carrier + beat).")
+    var carrier: String?
+
+    @Option(help: "binaural: the beat, the right ear's tone minus the left's; isochronic: the switching rate. 0.1 … 100 Hz (default 10).")
+    var beat: String?
+
+    @Option(help: "isochronic: the share of each period the tone sounds, at half amplitude, above 0 and below 1 (default 0.5).")
+    var duty: Double?
+
+    @Option(help: "velvet: impulses per second, 1 … half the sample rate (default 2000).")
+    var density: Double?
+
+    @Option(help: "fractal: the scale, pentatonic, minor-pentatonic, major, minor, dorian, mixolydian or whole-tone (default pentatonic).")
+    var scale: String?
+
+    @Option(help: "fractal: the lowest pitch, the scale's tonic (default C5, 523.25 Hz).")
+    var low: String?
+
+    @Option(help: "fractal: the highest pitch (default C7, 2093 Hz).")
+    var high: String?
+
+    @Option(help: "fractal: grid steps per minute, 20 … 240 (default 80); each note lasts 1 … 4 steps.")
+    var tempo: Double?
+
     @Option(help: "Narrow-band noise width in octaves (0.5: edges at frequency·2^±0.25).")
     var width: Double = 0.5
 
@@ -91,8 +115,8 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
     var pulse: String?
 
-    @Option(help: "Raised-cosine rise and fall of each pulse (20–50 ms is the audiometric convention).")
-    var ramp: String = "25ms"
+    @Option(help: "Raised-cosine rise and fall of each pulse (default 25ms; 20–50 ms is the audiometric convention), or the edges of an isochronic tone (default 5ms).")
+    var ramp: String?
 
     @Option(name: .customLong("pulse-count"), help: "Number of pulses (the duration follows if --duration is not given).")
     var pulseCount: Int?
@@ -128,9 +152,9 @@ struct SoundOptions: ParsableArguments {
             }
             sound.pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
                                   offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                                  rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+                                  rampSeconds: try ValueParsing.seconds(ramp ?? "25ms", parameter: "ramp"), count: pulseCount)
         } else if pulseCount != nil {
-            sound.pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
+            sound.pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp ?? "25ms", parameter: "ramp"), count: pulseCount)
         }
         if includingFades && (fade != nil || fadeIn != nil || fadeOut != nil) {
             let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
@@ -204,6 +228,24 @@ struct SoundOptions: ParsableArguments {
             generator = .spectralRipple(SpectralRipple(
                 tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition, sham: sham,
                 bandGainsDB: try bandGains.map { try Self.decibelList($0, parameter: "band-gains") }))
+        case "binaural":
+            guard let carrier else { throw ShadesError.usage("binaural needs --carrier (the left ear's tone, e.g. 200Hz) and --beat (e.g. 10Hz)") }
+            generator = .binauralBeat(carrierHz: try ValueParsing.hertz(carrier, parameter: .carrier),
+                                      beatHz: try beat.map { try ValueParsing.hertz($0, parameter: .beat) } ?? Parameter.beat.defaultValue!)
+        case "isochronic":
+            guard let frequency else { throw ShadesError.usage("isochronic needs --frequency (the tone, e.g. 200Hz) and --beat (the rate, e.g. 10Hz)") }
+            generator = .isochronicTone(
+                frequencyHz: try ValueParsing.hertz(frequency), rateHz: try beat.map { try ValueParsing.hertz($0, parameter: .beat) } ?? Parameter.beat.defaultValue!,
+                duty: duty ?? Parameter.duty.defaultValue!,
+                rampSeconds: try ramp.map { try ValueParsing.seconds($0, parameter: .isochronicRamp) } ?? Parameter.isochronicRamp.defaultValue!)
+        case "velvet":
+            generator = .velvetNoise(densityHz: density ?? Parameter.density.defaultValue!)
+        case "fractal":
+            let defaults = FractalTones()
+            generator = .fractalTones(FractalTones(
+                scale: try scale.map(Self.scale) ?? defaults.scale, lowHz: try low.map { try ValueParsing.hertz($0, parameter: .lowPitch) } ?? defaults.lowHz,
+                highHz: try high.map { try ValueParsing.hertz($0, parameter: .highPitch) } ?? defaults.highHz,
+                tempoBPM: tempo ?? defaults.tempoBPM))
         case "noise":
             guard let beta else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
             generator = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
@@ -219,10 +261,11 @@ struct SoundOptions: ParsableArguments {
             }
         }
         switch generator {
-        case .noise, .grey:
-            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone', 'nbn', 'cr' and 'ripple' only") }
+        case .noise, .grey, .velvetNoise, .binauralBeat, .fractalTones:
+            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone', 'nbn', 'isochronic', 'cr' and 'ripple' only") }
         default: break
         }
+        try refuseOptions(notFor: source.lowercased())
         if case .coordinatedReset = generator {} else if toneLength != nil || toneGains != nil {
             throw ShadesError.usage("--tone-length and --tone-gains apply to 'cr' only")
         }
@@ -233,17 +276,45 @@ struct SoundOptions: ParsableArguments {
     }
 
     /// The sound names a SOURCE can be.
-    static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "tone", "nbn", "cr", "ripple"]
+    static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "velvet", "tone", "nbn", "binaural",
+                              "isochronic", "fractal", "cr", "ripple"]
+
+    /// Options of one or two sources each: (flag, given, the sources it applies to).
+    private var sourceOptions: [(flag: String, given: Bool, sources: [String])] {
+        [("--carrier", carrier != nil, ["binaural"]), ("--beat", beat != nil, ["binaural", "isochronic"]),
+         ("--duty", duty != nil, ["isochronic"]), ("--density", density != nil, ["velvet"]),
+         ("--scale", scale != nil, ["fractal"]), ("--low", low != nil, ["fractal"]), ("--high", high != nil, ["fractal"]),
+         ("--tempo", tempo != nil, ["fractal"])]
+    }
+
+    /// Refuses the options of other sources than `source` (a source name; any name for a file or `--sound`).
+    private func refuseOptions(notFor source: String) throws {
+        for option in sourceOptions where option.given && !option.sources.contains(source) {
+            throw ShadesError.usage("\(option.flag) applies to \(option.sources.map { "'\($0)'" }.joined(separator: " and ")) only")
+        }
+    }
 
     /// Options that describe a generator make no sense with `what` (a sound file or `--sound`).
     private func refuseGeneratorOptions(for what: String) throws {
         if frequency != nil || beta != nil || toneLength != nil || toneGains != nil || sham || bandGains != nil {
             throw ShadesError.usage("--frequency, --beta, --tone-length, --tone-gains, --sham and --band-gains describe a generator, not \(what)")
         }
+        if let option = sourceOptions.first(where: \.given) {
+            throw ShadesError.usage("\(option.flag) describes a generator, not \(what)")
+        }
     }
 }
 
 extension SoundOptions {
+    /// A scale by name (ArgumentParser would list seven names on lines of their own: one line here).
+    static func scale(_ text: String) throws -> FractalTones.Scale {
+        guard let scale = FractalTones.Scale(rawValue: text.lowercased()) else {
+            throw ShadesError(parameter: .scale, value: "'\(text)'", problem: "is not a scale",
+                              allowed: FractalTones.Scale.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return scale
+    }
+
     /// A comma-separated list of gains in dB ("0,-2,3dB").
     static func decibelList(_ text: String, parameter: String) throws -> [Double] {
         try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }

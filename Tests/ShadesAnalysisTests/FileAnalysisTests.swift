@@ -40,6 +40,28 @@ import ShadesTestSupport
         #expect(abs(tone.levelDBFS + 12) < 0.01)
     }
 
+    @Test func aSoundPerEarIsReadPerChannel() throws {
+        // `render --sound FILE.json` of a tone in the left ear and pink noise in the right: each channel at
+        // the mix's level, the left a tone, the right none; `analyze` prints both.
+        let json = #"{ "seed": 5, "layers": [ { "source": "tone", "frequency": "1kHz", "ears": "left" }, { "source": "pink", "ears": "right" } ] }"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: "\(folder)/per-ear.json"))
+        let result = try Shell.run(["render", "--sound", "per-ear.json", "--duration", "10s", "--format", "f32", "-o", "per-ear.wav"], in: folder)
+        try #require(result.status == 0, "\(result.stderr)")
+        let report = try FileAnalysis.analyze(path: "\(folder)/per-ear.wav").report
+        #expect(report.channelTones.count == 2)
+        let left = try #require(report.channelTones[0])
+        #expect(abs(left.frequencyHz - 1_000) < 1e-6 && left.thdPlusNoiseDB < -100)
+        #expect(report.channelTones[1] == nil)
+        for c in report.levels.channels { #expect(abs(c.rmsDBFS! + 20) < 0.01) }
+        let table = try Shell.run(["analyze", "per-ear.wav"], in: folder).stdout
+        #expect(table.contains("tone        channel 1: 1000.0000 Hz"), "\(table)")
+        #expect(table.contains("            channel 2: no tone (THD+N above -20 dB)"), "\(table)")
+        // Binaural beats: a tone in each ear, the beat apart.
+        let beats = try render(RenderRequest(sound: .binauralBeat(carrierHz: 200, beatHz: 10), durationSeconds: 10), "beats.wav")
+        let tones = try FileAnalysis.analyze(path: beats).report.channelTones.map { try #require($0).frequencyHz }
+        #expect(abs(tones[0] - 200) < 1e-6 && abs(tones[1] - 210) < 1e-6)
+    }
+
     @Test func amplitudeModulationReadsRateAndDepth() throws {
         let path = try render(RenderRequest(sound: .noise(colour: .white, distribution: .gaussian), durationSeconds: 60, layout: .mono,
                                             modulation: Modulation(rateHz: 10, depth: 0.5)), "am.wav")

@@ -57,10 +57,11 @@ import ShadesTestSupport
         let document = try #require(documents.first?.document)
         #expect(document.defaults == CatalogueDefaults(loudnessLUFS: -23, rate: 48_000, format: "wav", sampleFormat: "s16",
                                                        lengthSeconds: 60))
-        #expect(document.categories.map(\.id) == ["noise", "modulated", "nature"])
+        #expect(document.categories.map(\.id) == ["noise", "modulated", "nature", "fractal-tones", "beats", "per-ear"])
         let ids = document.sounds.map(\.sound.id)
-        #expect(ids == ["white", "pink", "brown", "blue", "violet", "grey", "white-am10", "pink-am10", "brown-am10",
-                        "rain", "waterfall", "ocean-surf", "wind"])
+        #expect(ids == ["white", "pink", "brown", "blue", "violet", "grey", "velvet", "white-am10", "pink-am10", "brown-am10",
+                        "rain", "waterfall", "ocean-surf", "wind", "fractal-pentatonic", "fractal-major", "fractal-minor-pentatonic",
+                        "binaural-10hz", "binaural-10hz-pink", "isochronic-10hz", "tone-left-pink-right"])
         #expect(document.sounds.allSatisfy { $0.sound.loop && $0.sound.titles["en"] != nil && $0.sound.titles["de"] != nil })
         let pink = try #require(document.sounds.first { $0.sound.id == "pink" }?.sound)
         #expect(pink.sound == Sound(.noise(colour: .pink, distribution: .gaussian)))
@@ -138,7 +139,7 @@ import ShadesTestSupport
         #expect(readingError(text)?.description == "Presets/t.json:5:93: unknown source 'pinkk' (did you mean 'pink'?)")
         let far = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "thunderstorm" } ] } }"#)
         #expect(readingError(far)?.message == "unknown source 'thunderstorm' (allowed sources: white, pink, brown, blue, violet, "
-                + "noise, grey, tone, nbn, cr, ripple, file)")
+                + "noise, grey, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, file)")
     }
 
     @Test func wrongTypesAndMissingKeysAreReadingErrors() {
@@ -229,6 +230,26 @@ import ShadesTestSupport
                 .first?.message.hasPrefix("sound 's': frequency 20000 Hz is out of range (allowed: above 0 and below 16970.6 Hz, for a band 1 octaves wide") == true)
         #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "notch": [ { "centreHz": 22000 } ] }"#)))
                 .first?.message.hasPrefix("sound 's': notch.centreHz 22000 Hz is out of range") == true)
+    }
+
+    /// The generative sounds' values are named by their JSON keys (issue 24).
+    @Test func generativeSoundValuesAreNamedByTheirKeys() {
+        let cases = [
+            (#"{ "source": "binaural", "carrier": 200, "beat": 0 }"#, "sound 's': beat 0 Hz is out of range (allowed: 0.1 … 100 Hz)"),
+            (#"{ "source": "isochronic", "frequency": 200, "duty": 1.5 }"#, "sound 's': duty 1.5 is out of range (allowed: above 0 and below 1)"),
+            (#"{ "source": "isochronic", "frequency": 200, "rampSeconds": 0.2 }"#,
+             "sound 's': rampSeconds 200 ms is out of range (allowed: 0 … 50 ms, the shorter of the on and off times at this beat and duty)"),
+            (#"{ "source": "velvet", "density": 0.5 }"#, "sound 's': density 0.5 Hz is out of range (allowed: 1 … 24000 Hz (half the sample rate))"),
+            (#"{ "source": "fractal", "tempoBPM": 500 }"#, "sound 's': tempoBPM 500 BPM is out of range (allowed: 20 … 240 BPM)"),
+            (#"{ "source": "fractal", "low": 5 }"#, "sound 's': low 5 Hz is out of range (allowed: from 20 to below 24000 Hz (Nyquist))"),
+            (#"{ "layers": [ { "source": "binaural", "carrier": 200, "ears": "left" } ] }"#,
+             "sound 's' layer 1: channels left cannot carry binaural beats (allowed: stereo (one tone per ear))"),
+        ]
+        for (layer, message) in cases {
+            #expect(validationErrors(catalogue(sound("s", layer: layer))).map(\.message) == [message])
+        }
+        #expect(readingError(catalogue(sound("s", layer: #"{ "source": "fractal", "scale": "blues" }"#)))?.message.contains("scale") == true)
+        #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "fractal", "scale": "dorian", "low": "220Hz", "high": "880Hz" }"#))).isEmpty)
     }
 
     @Test func badValuesAreRefused() {

@@ -14,6 +14,11 @@ import ShadesTestSupport
         "render tone --frequency 6kHz --duration 0.2m --channels left -o tone.wav",
         "render noise --beta -1.5 --duration 1.5s --format f32 -o blue.wav",
         "render tone --frequency 440Hz --duration 1s --loop --level -30dBFS -o a440.flac",
+        "render binaural --carrier 200Hz --beat 10Hz --duration 2s -o binaural.wav",
+        "render isochronic --frequency 200Hz --beat 10Hz --duty 0.5 --ramp 5ms --duration 2s -o iso.wav",
+        "render velvet --density 2000 --duration 2s -o velvet.wav",
+        "render fractal --scale pentatonic --low 523.25Hz --high 2093Hz --tempo 80 --seed 4 --duration 5s -o fractal.wav",
+        "render fractal --scale minor --tempo 60 --duration 6s --loop -o fractal-loop.flac",
     ])
     func issueExamplesWork(command: String) throws {
         let arguments = command.split(separator: " ").map(String.init)
@@ -57,6 +62,13 @@ import ShadesTestSupport
         ("render pink --duration 1s -o /nonexistent-folder/out.wav", 1, "folder"),
         ("render white --duration 2s --level -2 -o out.wav", 1, "highest level that fits"),
         ("render tone --frequency 1kHz --duration 1s --level -1 -o out.wav", 1, "highest level that fits"),
+        ("render velvet --density 100 --duration 1s --level -10 -o out.wav", 1, "highest level that fits"),
+        ("render binaural --carrier 200 --beat 10 --channels left --duration 1s -o out.wav", 2, "--channels"),
+        ("render binaural --beat 10 --duration 1s -o out.wav", 2, "--carrier"),
+        ("render isochronic --frequency 200 --beat 10 --pulse 100ms/100ms --duration 1s -o out.wav", 2, "--pulse"),
+        ("render velvet --density 2000 --frequency 4k --duration 1s -o out.wav", 2, "--frequency"),
+        ("render pink --tempo 90 --duration 1s -o out.wav", 2, "--tempo"),
+        ("render fractal --scale blues --duration 1s -o out.wav", 2, "--scale"),
     ])
     func badInputGetsOneLineAnExitCodeAndNoFile(command: String, status: Int32, mentions: String) throws {
         let result = try Shell.run(command.split(separator: " ").map(String.init), in: folder)
@@ -78,6 +90,19 @@ import ShadesTestSupport
         ("render pink --duration 1s --level x -o out.wav", "--level 'x': not a level (e.g. -20, -20dBFS)"),
         ("notch-filter --frequency 4k --width 5 -o out.wav", "--width 5 octaves is out of range (allowed: above 0 and at most 3 octaves)"),
         ("stimuli residual-inhibition --frequency 4k --mml-step 3 -o out", "--mml-step 3 dB is out of range (allowed: 1 or 2 dB)"),
+        ("render binaural --carrier 200Hz --beat 0 --duration 1s -o out.wav", "--beat 0 Hz is out of range (allowed: 0.1 … 100 Hz)"),
+        ("render binaural --carrier 23995 --beat 10 --duration 1s -o out.wav",
+         "--carrier 23995 Hz is out of range (allowed: above 0 and below 23990 Hz (carrier + beat below Nyquist, 24000 Hz))"),
+        ("render isochronic --frequency 200 --duty 1.2 --duration 1s -o out.wav", "--duty 1.2 is out of range (allowed: above 0 and below 1)"),
+        ("render isochronic --frequency 200 --beat 10 --ramp 60ms --duration 1s -o out.wav",
+         "--ramp 60 ms is out of range (allowed: 0 … 50 ms, the shorter of the on and off times at this beat and duty)"),
+        ("render velvet --density 30000 --duration 1s -o out.wav",
+         "--density 30000 Hz is out of range (allowed: 1 … 24000 Hz (half the sample rate))"),
+        ("render fractal --tempo 10 --duration 1s -o out.wav", "--tempo 10 BPM is out of range (allowed: 20 … 240 BPM)"),
+        ("render fractal --low 500 --high 520 --duration 1s -o out.wav",
+         "--high 520 Hz is out of range (allowed: from 561.23 to below 24000 Hz (at least two pitches of the scale from the low pitch))"),
+        ("render fractal --scale blues --duration 1s -o out.wav",
+         "--scale 'blues' is not a scale (allowed: pentatonic, minor-pentatonic, major, minor, dorian, mixolydian, whole-tone)"),
     ])
     func errorsNameTheOptionsTyped(command: String, line: String) throws {
         let result = try Shell.run(command.split(separator: " ").map(String.init), in: folder)

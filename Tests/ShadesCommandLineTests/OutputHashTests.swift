@@ -47,9 +47,20 @@ import ShadesTestSupport
         // are 24-bit); every noise, tone and AM asset's hash in it is unchanged. Before that: and the
         // presets folder as given: `presets`, a link to the repository's, so the bytes do not depend on where
         // the repository is (the hashes recorded with an absolute path held only in one checkout).
-        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "01a74388fa029a4333786306d77cad6d366304130b71b1dd10813d4826741e42"),
+        // Recorded anew when the default presets gained velvet noise, fractal tones, binaural beats, an
+        // isochronic tone and a sound per ear (issue 24): every earlier asset's hash in them is unchanged (the
+        // old presets still give 01a74388… and 28678835…, the hashes recorded before).
+        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "ab127a09ec05323335ecdfed68dbfc1056ce65e9a0cab8fdb6f00903a24b97e4"),
         ("catalogue build presets -o personal --tinnitus-frequency 6kHz",
-         "personal/manifest.json", "286788353627ffadb630713f80b9e13bbf91e9308881a5975f156022f54ae9c1"),
+         "personal/manifest.json", "05aeaec89feeb687c61b0969670a2b5084bfadb39842316a0ff745bf9cbb4017"),
+        // The generative sounds (issue 24).
+        ("render binaural --carrier 200Hz --beat 10Hz --duration 3s -o binaural.wav",
+         "binaural.wav", "1689178d6e68665cf96baee2a4fc91ab59596e58011cb55f16e9e63d56da4d8f"),
+        ("render isochronic --frequency 200Hz --beat 10Hz --duty 0.5 --ramp 5ms --duration 3s -o isochronic.wav",
+         "isochronic.wav", "308204126d4b1e61ab2efe3f737c836e58e7d26c3e56f66e3f621a93ea5c7ec8"),
+        ("render velvet --density 2000 --duration 3s -o velvet.wav", "velvet.wav", "ae52afb40decc51a2e47721a58439531741b654d67a79f9bf878c64cd724f020"),
+        ("render fractal --scale pentatonic --tempo 80 --seed 4 --duration 10s -o fractal.wav",
+         "fractal.wav", "9200bc109a315dc46fb5d997d9a67b96b7b6a444c56733212a34b86ef5c7b6a6"),
     ]
 
     /// SHA-256 of a file, or of a folder's files concatenated in name order.
@@ -65,8 +76,8 @@ import ShadesTestSupport
     }
 
     /// Groups run in parallel, each in its own folder: renders, the two notches (after their input), the
-    /// stimulus sets, the two catalogues.
-    static let groups: [Range<Int>] = [0..<11, 11..<14, 14..<16, 16..<17, 17..<18]
+    /// stimulus sets, the two catalogues, the generative sounds.
+    static let groups: [Range<Int>] = [0..<11, 11..<14, 14..<16, 16..<17, 17..<18, 18..<22]
 
     @Test(arguments: groups)
     func everyRecordedOutputHasItsRecordedBytes(group: Range<Int>) throws {

@@ -30,6 +30,16 @@ import ShadesRender
         #expect(try Sound.parse(json: Array(data), file: "s.json") == sound)
     }
 
+    /// A notch's keys other than `centreHz` have their defaults: 1 octave, no boost, 3/8-octave boost bands
+    /// when a boost is given, both ears.
+    @Test func notchesReadWithTheirDefaults() throws {
+        let text = #"{ "source": "white", "notch": [ { "centreHz": 6000 }, { "centreHz": "4kHz", "widthOctaves": 0.5, "edgeBoostDB": 20 } ] }"#
+        let notches = try #require(try Sound.parse(json: Array(text.utf8), file: "n.json").notches)
+        #expect(notches == [NotchSpec(centreHz: 6_000), NotchSpec(centreHz: 4_000, widthOctaves: 0.5, edgeBoostDB: 20)])
+        #expect(notches[0].widthOctaves == 1 && notches[0].edgeBoostDB == 0 && notches[0].ears == .both)
+        #expect(notches[1].edgeWidthOctaves == 0.375)
+    }
+
     @Test func thePresetFormsRead() throws {
         let text = #"{ "seed": 11, "layers": [ { "source": "noise", "beta": -0.5, "swell": { "periodSeconds": 12, "depth": 0.15 } },"#
             + #" { "source": "nbn", "frequency": "5kHz", "width": 2, "gainDB": -12, "am": { "rateHz": 13, "depth": 0.3 } } ] }"#
@@ -48,7 +58,8 @@ import ShadesRender
         #expect(error(#"{ "source": "pink", "layers": [] }"#) == "s.json:1:21: a sound has 'source' or 'layers', not both")
         #expect(error(#"{ "layers": [] }"#) == "s.json:1:3: 'layers' is empty (allowed: one or more layers)")
         #expect(error(#"{ "source": "pink", "gainDB": -3 }"#) == "s.json:1:21: unknown key 'gainDB' (allowed keys: "
-                + (["source", "layers"] + ["distribution", "beta", "frequency", "width", "toneSet", "toneSeconds", "rampSeconds",
+                + (["source", "layers"] + ["distribution", "beta", "density", "frequency", "width", "carrier", "beat", "duty",
+                    "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
                     "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "path", "bytes",
                     "frames", "sampleRate", "notch", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)

@@ -39,7 +39,7 @@ func renderFileBenchmark(_ fileName: String, _ format: SampleFormat, _ request: 
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
         try? FileManager.default.removeItem(atPath: path)
-        ShadesBench.record(benchmark, frames: request.frameCount, channels: request.layout.outputChannelCount,
+        ShadesBench.record(benchmark, frames: Int(request.durationSeconds * request.sampleRate), channels: request.layout.outputChannelCount,
                            sampleRate: request.sampleRate, elapsed: elapsed)
     } setup: { () throws -> ScratchDirectory in
         try ScratchDirectory()
@@ -49,7 +49,7 @@ func renderFileBenchmark(_ fileName: String, _ format: SampleFormat, _ request: 
 /// One iteration = `shades analyze` of a 10-minute stereo 48 kHz s16 file (target: under 1 s). The file
 /// is rendered in setup.
 func analyzeBenchmark() {
-    let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 600,
+    let request = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: 600,
                                 sampleRate: 48_000, layout: .stereo)
     Benchmark("Analyze-pink-10min-stereo-s16", configuration: .init(maxIterations: ShadesBench.quick ? 1 : 5)) { benchmark, scratch in
         let path = scratch.url.appendingPathComponent("analyze.wav").path
@@ -64,7 +64,7 @@ func analyzeBenchmark() {
         }
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
-        ShadesBench.record(benchmark, frames: request.frameCount, channels: 2, sampleRate: request.sampleRate, elapsed: elapsed)
+        ShadesBench.record(benchmark, frames: Int(request.durationSeconds * request.sampleRate), channels: 2, sampleRate: request.sampleRate, elapsed: elapsed)
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("analyze.wav").path, sampleFormat: .s16)
@@ -83,10 +83,8 @@ func catalogueBenchmark(unchanged: Bool) {
         let folder = scratch.url.appendingPathComponent("catalogue").path
         if !unchanged { try? FileManager.default.removeItem(atPath: folder) }
         do {
-            let documents = try PresetParser.loadCatalogue(folder: presets)
-            let (assets, categories) = try PresetAssets.resolve(documents)
             benchmark.startMeasurement()
-            let manifest = try CatalogueBuilder.build(assets: assets, categories: categories, into: folder)
+            let manifest = try Catalogue.build(presets: presets, into: folder)
             benchmark.stopMeasurement()
             blackHole(manifest.sounds.count)
         } catch {
@@ -95,45 +93,41 @@ func catalogueBenchmark(unchanged: Bool) {
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         if unchanged {
-            let documents = try PresetParser.loadCatalogue(folder: presets)
-            let (assets, categories) = try PresetAssets.resolve(documents)
-            try CatalogueBuilder.build(assets: assets, categories: categories, into: scratch.url.appendingPathComponent("catalogue").path)
+            try Catalogue.build(presets: presets, into: scratch.url.appendingPathComponent("catalogue").path)
         }
         return scratch
     }
 }
 
-/// One iteration = 60 s of stereo pink noise at `inputRate` (a float WAV written in setup) decoded and
-/// resampled to 48 kHz by an `AudioFileSource` at `quality`, rendered to its end: the decoding and
-/// resampling stage of `shades notch --rate` and of the catalogue's music. `best` is the rational FFT
-/// resampler; `medium` and `fastest` are libsamplerate's converters (its best one, no longer used for
-/// whole rates, converted about 1.1 M frames/s per channel here).
-func resampleBenchmark(inputRate: Int, quality: Resampler.Quality) {
+/// One iteration = `Renderer.renderFile` of a file sound at 48 kHz: 60 s of stereo pink noise at
+/// `inputRate` (a float WAV written in setup) decoded, resampled (the best quality: the rational FFT
+/// resampler), notched one octave at 6 kHz when `notched`, and written as a float WAV. The path of
+/// `shades render --sound` with a file, and of the catalogue's music.
+func resampleBenchmark(inputRate: Int, notched: Bool) {
     let seconds = 60
-    Benchmark("Resample-\(inputRate)-to-48000-60s-stereo-\(quality.rawValue)",
+    Benchmark("Resample-\(inputRate)-to-48000-60s-stereo\(notched ? "-notched-6kHz" : "")",
               configuration: .init(maxIterations: ShadesBench.quick ? 1 : 10)) { benchmark, scratch in
-        let path = scratch.url.appendingPathComponent("input.wav").path
+        let input = scratch.url.appendingPathComponent("input.wav").path
+        let output = scratch.url.appendingPathComponent("output.wav").path
+        var sound = Sound.file(path: input)
+        if notched { sound.notches = [NotchSpec(centreHz: 6_000)] }
+        let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: 48_000)
         let clock = ContinuousClock()
         var frames = 0
         benchmark.startMeasurement()
         let start = clock.now
         do {
-            let source = try AudioFileSource(path: path, sampleRate: 48_000, quality: quality)
-            let block = AudioBuffer(channelCount: source.channelCount, frameCapacity: 16_384)
-            while source.frameCount == nil {
-                block.withBlock { source.render(into: $0) }
-                frames += 16_384
-            }
-            frames = source.frameCount ?? frames
+            frames = try Renderer.renderFile(request, to: output, sampleFormat: .f32).frames
         } catch {
             benchmark.error("resampling failed: \(error)")
         }
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
+        try? FileManager.default.removeItem(atPath: output)
         ShadesBench.record(benchmark, frames: frames, channels: 2, sampleRate: 48_000, elapsed: elapsed)
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
-        let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: Double(seconds),
+        let request = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: Double(seconds),
                                     sampleRate: Double(inputRate), layout: .stereo)
         try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("input.wav").path, sampleFormat: .f32)
         return scratch
@@ -143,7 +137,7 @@ func resampleBenchmark(inputRate: Int, quality: Resampler.Quality) {
 let benchmarks: @Sendable () -> Void = {
     ShadesBench.configureSuite()
 
-    let pink60s = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60,
+    let pink60s = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: 60,
                                 sampleRate: 48_000, layout: .stereo)
     renderFileBenchmark("pink-60s-stereo-s16.wav", .s16, pink60s)
     renderFileBenchmark("pink-60s-stereo-f32.wav", .f32, pink60s)
@@ -151,9 +145,6 @@ let benchmarks: @Sendable () -> Void = {
     analyzeBenchmark()
     catalogueBenchmark(unchanged: false)
     catalogueBenchmark(unchanged: true)
-    for rate in [22_050, 44_100] { resampleBenchmark(inputRate: rate, quality: .best) }
-    // libsamplerate's converters take seconds each: not in CI's quick run.
-    if !ShadesBench.quick {
-        for quality in [Resampler.Quality.medium, .fastest] { resampleBenchmark(inputRate: 22_050, quality: quality) }
-    }
+    for rate in [22_050, 44_100] { resampleBenchmark(inputRate: rate, notched: false) }
+    resampleBenchmark(inputRate: 22_050, notched: true)
 }

@@ -20,9 +20,9 @@ let sampleRate = 48_000.0
 /// The stream of `sound` (stereo unless told, at 48 kHz) as a player pulls it: the request's source graph.
 func graphSource(_ generator: Generator, layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1,
                  modulation: Modulation? = nil, pulses: Pulses? = nil, notches: [NotchSpec]? = nil) throws -> any AudioSource {
-    try SoundGraph(RenderRequest(sound: generator, durationSeconds: 600, sampleRate: sampleRate, layout: layout,
-                                 levelDBFS: levelDBFS, seed: seed, modulation: modulation, pulses: pulses,
-                                 notches: notches)).makeSource()
+    try SoundGraph(RenderRequest(sound: Sound(.generator(generator), notches: notches, modulation: modulation, pulses: pulses),
+                                 durationSeconds: 600, sampleRate: sampleRate, layout: layout, level: .rms(dBFS: levelDBFS),
+                                 seed: seed)).makeSource()
 }
 
 /// The stream of a whole `Sound` (a mix of layers), stereo at 48 kHz.
@@ -39,18 +39,6 @@ final class StreamState {
         self.source = source
         buffer = AudioBuffer(channelCount: source.channelCount, frameCapacity: framesPerCall)
     }
-}
-
-/// A caller-owned output for one mono loop.
-final class LoopState {
-    let output: UnsafeMutableBufferPointer<Float>
-
-    init(frames: Int) {
-        output = .allocate(capacity: frames)
-        output.initialize(repeating: 0)
-    }
-
-    deinit { output.deallocate() }
 }
 
 /// A source that allocates on every render call: the control case proving the zero-malloc check bites.
@@ -125,30 +113,27 @@ func streamBenchmark(_ name: String, _ makeSource: @escaping () throws -> any Au
     }
 }
 
-/// One iteration = 10 s of mono white noise through a notch filter in 16,384-frame blocks.
+/// One iteration = 10 s of mono white noise through a notch, pulled in 16,384-frame blocks (the offline
+/// block size) from the sound's graph: the notch filter's cost, with the white noise's (about 1/20 of it).
 func notchFilterBenchmark(centre: Double, width: Double) {
     let frames = 10 * Int(sampleRate)
     let name = "Notch-\(Int(centre))Hz-\(width == 1 ? "1" : "half")oct-mono"
     Benchmark(name) { benchmark, state in
-        let (filter, input, output) = state
+        let (source, buffer) = state
         let clock = ContinuousClock()
         benchmark.startMeasurement()
         let start = clock.now
         for offset in stride(from: 0, to: frames, by: 16_384) {
-            let n = min(16_384, frames - offset)
-            filter.process(UnsafeBufferPointer(rebasing: input.output[offset..<offset + n]),
-                           into: UnsafeMutableBufferPointer(rebasing: output.output[offset..<offset + n]))
+            buffer.withBlock(frames: 0..<min(16_384, frames - offset)) { source.render(into: $0) }
         }
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
-        blackHole(output.output[frames - 1])
+        blackHole(buffer.samples(channel: 0)[0])
         ShadesBench.record(benchmark, frames: frames, channels: 1, sampleRate: sampleRate, elapsed: elapsed)
-    } setup: { () throws -> (NotchFilter, LoopState, LoopState) in
-        let design = try NotchDesign(notches: [NotchSpec(centreHz: centre, widthOctaves: width)], sampleRate: sampleRate)
-        let input = LoopState(frames: frames), output = LoopState(frames: frames)
-        let noise = try graphSource(.noise(colour: .white, distribution: .gaussian), layout: .mono).renderBuffer(frameCount: frames)
-        noise.withChannel(0) { _ = input.output.update(fromContentsOf: $0) }
-        return (NotchFilter(design: design), input, output)
+    } setup: { () throws -> (any AudioSource, AudioBuffer) in
+        let source = try graphSource(.noise(colour: .white, distribution: .gaussian), layout: .mono,
+                                     notches: [NotchSpec(centreHz: centre, widthOctaves: width)])
+        return (source, AudioBuffer(channelCount: 1, frameCapacity: 16_384))
     }
 }
 
@@ -162,8 +147,8 @@ func rendererBenchmark(_ name: String, _ request: RenderRequest) {
         let sound = try Renderer.render(request)
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
-        blackHole(sound.peak)
-        ShadesBench.record(benchmark, frames: request.frameCount, channels: sound.buffer.channelCount,
+        blackHole(sound.peakDBFS)
+        ShadesBench.record(benchmark, frames: sound.buffer.frameCapacity, channels: sound.buffer.channelCount,
                            sampleRate: request.sampleRate, elapsed: elapsed)
     }
 }
@@ -201,8 +186,8 @@ let benchmarks: @Sendable () -> Void = {
     // Through the source graph: a render request's stream (notch → AM per ear, signals placed in the ears),
     // and a texture's mix of layers with swells.
     streamBenchmark("graph-pink-am10-notched-6kHz-stereo") {
-        try SoundGraph(RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 600,
-                                     modulation: Modulation(rateHz: 10), notches: [NotchSpec(centreHz: 6_000)])).makeSource()
+        try graphSource(.noise(colour: .pink, distribution: .gaussian), modulation: Modulation(rateHz: 10),
+                        notches: [NotchSpec(centreHz: 6_000)])
     }
     streamBenchmark("mix-surf-swells-stereo") {
         try graphSource(.mix([
@@ -218,6 +203,13 @@ let benchmarks: @Sendable () -> Void = {
     streamBenchmark("spectral-ripple-4kHz-amplitude-stereo") {
         try graphSource(.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4_000)), layout: .diotic, levelDBFS: -30)
     }
+    // The generative sounds: binaural beats, an isochronic tone, velvet noise, fractal tones (issue 24).
+    streamBenchmark("binaural-200Hz-10Hz-stereo") { try graphSource(.binauralBeat(carrierHz: 200, beatHz: 10)) }
+    streamBenchmark("isochronic-200Hz-10Hz-stereo") {
+        try graphSource(.isochronicTone(frequencyHz: 200, rateHz: 10, duty: 0.5, rampSeconds: 0.005), layout: .diotic)
+    }
+    streamBenchmark("velvet-2000-stereo") { try graphSource(.velvetNoise(densityHz: 2_000)) }
+    streamBenchmark("fractal-pentatonic-stereo") { try graphSource(.fractalTones(tempoBPM: 240), layout: .diotic) }
     // The real-time player: voices crossfaded, added and removed during the run (no allocation either).
     streamBenchmark("player-engine-crossfading-stereo") { try ScheduledEngineSource() }
     streamBenchmark("pulsed-tone-1kHz-stereo") {
@@ -240,9 +232,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // Whole-file render in memory: 60 s stereo pink, streamed and as a seamless loop.
     rendererBenchmark("pink-60s-stereo", RenderRequest(
-        sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60, sampleRate: sampleRate,
+        sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: 60, sampleRate: sampleRate,
         layout: .stereo))
     rendererBenchmark("pink-60s-stereo-loop", RenderRequest(
-        sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 60, sampleRate: sampleRate,
+        sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: 60, sampleRate: sampleRate,
         layout: .stereo, loop: true))
 }

@@ -24,7 +24,7 @@ import ShadesPlatform
 /// take dBTP from a SIMD interpolator (ShadesDSP's `TruePeakMeter`), keeping this one as the reference.
 ///
 /// Not thread-safe: feed one meter from one thread at a time.
-public final class LoudnessMeter {
+package final class LoudnessMeter {
     /// Channels per frame.
     package let channelCount: Int
     /// Sample rate in Hz.
@@ -48,7 +48,7 @@ public final class LoudnessMeter {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - dualMono: for one channel, count it twice (EBU dual mono); ignored for two or more channels.
     ///   - truePeak: measure true peak (dBTP); costs about three times the rest of the meter.
-    public init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true) throws(ShadesError) {
+    package init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true) throws(ShadesError) {
         do throws(ShadesError) {
             try Parameter.channels.check(Double(channelCount), within: ParameterRange(1...Double(Self.maximumChannelCount)))
             try Parameter.rate.check(sampleRate, within: .wholeSampleRates)
@@ -79,7 +79,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds `frames` interleaved frames (`channelCount` samples each, full scale ±1.0).
-    public func add(interleaved samples: UnsafeBufferPointer<Float>, frames: Int) throws(ShadesError) {
+    package func add(interleaved samples: UnsafeBufferPointer<Float>, frames: Int) throws(ShadesError) {
         guard frames >= 0, frames * channelCount <= samples.count else {
             throw .mismatchedInput("\(frames) frames of \(channelCount) channels need \(frames * channelCount) samples, got \(samples.count)")
         }
@@ -89,7 +89,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds planar channels (one buffer per channel, all of the same length).
-    public func add(_ channels: [UnsafeBufferPointer<Float>]) throws(ShadesError) {
+    package func add(_ channels: [UnsafeBufferPointer<Float>]) throws(ShadesError) {
         guard channels.count == channelCount else {
             throw .mismatchedInput("got \(channels.count) channels, the meter has \(channelCount)")
         }
@@ -101,7 +101,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds the frames of `block` (whose channel count must match).
-    public func add(_ block: AudioBlock) throws(ShadesError) {
+    package func add(_ block: AudioBlock) throws(ShadesError) {
         guard block.channelCount == channelCount else {
             throw .mismatchedInput("got \(block.channelCount) channels, the meter has \(channelCount)")
         }
@@ -132,7 +132,7 @@ public final class LoudnessMeter {
     }
 
     /// The measurements over everything added so far (the meter keeps running).
-    public func result() throws(ShadesError) -> LoudnessReport {
+    package func result() throws(ShadesError) -> LoudnessReport {
         var integrated = 0.0
         try check(ebur128_loudness_global(state, &integrated), "ebur128_loudness_global")
         var range = 0.0
@@ -183,14 +183,14 @@ public final class LoudnessMeter {
 }
 
 /// What ``LoudnessMeter`` measured. Levels of silence (−∞) are nil.
-public struct LoudnessReport: Codable, Sendable, Equatable {
-    public let channelCount: Int
+public struct LoudnessReport: Encodable, Sendable, Equatable {
+    package let channelCount: Int
     /// Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// Seconds of audio measured.
-    public let durationSeconds: Double
+    package let durationSeconds: Double
     /// Whether a mono signal was counted twice (EBU dual mono, +3.01 dB).
-    public let dualMono: Bool
+    package let dualMono: Bool
     /// Gated integrated loudness in LUFS (BS.1770-4); nil when nothing passes the −70 LUFS absolute gate
     /// (silence, or shorter than one 400 ms block).
     public let integratedLUFS: Double?
@@ -199,11 +199,11 @@ public struct LoudnessReport: Codable, Sendable, Equatable {
     /// Largest true peak over all channels in dBTP; nil when not measured or silent.
     public let truePeakDBTP: Double?
     /// True peak per channel in dBTP (nil entries for silent channels); nil when not measured.
-    public let truePeakDBTPPerChannel: [Double?]?
+    package let truePeakDBTPPerChannel: [Double?]?
     /// Largest sample magnitude over all channels in dBFS (full scale 1.0); nil when silent.
     public let samplePeakDBFS: Double?
     /// Sample peak per channel in dBFS (nil for silent channels).
-    public let samplePeakDBFSPerChannel: [Double?]
+    package let samplePeakDBFSPerChannel: [Double?]
 }
 
 /// A loudness measurement that could not be made: one line beginning "loudness: ".

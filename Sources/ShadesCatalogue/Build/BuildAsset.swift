@@ -3,20 +3,20 @@ import ShadesIO
 import ShadesRender
 
 /// One sound of a catalogue, resolved: what to render, and the file it becomes.
-public struct CatalogueAsset: Sendable, Codable, Equatable {
+package struct CatalogueAsset: Sendable, Encodable, Equatable {
     /// File name stem and manifest key: letters, digits, `-` and `_` (1 … 100 characters).
-    public package(set) var id: String
+    package var id: String
     /// The category it belongs to (informational; the order comes from ``CatalogueCategory/assetIDs``).
-    public package(set) var category: String
+    package var category: String
     /// Title per language code ("en", "de").
-    public package(set) var titles: [String: String]
+    package var titles: [String: String]
     /// The sound and its output: length, rate, channels, seed, loop, and its level: a loudness target
     /// under a true-peak ceiling (``LevelPolicy/loudness(lufs:truePeakCeilingDBTP:)``).
-    public package(set) var request: RenderRequest
-    public package(set) var container: Container
-    public package(set) var sampleFormat: SampleFormat
+    package var request: RenderRequest
+    package var container: Container
+    package var sampleFormat: SampleFormat
     /// The tinnitus frequency a personalised sound was made for, in Hz.
-    public package(set) var frequencyHz: Double?
+    package var frequencyHz: Double?
     /// The folder the sound's relative file paths are found in (the music folder); nil: as given.
     package var filesFolder: String?
     /// Modification time of each file the sound reads, seconds since 1970, when resolved (part of the
@@ -35,7 +35,7 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     }
 
     /// The file's name inside the catalogue folder, e.g. `pink.wav`.
-    public var fileName: String { "\(id).\(container.rawValue)" }
+    package var fileName: String { "\(id).\(container.rawValue)" }
 
     /// An asset of `request`'s sound and output at `loudnessLUFS` under the catalogue's −1 dBTP ceiling.
     package init(id: String, category: String, titles: [String: String], request: RenderRequest, loudnessLUFS: Double,
@@ -47,7 +47,7 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
     }
 
     /// Integrated loudness of the file in LUFS (BS.1770-4, −70 … 0): the request's loudness target.
-    public package(set) var loudnessLUFS: Double {
+    package var loudnessLUFS: Double {
         get {
             if case .loudness(let lufs, _) = request.level { return lufs }
             return CatalogueDefaults().loudnessLUFS
@@ -69,13 +69,13 @@ public struct CatalogueAsset: Sendable, Codable, Equatable {
 }
 
 /// A category of the catalogue: its titles and its sounds in order.
-public struct CatalogueCategory: Sendable, Codable, Equatable {
+package struct CatalogueCategory: Sendable, Codable, Equatable {
     /// Letters, digits, `-` and `_`.
-    public var id: String
+    package var id: String
     /// Title per language code ("en", "de").
-    public var titles: [String: String]
+    package var titles: [String: String]
     /// The sounds shown in this category, in order (ids of ``CatalogueAsset``s).
-    public var assetIDs: [String]
+    package var assetIDs: [String]
 
     package init(id: String, titles: [String: String], assetIDs: [String]) {
         (self.id, self.titles, self.assetIDs) = (id, titles, assetIDs)

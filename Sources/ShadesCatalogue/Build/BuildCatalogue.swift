@@ -12,19 +12,19 @@ import ShadesPlatform
 
 /// Builds a catalogue folder: one loudness-normalised, verified file per asset, `manifest.json` and
 /// `index.html`, replacing the previous catalogue only when everything succeeded.
-public enum CatalogueBuilder {
+package enum CatalogueBuilder {
     /// Progress of a build: reported once per finished asset, one call at a time.
-    public struct Progress: Sendable, Equatable {
+    package struct Progress: Sendable, Equatable {
         /// Assets finished so far (this one included).
-        public let done: Int
-        public let total: Int
-        public let assetID: String
+        package let done: Int
+        package let total: Int
+        package let assetID: String
         /// Whether the file was taken from the previous build instead of rendered.
-        public let reused: Bool
+        package let reused: Bool
     }
 
     /// Worker count that was fastest on this 2-core VM for 60 s stereo assets (see the report in the tests).
-    public static let defaultConcurrency = 2
+    package static let defaultConcurrency = 2
 
     /// Builds `assets` into `folder`.
     ///
@@ -47,7 +47,7 @@ public enum CatalogueBuilder {
     ///   - concurrency: assets built at the same time (1 … 64).
     ///   - progress: called after each asset, serialised, from worker threads.
     @discardableResult
-    public static func build(assets: [CatalogueAsset], categories: [CatalogueCategory], parameters: [String: String] = [:],
+    package static func build(assets: [CatalogueAsset], categories: [CatalogueCategory], parameters: [String: String] = [:],
                              into folder: String, concurrency: Int = defaultConcurrency,
                              progress: @Sendable (Progress) -> Void = { _ in }) throws(ShadesError) -> Manifest {
         try validate(assets: assets, categories: categories)

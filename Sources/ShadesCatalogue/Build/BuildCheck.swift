@@ -15,7 +15,7 @@ extension CatalogueBuilder {
     ///
     /// - Returns: one line per problem, each naming the sound or file (empty: the catalogue is fine).
     /// - Throws: when `folder/manifest.json` cannot be read.
-    public static func check(folder: String, concurrency: Int = defaultConcurrency) throws(ShadesError) -> [String] {
+    package static func check(folder: String, concurrency: Int = defaultConcurrency) throws(ShadesError) -> [String] {
         let folder = trimmedFolder(folder)
         let manifest = try Manifest.read(folder: folder)
         var problems: [String] = []

@@ -13,9 +13,9 @@ public struct Manifest: Sendable, Codable, Equatable {
     /// Version of this manifest's layout.
     public package(set) var schemaVersion: Int
     /// The Shades library that built the files (``ShadesVersion/string``).
-    public package(set) var libraryVersion: String
+    package var libraryVersion: String
     /// Build parameters as given by the caller (e.g. the preset file and its values).
-    public package(set) var parameters: [String: String]
+    package var parameters: [String: String]
     /// The tinnitus frequency the personalised sounds were made for, Hz (nil: none).
     public package(set) var tinnitusFrequencyHz: Double?
     /// Categories in display order.
@@ -26,7 +26,7 @@ public struct Manifest: Sendable, Codable, Equatable {
     /// The current ``schemaVersion``.
     package static let currentSchemaVersion = 2
     /// File name of the manifest inside a catalogue folder.
-    public static let fileName = "manifest.json"
+    package static let fileName = "manifest.json"
 
     package init(libraryVersion: String = ShadesVersion.string, parameters: [String: String], categories: [Category], sounds: [Sound]) {
         schemaVersion = Self.currentSchemaVersion
@@ -51,7 +51,7 @@ public struct Manifest: Sendable, Codable, Equatable {
         /// Path relative to the catalogue folder.
         public package(set) var file: String
         public package(set) var durationSeconds: Double
-        public package(set) var frames: Int
+        package var frames: Int
         /// Hz.
         public package(set) var sampleRate: Int
         public package(set) var channels: Int
@@ -60,7 +60,7 @@ public struct Manifest: Sendable, Codable, Equatable {
         /// Whether the file repeats seamlessly (checked with the seam test).
         public package(set) var loop: Bool
         /// The asked integrated loudness in LUFS.
-        public package(set) var targetLoudnessLUFS: Double
+        package var targetLoudnessLUFS: Double
         /// Integrated loudness of the written file in LUFS, measured by libebur128.
         public package(set) var integratedLoudnessLUFS: Double
         /// True peak of the written file in dBTP (libebur128's 4× interpolator, run in SIMD by `TruePeakMeter`).
@@ -73,12 +73,12 @@ public struct Manifest: Sendable, Codable, Equatable {
         public package(set) var recipe: ShadesRender.Sound
         /// The gain that brought the sound, made at the reference level (each generator signal, or each layer
         /// of a mix, at −20 dBFS RMS; a file as it is), to its loudness, dB.
-        public package(set) var levelGainDB: Double
+        package var levelGainDB: Double
         /// The tinnitus frequency of a personalised sound, in Hz.
         public package(set) var frequencyHz: Double?
         /// SHA-256 over what decides the file's bytes (recipe, target loudness, format, library version):
         /// an incremental build reuses the file when this and the file hash match.
-        public package(set) var cacheKey: String
+        package var cacheKey: String
     }
 
     /// The manifest as JSON with sorted keys (stable bytes for the same content).

@@ -6,8 +6,8 @@ import ShadesRender
 // conformances here are a plain round trip of this model (encode → decode), not the schema reader.
 
 /// One catalogue file: defaults for every sound and the categories in display order.
-public struct CatalogueDocument: Sendable, Codable, Equatable {
-    public var defaults: CatalogueDefaults
+package struct CatalogueDocument: Sendable, Codable, Equatable {
+    package var defaults: CatalogueDefaults
     /// Categories in display order.
     package var categories: [PresetCategory]
     /// Where each JSON path (e.g. `categories[0].sounds[1].sound.layers[0].frequency`) starts in the file,
@@ -20,7 +20,7 @@ public struct CatalogueDocument: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case defaults, categories }
 
-    public static func == (a: Self, b: Self) -> Bool { a.defaults == b.defaults && a.categories == b.categories }
+    package static func == (a: Self, b: Self) -> Bool { a.defaults == b.defaults && a.categories == b.categories }
 
     /// Every sound with its category, in display order.
     package var sounds: [(category: PresetCategory, sound: PresetSound)] {
@@ -29,19 +29,19 @@ public struct CatalogueDocument: Sendable, Codable, Equatable {
 }
 
 /// Values a sound uses unless it overrides them.
-public struct CatalogueDefaults: Sendable, Codable, Equatable {
+package struct CatalogueDefaults: Sendable, Codable, Equatable {
     /// Integrated loudness target, LUFS (−60 … −5; default −23, EBU R 128).
-    public var loudnessLUFS: Double
+    package var loudnessLUFS: Double
     /// Sample rate, Hz (8,000 … 192,000, whole; default 48,000).
-    public var rate: Double
+    package var rate: Double
     /// File type: "wav" or "flac" (default "wav").
-    public var format: String
+    package var format: String
     /// Sample format: "s16", "s24" or "f32" (f32 only in WAV; default "s16").
-    public var sampleFormat: String
+    package var sampleFormat: String
     /// Length of each file, seconds (> 0, ≤ 24 h; default 60).
-    public var lengthSeconds: Double
+    package var lengthSeconds: Double
 
-    public init(loudnessLUFS: Double = -23, rate: Double = 48_000, format: String = "wav", sampleFormat: String = "s16",
+    package init(loudnessLUFS: Double = -23, rate: Double = 48_000, format: String = "wav", sampleFormat: String = "s16",
                 lengthSeconds: Double = 60) {
         (self.loudnessLUFS, self.rate, self.format, self.sampleFormat, self.lengthSeconds) =
             (loudnessLUFS, rate, format, sampleFormat, lengthSeconds)

@@ -8,12 +8,12 @@ import ShadesIO
 import ShadesRender
 
 /// Values given on the command line that replace a catalogue's defaults (a sound's own overrides still win).
-public struct CatalogueOverrides: Sendable, Equatable {
-    public var rate: Double?
-    public var format: String?
-    public var loudnessLUFS: Double?
+package struct CatalogueOverrides: Sendable, Equatable {
+    package var rate: Double?
+    package var format: String?
+    package var loudnessLUFS: Double?
 
-    public init(rate: Double? = nil, format: String? = nil, loudnessLUFS: Double? = nil) {
+    package init(rate: Double? = nil, format: String? = nil, loudnessLUFS: Double? = nil) {
         (self.rate, self.format, self.loudnessLUFS) = (rate, format, loudnessLUFS)
     }
 
@@ -27,8 +27,8 @@ public struct CatalogueOverrides: Sendable, Equatable {
 }
 
 /// Turns validated presets into the builder's assets and categories, in display order.
-public enum PresetAssets {
-    public static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
+package enum PresetAssets {
+    package static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
                                overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError)
         -> (assets: [CatalogueAsset], categories: [CatalogueCategory]) {
         var assets: [CatalogueAsset] = []
@@ -49,7 +49,7 @@ public enum PresetAssets {
 
     /// One sound of the catalogue that `presetsFolder` describes, by id: a preset sound, or with
     /// `tinnitusFrequencyHz` also the personalised ones (`personal-tone`, `personal-nbn-am10`, `personal-pink-notched` …).
-    public static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
+    package static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
                              overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError) -> CatalogueAsset {
         let documents: [(file: String, document: CatalogueDocument)]
         do throws(PresetErrors) { documents = try PresetParser.loadCatalogue(folder: presetsFolder) } catch {
@@ -69,7 +69,7 @@ public enum PresetAssets {
     /// the pure tone, AM tones at 10 and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM
     /// version, and white and pink noise with the octave around the frequency notched (Okamoto 2010).
     /// With `musicFolder`, every readable file in it becomes notched music (one octave at the frequency).
-    public static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
+    package static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
                                 musicFolder: String? = nil) throws(ShadesError)
         -> (assets: [CatalogueAsset], category: CatalogueCategory, skipped: [String]) {

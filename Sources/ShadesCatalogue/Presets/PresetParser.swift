@@ -12,7 +12,7 @@ import ShadesPlatform
 /// line naming the file, line and column: syntax errors, unknown keys (with the nearest valid key), wrong
 /// types and unknown names while reading (``parse(data:file:)``); ids, titles, duplicates and values the
 /// library refuses at the sound's rate in ``validate(_:)``.
-public enum PresetParser {
+package enum PresetParser {
     /// Largest preset file read, in bytes (1 MiB; the shipped catalogue is about 4 kB, a thousand sounds
     /// about 300 kB). A larger file is refused before it is read: parsing 50 MB took 1.9 GB here.
     package static let maximumFileBytes = 1 << 20
@@ -30,7 +30,7 @@ public enum PresetParser {
     /// Reads and validates every `*.json` in `folder`: the documents, or every problem found (reading
     /// problems of every file, then, if all files were read, validation problems). What the builder calls
     /// before writing anything.
-    public static func loadCatalogue(folder: String) throws(PresetErrors) -> [(file: String, document: CatalogueDocument)] {
+    package static func loadCatalogue(folder: String) throws(PresetErrors) -> [(file: String, document: CatalogueDocument)] {
         var documents: [(file: String, document: CatalogueDocument)] = []
         var errors: [ShadesError] = []
         let files: [String]
@@ -44,7 +44,7 @@ public enum PresetParser {
     }
 
     /// Parses one catalogue file; `file` names it in errors. Throws the first reading problem.
-    public static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
+    package static func parse(data: Data, file: String) throws(ShadesError) -> CatalogueDocument {
         var scanner = JSONScanner(bytes: Array(data))
         let tree: JSONValue
         do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
@@ -55,7 +55,7 @@ public enum PresetParser {
     }
 
     /// Checks documents read by ``parse(data:file:)`` together: every problem, one line each.
-    public static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
+    package static func validate(_ documents: [(file: String, document: CatalogueDocument)]) throws(PresetErrors) {
         var errors: [ShadesError] = []
         var soundIDs: [String: String] = [:]      // id → "file:line" of its first use
         var categoryIDs: [String: String] = [:]
@@ -170,6 +170,8 @@ public enum PresetParser {
         .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
         .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
         .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
+        .carrier: "carrier", .beat: "beat", .duty: "duty", .isochronicRamp: "rampSeconds", .density: "density",
+        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM",
     ]
 
     // MARK: Files

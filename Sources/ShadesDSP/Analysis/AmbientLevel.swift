@@ -128,7 +128,7 @@ package enum AWeighting {
 ///
 /// Levels convert as L(dB SPL) = L(dBFS) + (splDB − dbfs); "94dB@-20dBFS" says that a −20 dBFS signal
 /// was measured at 94 dB SPL (a 1 kHz calibrator tone, so A- and unweighted levels agree).
-public struct SPLCalibration: Codable, Sendable, Equatable {
+public struct SPLCalibration: Encodable, Sendable, Equatable {
     /// Sound pressure level in dB SPL (re 20 µPa) of the reference signal.
     public let splDB: Double
     /// Level in dBFS of the reference signal.
@@ -206,7 +206,7 @@ package enum NoiseDose {
 /// value. The filters start at rest. Channels run in pairs in two Double lanes, sample by sample (the C
 /// kernel `ambient_level`), so results are identical whatever the block sizes (about 90 ms per 10 minutes
 /// of 48 kHz stereo here).
-public struct AmbientLevel: Sendable {
+package struct AmbientLevel: Sendable {
     /// "F" (fast) time constant in seconds.
     package static let fastTimeConstantSeconds = 0.125
 
@@ -224,7 +224,7 @@ public struct AmbientLevel: Sendable {
     /// - Parameters:
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - channelCount: channels per frame (≥ 1).
-    public init(sampleRate: Double, channelCount: Int) throws(ShadesError) {
+    package init(sampleRate: Double, channelCount: Int) throws(ShadesError) {
         try Parameter.rate.check(sampleRate)
         try Parameter.channels.check(Double(channelCount))
         self.sampleRate = sampleRate
@@ -236,7 +236,7 @@ public struct AmbientLevel: Sendable {
     }
 
     /// Adds planar channels: one buffer per channel, all of the same length.
-    public mutating func add(_ channels: [UnsafeBufferPointer<Float>]) {
+    package mutating func add(_ channels: [UnsafeBufferPointer<Float>]) {
         precondition(channels.count == channelCount, "expected \(channelCount) channels, got \(channels.count)")
         let frames = channels[0].count
         precondition(channels.allSatisfy { $0.count == frames }, "channels must have the same length")
@@ -244,7 +244,7 @@ public struct AmbientLevel: Sendable {
     }
 
     /// Adds the frames of `block` (whose channel count must match).
-    public mutating func add(_ block: AudioBlock) {
+    package mutating func add(_ block: AudioBlock) {
         precondition(block.channelCount == channelCount, "expected \(channelCount) channels, got \(block.channelCount)")
         add(frames: block.frameCount) { UnsafePointer(block.channel($0).baseAddress) }
     }
@@ -274,7 +274,7 @@ public struct AmbientLevel: Sendable {
     /// - Parameters:
     ///   - calibration: adds dB(A) SPL levels.
     ///   - listeningSeconds: with a calibration, adds the NIOSH daily dose of listening this long.
-    public func report(calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) -> AmbientReport {
+    package func report(calibration: SPLCalibration? = nil, listeningSeconds: Double? = nil) -> AmbientReport {
         let n = Double(frameCount)
         func level(_ power: Double) -> Double? { power > 0 && power.isFinite ? Decibels.fromPower(power) : nil }
         let laeq = (0..<channelCount).map { c in frameCount > 0 ? level(state(8, channel: c) / n) : nil }
@@ -289,15 +289,15 @@ public struct AmbientLevel: Sendable {
 ///
 /// With two channels (headphones: one per ear) the headline levels are those of the louder channel, so
 /// the dose follows the more exposed ear.
-public struct AmbientReport: Codable, Sendable, Equatable {
+public struct AmbientReport: Encodable, Sendable, Equatable {
     /// Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// Seconds of audio measured.
-    public let durationSeconds: Double
+    package let durationSeconds: Double
     /// LAeq per channel in dBFS (mean square re full scale 1.0).
-    public let laeqDBFSPerChannel: [Double?]
+    package let laeqDBFSPerChannel: [Double?]
     /// LAFmax per channel in dBFS.
-    public let lafmaxDBFSPerChannel: [Double?]
+    package let lafmaxDBFSPerChannel: [Double?]
     /// LAeq of the loudest channel in dBFS.
     public let laeqDBFS: Double?
     /// Largest LAFmax over channels in dBFS.

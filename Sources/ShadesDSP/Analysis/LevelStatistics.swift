@@ -3,11 +3,11 @@
 ///
 /// Sums are taken in 8-lane Float partial sums over at most 1,024 samples and accumulated in Double (as
 /// ``SignalLevel/measure(_:)``), so results agree across block sizes to rounding (about 1e-6 relative).
-public struct LevelStatistics: Sendable {
+package struct LevelStatistics: Sendable {
     /// |x| at or above this counts as clipped: 1 − 2⁻¹⁵ = 32767/32768, the largest positive 16-bit
     /// sample (−1.0 is the most negative one). A Float file that went over full scale and a 16-bit file
     /// that hit its limits both count.
-    public static let clipThreshold: Float = 1 - 1.0 / 32768
+    package static let clipThreshold: Float = 1 - 1.0 / 32768
 
     /// Channels per frame.
     package let channelCount: Int
@@ -21,7 +21,7 @@ public struct LevelStatistics: Sendable {
     private var crossSum = 0.0
 
     /// An empty accumulator for `channelCount` channels (≥ 1).
-    public init(channelCount: Int) {
+    package init(channelCount: Int) {
         precondition(channelCount >= 1, "LevelStatistics needs at least one channel")
         self.channelCount = channelCount
         sums = Array(repeating: 0, count: channelCount)
@@ -31,7 +31,7 @@ public struct LevelStatistics: Sendable {
     }
 
     /// Adds planar channels: one buffer per channel, all of the same length.
-    public mutating func add(_ channels: [UnsafeBufferPointer<Float>]) {
+    package mutating func add(_ channels: [UnsafeBufferPointer<Float>]) {
         precondition(channels.count == channelCount, "expected \(channelCount) channels, got \(channels.count)")
         let frames = channels[0].count
         precondition(channels.allSatisfy { $0.count == frames }, "channels must have the same length")
@@ -39,7 +39,7 @@ public struct LevelStatistics: Sendable {
     }
 
     /// Adds the frames of `block` (whose channel count must match).
-    public mutating func add(_ block: AudioBlock) {
+    package mutating func add(_ block: AudioBlock) {
         precondition(block.channelCount == channelCount, "expected \(channelCount) channels, got \(block.channelCount)")
         add(frames: block.frameCount) { UnsafeBufferPointer(block.channel($0)) }
     }
@@ -65,7 +65,7 @@ public struct LevelStatistics: Sendable {
     }
 
     /// The statistics of everything added so far.
-    public func report() -> LevelReport {
+    package func report() -> LevelReport {
         let n = Double(frameCount)
         let channels = (0..<channelCount).map { c in
             LevelReport.Channel(
@@ -91,9 +91,9 @@ public struct LevelStatistics: Sendable {
 }
 
 /// What ``LevelStatistics`` measured. Levels of silence (−∞ dB) are nil.
-public struct LevelReport: Codable, Sendable, Equatable {
+public struct LevelReport: Encodable, Sendable, Equatable {
     /// One channel's statistics.
-    public struct Channel: Codable, Sendable, Equatable {
+    public struct Channel: Encodable, Sendable, Equatable {
         /// RMS level in dBFS: 10·log10(mean of x²), full scale 1.0 (a full-scale sine is −3.01 dBFS).
         public let rmsDBFS: Double?
         /// Largest |x| in dBFS.

@@ -1,16 +1,16 @@
 import ShadesPlatform
 
 /// Sinusoidal amplitude modulation found in a signal: x(t) ≈ c(t)·A·(1 + m·sin(2π·f·t + φ)).
-public struct ModulationEstimate: Sendable, Equatable {
+package struct ModulationEstimate: Sendable, Equatable {
     /// Modulation rate f, in Hz.
-    public let rateHz: Double
+    package let rateHz: Double
     /// Modulation depth m (0: none, 1: the envelope touches zero once per cycle).
-    public let depth: Double
+    package let depth: Double
     /// Phase φ of the sine at the first sample analysed, in radians (−π … π).
-    public let phase: Double
+    package let phase: Double
     /// RMS of the block-averaged power envelope around the fitted curve, relative to its mean: near 0 for
     /// a tone carrier; for noise it is the envelope's own fluctuation (large for slow, narrow carriers).
-    public let residual: Double
+    package let residual: Double
 }
 
 /// Demodulation of amplitude-modulated sounds: the rate and depth of the envelope's sinusoidal modulation.
@@ -38,9 +38,9 @@ public struct ModulationEstimate: Sendable, Equatable {
 ///    pass band. The sums use the measured (modulated) spectrum for the carrier's, which is right for a
 ///    spectrum smooth on the scale of fm. Pink noise is not smooth near its low end, and slow carrier
 ///    components give a slowly fluctuating, noisier envelope: so the default band starts at 500 Hz.
-public enum ModulationAnalysis {
+package enum ModulationAnalysis {
     /// Default search range for the modulation rate, in Hz (the range ``AmplitudeModulatedSource`` allows).
-    public static let defaultRateRangeHz: ClosedRange<Double> = 0.5...100
+    package static let defaultRateRangeHz: ClosedRange<Double> = 0.5...100
 
     /// Default carrier band: 500 Hz to 0.4 × the sample rate (skirts from 250 Hz and up to Nyquist).
     /// A tone carrier below about 550 Hz needs a band of its own (e.g. half to twice its frequency).
@@ -60,7 +60,7 @@ public enum ModulationAnalysis {
     ///   - rateRangeHz: where to look for the modulation rate, in Hz (0 < lower < upper ≤ rate / 32).
     ///   - carrierBandHz: pass band of the carrier in Hz (see ``defaultCarrierBandHz(sampleRate:)``);
     ///     it should start well above the modulation rate.
-    public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
+    package static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double,
                                 rateRangeHz: ClosedRange<Double> = defaultRateRangeHz,
                                 carrierBandHz: ClosedRange<Double>? = nil) throws(ShadesError) -> ModulationEstimate {
         try validateSampleRate(sampleRate)

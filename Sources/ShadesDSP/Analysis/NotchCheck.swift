@@ -5,7 +5,7 @@ import ShadesPlatform
 /// Transfer levels are 10·log10(S_yy/S_xx) (|H| from the power ratio, see ``NotchCheckAccumulator``),
 /// in 1/48-octave bands (ratio of the bands' summed powers, at least the nearest bin), relative to the
 /// passband gain and floored at −300 dB.
-public struct NotchCheckReport: Sendable, Codable, Equatable {
+public struct NotchCheckReport: Sendable, Encodable, Equatable {
     /// The notch checked: as given, or found from the transfer curve (see ``bandWasDetected``).
     public let band: OctaveBand
     /// True if no band was given and it was found from the curve: the deepest point of the curve between
@@ -19,7 +19,7 @@ public struct NotchCheckReport: Sendable, Codable, Equatable {
     /// The same band measured with the cross-spectral estimate |S_xy|/S_xx (20·log10, relative to the
     /// passband gain), for comparison: it reads below ``depthDB`` when the output carries noise
     /// uncorrelated with the reference, and is biased by a lag between the signals.
-    public let crossSpectralDepthDB: Double
+    package let crossSpectralDepthDB: Double
     /// The highest level (least attenuation) among 1/48-octave bands wholly inside the notch less its outer
     /// 1/24 octave at each edge, in dB (the centre band if no band fits).
     public let worstInBandDB: Double
@@ -28,19 +28,19 @@ public struct NotchCheckReport: Sendable, Codable, Equatable {
     public let passbandRippleDB: Double
     /// Lag of the output behind the reference, in whole samples (positive: the output is later), from the
     /// peak of |cross-correlation| over the first ``NotchCheckAccumulator/lagSearchSeconds``.
-    public let lagSamples: Int
+    package let lagSamples: Int
     /// The lag refined by a parabola through the correlation peak, in samples.
-    public let fineLagSamples: Double
+    package let fineLagSamples: Double
     /// Transfer curve on a log grid, 24 points per octave from 20 Hz to 0.95 × Nyquist: level in dB of
     /// the 1/48-octave band centred on each frequency.
-    public let curve: [Point]
+    package let curve: [Point]
 
     /// One point of the transfer curve.
-    public struct Point: Sendable, Codable, Equatable {
+    package struct Point: Sendable, Encodable, Equatable {
         /// Hz.
-        public let frequencyHz: Double
+        package let frequencyHz: Double
         /// dB relative to the passband gain.
-        public let levelDB: Double
+        package let levelDB: Double
     }
 }
 
@@ -63,7 +63,7 @@ public struct NotchCheckReport: Sendable, Codable, Equatable {
 /// left between the segments biases it low by the window's overlap with itself shifted (false ripple).
 ///
 /// Memory: 2 × 10 s of samples until the lag is known, then the FIFO and one segment per signal.
-public struct NotchCheckAccumulator: Sendable {
+package struct NotchCheckAccumulator: Sendable {
     /// Sample rate in Hz.
     package let sampleRate: Double
     /// The notch to check; nil to find it from the transfer curve.
@@ -97,7 +97,7 @@ public struct NotchCheckAccumulator: Sendable {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - band: the notch to check; nil to find it (see ``NotchCheckReport/bandWasDetected``).
     ///   - segmentLength: as for ``SpectrumAccumulator``; nil picks the default for the rate.
-    public init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ShadesError) {
+    package init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ShadesError) {
         let probe = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
         if let band, band.lowerEdgeHz >= sampleRate / 2 {
             throw Parameter.bandCentre.outOfRange(
@@ -117,7 +117,7 @@ public struct NotchCheckAccumulator: Sendable {
     }
 
     /// Adds the next frames of both signals; `reference` and `output` must have the same count.
-    public mutating func add(reference: UnsafeBufferPointer<Float>, output: UnsafeBufferPointer<Float>) {
+    package mutating func add(reference: UnsafeBufferPointer<Float>, output: UnsafeBufferPointer<Float>) {
         precondition(reference.count == output.count, "reference and output blocks must have the same frame count")
         var offset = 0
         if lag == nil {
@@ -174,7 +174,7 @@ public struct NotchCheckAccumulator: Sendable {
     ///
     /// Throws for fewer than ``minimumFrameCount`` aligned frames, a silent reference or a silent output,
     /// or a band that cannot be found (no point of the curve 3 dB below the passband).
-    public func result() throws(ShadesError) -> NotchCheckReport {
+    package func result() throws(ShadesError) -> NotchCheckReport {
         try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: .signal)
         var state = self
         if state.lag == nil { state.startAligning() }

@@ -1,11 +1,11 @@
 import ShadesPlatform
 
 /// A one-sided power spectral density: power per Hz in bins `binWidthHz` apart, bin 0 at DC.
-public struct PowerSpectrum: Sendable {
+package struct PowerSpectrum: Sendable {
     /// Frequency spacing of the bins, in Hz.
-    public let binWidthHz: Double
+    package let binWidthHz: Double
     /// Power per Hz (full scale² / Hz), bins 0 … size/2. Integrating over all bins gives the mean square.
-    public let density: [Double]
+    package let density: [Double]
 
     /// A spectrum from its parts (e.g. the average of several channels' spectra).
     package init(binWidthHz: Double, density: [Double]) {
@@ -43,7 +43,7 @@ public struct PowerSpectrum: Sendable {
     }
 
     /// Power between `lowerHz` and `upperHz`, counting edge bins by the share of their width inside.
-    public func bandPower(from lowerHz: Double, to upperHz: Double) -> Double {
+    package func bandPower(from lowerHz: Double, to upperHz: Double) -> Double {
         var power = 0.0
         let first = max(0, Int((lowerHz / binWidthHz - 0.5).rounded(.down)))
         let last = min(density.count - 1, Int((upperHz / binWidthHz + 0.5).rounded(.up)))

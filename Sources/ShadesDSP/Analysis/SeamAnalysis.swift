@@ -1,17 +1,17 @@
 /// How the step from a file's last sample back to its first compares with the file's own steps.
-public struct SeamReport: Sendable, Codable, Equatable {
+public struct SeamReport: Sendable, Encodable, Equatable {
     /// Frames in the file.
-    public let frameCount: Int
+    package let frameCount: Int
     /// |x[0] − x[N−1]|: the first difference across the seam (linear, full scale 1.0).
-    public let firstDifference: Double
+    package let firstDifference: Double
     /// The larger of the two second differences that straddle the seam, |x[1] − 2x[0] + x[N−1]| and
     /// |x[0] − 2x[N−1] + x[N−2]| (linear, full scale 1.0).
-    public let secondDifference: Double
+    package let secondDifference: Double
     /// Where ``firstDifference`` falls among the file's |x[n] − x[n−1]|, n = 1 … N−1: percent of them
     /// below it (0 … 100; steps within 0.55 % of its size count half).
-    public let firstDifferencePercentile: Double
+    package let firstDifferencePercentile: Double
     /// Where ``secondDifference`` falls among the file's |x[n] − 2x[n−1] + x[n−2]|, in percent.
-    public let secondDifferencePercentile: Double
+    package let secondDifferencePercentile: Double
     /// Both percentiles below ``SeamAccumulator/seamlessPercentile``: the seam is a step like the others.
     public let isSeamless: Bool
 }
@@ -36,7 +36,7 @@ public struct SeamReport: Sendable, Codable, Equatable {
 /// linear-prediction residuals would catch and differences cannot.
 ///
 /// About 1.3 ns per sample (10 minutes of stereo 48 kHz in 0.08 s on one core).
-public struct SeamAccumulator: Sendable {
+package struct SeamAccumulator: Sendable {
     /// Percentile (0 … 100) both seam differences must stay below to be seamless.
     package static let seamlessPercentile = 99.9
     /// Fewest frames ``result()`` accepts.
@@ -56,13 +56,13 @@ public struct SeamAccumulator: Sendable {
     static let highestKey: Int32 = (127 + 64) << mantissaBits - 1
     static let binCount = Int(highestKey - lowestKey + 1)
 
-    public init() {
+    package init() {
         firstCounts = [UInt64](repeating: 0, count: Self.binCount)
         secondCounts = [UInt64](repeating: 0, count: Self.binCount)
     }
 
     /// Adds the next frames of the channel (any count, including zero).
-    public mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+    package mutating func add(_ samples: UnsafeBufferPointer<Float>) {
         let n = samples.count
         guard n > 0, let x = samples.baseAddress else { return }
         let start = frameCount
@@ -133,7 +133,7 @@ public struct SeamAccumulator: Sendable {
     /// The seam's differences and their percentiles in the file's distributions.
     ///
     /// Throws for fewer than ``minimumFrameCount`` frames (an empty file is "empty").
-    public func result() throws(ShadesError) -> SeamReport {
+    package func result() throws(ShadesError) -> SeamReport {
         try WelchWindow.checkShort(frameCount: frameCount, minimum: Self.minimumFrameCount, parameter: .signal)
         let (x0, x1) = head, (xm2, xm1) = tail
         let seamStep = x0 - xm1

@@ -16,7 +16,7 @@ import ShadesPlatform
 ///
 /// Memory: about 1.3 MB at 48 kHz (one segment, its window, the FFT and the Double sum). Speed: one
 /// 65,536-point real FFT per 32,768 frames: 10 minutes of stereo 48 kHz in 0.22 s on one core.
-public struct SpectrumAccumulator: Sendable {
+package struct SpectrumAccumulator: Sendable {
     /// Sample rate in Hz.
     package let sampleRate: Double
     /// Segment length in frames (a power of two).
@@ -39,7 +39,7 @@ public struct SpectrumAccumulator: Sendable {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - segmentLength: frames per segment, a power of two from 256 to 2²²; nil (the default) picks
     ///     ``segmentLength(sampleRate:)``.
-    public init(sampleRate: Double, segmentLength: Int? = nil) throws(ShadesError) {
+    package init(sampleRate: Double, segmentLength: Int? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let length = segmentLength ?? Self.segmentLength(sampleRate: sampleRate)
         guard length & (length - 1) == 0 else {
@@ -62,7 +62,7 @@ public struct SpectrumAccumulator: Sendable {
     }
 
     /// Adds the next frames of the channel (any count, including zero).
-    public mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+    package mutating func add(_ samples: UnsafeBufferPointer<Float>) {
         frameCount += samples.count
         var offset = 0
         while offset < samples.count {
@@ -92,7 +92,7 @@ public struct SpectrumAccumulator: Sendable {
     /// The one-sided power spectral density (full scale² per Hz) of everything added so far.
     ///
     /// Throws for an empty channel or one under ``minimumFrameCount`` frames.
-    public func result() throws(ShadesError) -> PowerSpectrum {
+    package func result() throws(ShadesError) -> PowerSpectrum {
         if segmentCount > 0 {
             return WelchWindow.density(sum: powerSum, segments: segmentCount, windowPower: windowPower,
                                        size: queue.length, sampleRate: sampleRate)
@@ -143,25 +143,25 @@ extension PowerSpectrum {
 /// octave (band levels of constant-relative-width bands rise 3.0103 dB/octave faster): pink noise reads
 /// −3.01 and brown −6.02. It is the least-squares line through the bands' mean-density levels against
 /// log2 of their centres, over bands centred from 20 Hz to min(20 kHz, 0.45 × rate).
-public struct SpectrumReport: Sendable, Codable, Equatable {
+public struct SpectrumReport: Sendable, Encodable, Equatable {
     /// One third-octave band (IEC 61260 base-10 centres, edges centre·10^(±1/20)).
-    public struct Band: Sendable, Codable, Equatable {
+    public struct Band: Sendable, Encodable, Equatable {
         /// Exact centre frequency in Hz.
         public let centreHz: Double
         /// Power in the band in dB re full scale² (10·log10), floored at ``SpectrumReport/levelFloorDB``.
         public let levelDB: Double
         /// Level minus the fitted line, in dB; nil outside the fitted range.
-        public let fitDeviationDB: Double?
+        package let fitDeviationDB: Double?
         /// Level minus the ideal f^−β band level (offset fitted over the fitted range), in dB; nil outside
         /// the fitted range or without an expected colour.
-        public let idealDeviationDB: Double?
+        package let idealDeviationDB: Double?
     }
 
     /// Bands centred from 20 Hz to 20 kHz whose upper edge is at or below Nyquist.
     public let bands: [Band]
     /// Centre frequencies (Hz) of the lowest and highest band in the fit.
-    public let fitLowerHz: Double
-    public let fitUpperHz: Double
+    package let fitLowerHz: Double
+    package let fitUpperHz: Double
     /// Fitted slope of the power spectral density in dB per octave.
     public let slopeDecibelsPerOctave: Double
     /// The band deviation from the fitted line with the largest magnitude (signed), in dB.
@@ -184,7 +184,7 @@ public struct SpectrumReport: Sendable, Codable, Equatable {
     ///   - sampleRate: Hz, 8,000 … 192,000 (the rate of the analysed signal).
     ///   - expected: the colour to check the band levels against, if any.
     /// - Throws: if the spectrum has no power in the fitted range ("is silent").
-    public init(spectrum: PowerSpectrum, sampleRate: Double, expected: NoiseColour? = nil) throws(ShadesError) {
+    package init(spectrum: PowerSpectrum, sampleRate: Double, expected: NoiseColour? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         let nyquist = sampleRate / 2
         // Nominal centres 20 Hz … 20 kHz (exact centres 19.95 Hz … 19.95 kHz).

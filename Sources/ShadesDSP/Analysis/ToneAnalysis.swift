@@ -1,22 +1,22 @@
 import ShadesPlatform
 
 /// The sinusoid that best fits a signal, x[n] ≈ A·sin(2π·f·n/rate + φ) + c, and what is left over.
-public struct ToneEstimate: Sendable, Equatable, Codable {
+public struct ToneEstimate: Sendable, Equatable, Encodable {
     /// Frequency f in Hz.
     public let frequencyHz: Double
     /// Peak amplitude A (linear, full scale 1.0).
-    public let amplitude: Double
+    package let amplitude: Double
     /// RMS level of the fitted sinusoid in dBFS (20·log10(A/√2)).
     public let levelDBFS: Double
     /// Phase φ of the sine at the first sample analysed, in radians (−π … π).
-    public let phaseRadians: Double
+    package let phaseRadians: Double
     /// DC offset c (linear, full scale 1.0); removed before THD+N, as an AC-coupled analyser does.
-    public let dcOffset: Double
+    package let dcOffset: Double
     /// THD+N: energy of the residual x − fit relative to the fitted sinusoid's, in dB (everything but
     /// the tone and DC, at all frequencies up to Nyquist); floored at −300 dB.
     public let thdPlusNoiseDB: Double
     /// Frames analysed (the first ``ToneAnalysis/maximumSeconds`` of the input at most).
-    public let analysedFrames: Int
+    package let analysedFrames: Int
 }
 
 /// Frequency, level and THD+N of a pure tone.
@@ -36,7 +36,7 @@ public struct ToneEstimate: Sendable, Equatable, Codable {
 ///
 /// The sinusoid's phase runs as a Double phasor re-anchored from the exact angle every 1,024 samples.
 /// About 2 ms per second of 48 kHz audio analysed (21 ms for 10 s, 0.14 s for 10 s at 192 kHz).
-public enum ToneAnalysis {
+package enum ToneAnalysis {
     /// The longest span analysed, in seconds: the first 10 s of a longer input.
     package static let maximumSeconds = 10.0
     /// Fewest frames accepted.
@@ -49,7 +49,7 @@ public enum ToneAnalysis {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     /// - Throws: for a bad rate, a too-short input, or a silent (or constant) one ("file … is silent").
     ///   Any other input gets a fit: for noise, its strongest component, with THD+N far above 0 dB.
-    public static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) throws(ShadesError) -> ToneEstimate {
+    package static func estimate(_ samples: UnsafeBufferPointer<Float>, sampleRate: Double) throws(ShadesError) -> ToneEstimate {
         try validateSampleRate(sampleRate)
         let n = min(samples.count, Int(maximumSeconds * sampleRate))
         try WelchWindow.checkShort(frameCount: n, minimum: minimumFrameCount, parameter: .signal)

@@ -7,7 +7,7 @@ import ShadesPlatform
 /// reading matches `ebur128_true_peak` (tested), but it runs in 8 SIMD lanes in Float (the C kernel
 /// `true_peak`): about 30× faster than the library's per-sample Double loop, which dominated a file
 /// analysis.
-public struct TruePeakMeter: Sendable {
+package struct TruePeakMeter: Sendable {
     /// Oversampling factor used at this rate.
     package let factor: Int
     private let taps: [Float]            // [phase · length + t], tap t applies to x[n − t]
@@ -21,7 +21,7 @@ public struct TruePeakMeter: Sendable {
     /// Taps of the prototype filter (libebur128: 49).
     package static let taps = 49
 
-    public init(sampleRate: Double) {
+    package init(sampleRate: Double) {
         factor = sampleRate < 96_000 ? 4 : (sampleRate < 192_000 ? 2 : 1)
         let taps = Self.taps
         var phases = [[Float]](repeating: [], count: factor)
@@ -44,7 +44,7 @@ public struct TruePeakMeter: Sendable {
     /// Outputs are computed in segments of 64 inputs; a segment whose inputs are too small to beat the
     /// peak so far is not interpolated (most of a music file, once its loud parts have been met). The
     /// result is unchanged.
-    public mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+    package mutating func add(_ samples: UnsafeBufferPointer<Float>) {
         guard !samples.isEmpty else { return }
         let keep = length - 1
         // Work buffer: the last `keep` inputs, then the block, padded to whole groups of 8.
@@ -74,8 +74,8 @@ public struct TruePeakMeter: Sendable {
     }
 
     /// The true peak so far, linear (full scale 1.0).
-    public var peak: Double { Double(Self.largest(peakBits)) }
+    package var peak: Double { Double(Self.largest(peakBits)) }
 
     /// The true peak in dBTP (−∞ for silence).
-    public var peakDBTP: Double { 20 * log10(peak) }
+    package var peakDBTP: Double { 20 * log10(peak) }
 }

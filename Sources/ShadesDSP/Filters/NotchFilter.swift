@@ -10,7 +10,7 @@ import ShadesPlatform
 ///
 /// A spec is a plain value; ``NotchDesign`` checks it against a sample rate (``validate(sampleRate:)``).
 /// Decoding fills missing keys with the defaults (1 octave, no boost, 3/8-octave boost bands).
-public struct NotchSpec: Sendable, Equatable, Codable {
+public struct NotchSpec: Sendable, Equatable, Encodable {
     /// Geometric centre of the stop band, Hz.
     public var centreHz: Double
     /// Stop band width in octaves, (0, 3].
@@ -24,9 +24,9 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     public var ears: Ears
 
     /// Widest notch (and widest boosted band), octaves.
-    public static let maximumWidthOctaves = 3.0
+    package static let maximumWidthOctaves = 3.0
     /// Allowed edge boost, dB.
-    public static let edgeBoostRangeDB: ClosedRange<Double> = 0...30
+    package static let edgeBoostRangeDB: ClosedRange<Double> = 0...30
 
     public init(centreHz: Double, widthOctaves: Double = 1, edgeBoostDB: Double = 0, edgeWidthOctaves: Double = 0.375,
                 ears: Ears = .both) {
@@ -38,15 +38,6 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case centreHz, widthOctaves, edgeBoostDB, edgeWidthOctaves, ears }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(centreHz: try c.decode(Double.self, forKey: .centreHz),
-                  widthOctaves: try c.decodeIfPresent(Double.self, forKey: .widthOctaves) ?? 1,
-                  edgeBoostDB: try c.decodeIfPresent(Double.self, forKey: .edgeBoostDB) ?? 0,
-                  edgeWidthOctaves: try c.decodeIfPresent(Double.self, forKey: .edgeWidthOctaves) ?? 0.375,
-                  ears: try c.decodeIfPresent(Ears.self, forKey: .ears) ?? .both)
-    }
 
     /// Every key but `ears` when it is `both` (a notch for both ears reads as it always did).
     public func encode(to encoder: any Encoder) throws {
@@ -92,7 +83,7 @@ public struct NotchSpec: Sendable, Equatable, Codable {
     /// above ``NotchDesign/lowestAffectedHz`` (20 Hz) and end below Nyquist (empty, 0 ..< 0, when nothing fits).
     /// (1 octave at 48 kHz: 30.0 … 16,018 Hz; ½ octave: 25.2 … 19,049 Hz; ½ octave with 3/8-octave
     /// boosts: 32.7 … 14,689 Hz; at 44.1 kHz: … 14,717, 17,501 and 13,495 Hz.)
-    public func allowedCentresHz(sampleRate: Double) -> Range<Double> {
+    package func allowedCentresHz(sampleRate: Double) -> Range<Double> {
         let octaves = widthOctaves / 2 + (isBoosted ? edgeWidthOctaves : 0) + NotchDesign.guardOctaves
         let low = NotchDesign.lowestAffectedHz * pow(2, octaves), high = sampleRate / 2 * pow(2, -octaves)
         return low.isFinite && high.isFinite && low < high ? low..<high : 0..<0
@@ -158,16 +149,16 @@ public struct NotchSpec: Sendable, Equatable, Codable {
 /// by FFT overlap-save, where Float32 rounding sets a floor near −130 dB. Measured with white noise
 /// through ``NotchFilter`` (44.1/48 kHz; 500 Hz, 4 kHz, 12 kHz; 1 and ½ octave): every 1/48-octave band of
 /// the inner stop band −114 dB or lower, −123 … −132 dB at the centre, passband within ±0.0001 dB.
-public struct NotchDesign: Sendable {
+package struct NotchDesign: Sendable {
     /// Hz, 8,000 … 192,000.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// The notches, as given (none: the identity, one tap).
-    public let notches: [NotchSpec]
+    package let notches: [NotchSpec]
     /// Taps h[0] (centre) … h[M]; h[−m] = h[m]. Passband gain 1.
     package let halfTaps: [Double]
     /// Kaiser design attenuation A in dB: 110 + the ideal response's peak in dB (the largest boost; the
     /// sum where boosts of two notches overlap).
-    public let attenuationDB: Double
+    package let attenuationDB: Double
     /// Width of every transition in Hz: the window's, centred on each step of the ideal response (0 for
     /// the identity).
     package let transitionHz: Double
@@ -198,13 +189,13 @@ public struct NotchDesign: Sendable {
     /// Group delay of the causal kernel: M frames (half the kernel length).
     package var groupDelayFrames: Int { halfLength }
     /// False when the kernel was capped (see ``isLengthCapped``).
-    public var meetsSpecification: Bool { !isLengthCapped }
+    package var meetsSpecification: Bool { !isLengthCapped }
 
     /// Designs the kernel for `notches` at `sampleRate`.
     ///
     /// Throws `rate` for a rate outside 8,000 … 192,000 Hz, or what ``NotchSpec/validate(sampleRate:)``
     /// throws for a notch.
-    public init(notches: [NotchSpec], sampleRate: Double) throws(ShadesError) {
+    package init(notches: [NotchSpec], sampleRate: Double) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         for notch in notches { try notch.validate(sampleRate: sampleRate) }
         self.sampleRate = sampleRate
@@ -236,7 +227,7 @@ public struct NotchDesign: Sendable {
 
     /// Magnitude of the FIR at `frequencyHz` (linear; passband 1): |h[0] + 2Σ h[m]·cos(2πfm/rate)|,
     /// summed in Double with the phasor re-anchored every 32 taps (accurate to about 1e-13).
-    public func magnitude(atFrequency frequencyHz: Double) -> Double {
+    package func magnitude(atFrequency frequencyHz: Double) -> Double {
         let m = halfLength
         let cyclesPerTap = frequencyHz / sampleRate
         let stepCycles = cyclesPerTap - cyclesPerTap.rounded()
@@ -342,9 +333,9 @@ public struct NotchDesign: Sendable {
 ///
 /// Cost: two FFTs of ``fftSize`` per ``blockFrames`` samples (about ¾ of the FFT size or more), plus two
 /// copies. Memory: about 5 × fftSize × 4 bytes (1 octave at 500 Hz, 48 kHz: 65,536-point FFT, 1.3 MB).
-public final class NotchFilter {
+package final class NotchFilter {
     /// The design this filter runs.
-    public let design: NotchDesign
+    package let design: NotchDesign
     private let filter: OverlapSaveFilter
     private let pendingInput: UnsafeMutablePointer<Float>    // blockFrames, filled up to `position`
     private let pendingOutput: UnsafeMutablePointer<Float>   // blockFrames, read from `position`
@@ -355,10 +346,10 @@ public final class NotchFilter {
     /// New samples per FFT block: fftSize − 2M.
     package var blockFrames: Int { filter.blockFrames }
     /// Delay of the output behind the input, in frames: M + ``blockFrames``.
-    public var outputDelayFrames: Int { design.outputDelayFrames }
+    package var outputDelayFrames: Int { design.outputDelayFrames }
 
     /// A filter for `design` (FFT size ``NotchDesign/fftSize``), starting from silence.
-    public init(design: NotchDesign) {
+    package init(design: NotchDesign) {
         self.design = design
         filter = OverlapSaveFilter(halfTaps: design.halfTaps, fftSize: design.fftSize)
         (pendingInput, pendingOutput) = Self.allocateBlocks(filter.blockFrames)
@@ -386,7 +377,7 @@ public final class NotchFilter {
 
     /// Filters `input` into `output` (the same count; they may be the same memory). Allocates nothing and
     /// takes no locks.
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+    package func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         precondition(input.count == output.count, "input and output must have the same count")
         let block = filter.blockFrames
         var done = 0
@@ -406,14 +397,14 @@ public final class NotchFilter {
     }
 
     /// Sums the input's power per FFT frame from now on (see ``OverlapSaveFilter/measureInputSpectrum()``).
-    public func measureInputSpectrum() { filter.measureInputSpectrum() }
+    package func measureInputSpectrum() { filter.measureInputSpectrum() }
 
     /// The input's Welch spectrum since ``measureInputSpectrum()``, from the filter's own FFT frames (Hann
     /// window applied to the bins); nil if not measuring or no frame was filtered yet.
-    public func inputSpectrum(sampleRate: Double) -> PowerSpectrum? { filter.inputSpectrum(sampleRate: sampleRate) }
+    package func inputSpectrum(sampleRate: Double) -> PowerSpectrum? { filter.inputSpectrum(sampleRate: sampleRate) }
 
     /// Forgets all input: the next sample is filtered as the first one after `init`.
-    public func reset() {
+    package func reset() {
         filter.withHistory { $0.update(repeating: 0) }
         pendingInput.update(repeating: 0, count: filter.blockFrames)
         pendingOutput.update(repeating: 0, count: filter.blockFrames)

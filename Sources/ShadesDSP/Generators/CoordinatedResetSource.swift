@@ -8,7 +8,7 @@ import ShadesPlatform
 /// drawn anew for each cycle (seeded); `onCycles` cycles with tones are followed by `offCycles` silent
 /// cycles, and so on. Slot k (counted from 0 at frame 0) starts at frame round(k · rate / (4 · cycleRateHz)),
 /// computed from k alone, so onsets stay frame-exact however long the stream runs.
-public struct CoordinatedResetPattern: Sendable, Equatable, Codable {
+public struct CoordinatedResetPattern: Sendable, Equatable, Encodable {
     /// Which four frequencies, as multiples of the tinnitus frequency.
     public enum ToneSet: String, Sendable, Equatable, Codable, CaseIterable {
         /// 0.766, 0.9, 1.1, 1.4 × F: the ratios of the public implementations (the trial device's are not

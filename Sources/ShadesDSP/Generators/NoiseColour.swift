@@ -1,5 +1,5 @@
 /// A noise colour: power spectral density ∝ f^−β.
-public struct NoiseColour: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+public struct NoiseColour: Sendable, Equatable, Hashable, Encodable, CustomStringConvertible {
     /// Spectral exponent β in [−2, 2]: PSD ∝ f^−β, a slope of −3.0103·β dB per octave.
     public let beta: Double
 
@@ -24,7 +24,7 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Codable, CustomStringC
         [("white", .white), ("pink", .pink), ("brown", .brown), ("blue", .blue), ("violet", .violet)]
 
     /// Slope of the PSD in dB per octave.
-    public var slopeDecibelsPerOctave: Double { -3.010_299_956_639_812 * beta }
+    package var slopeDecibelsPerOctave: Double { -3.010_299_956_639_812 * beta }
 
     public var description: String {
         Self.named.first { $0.colour == self }?.name ?? "noise (beta \(beta))"

@@ -16,7 +16,7 @@ import ShadesPlatform
 /// in log frequency (lower band j = round(2·log2(F / 1 kHz)) − 1, clamped to 0…6; so the octave contains F and
 /// is centred on it as well as the half-octave edges allow); sham — of the two outermost pairs (1–2 kHz and
 /// 8–16 kHz), the one whose centre is farther from F in log frequency (the lower one on a tie).
-public struct SpectralRipple: Sendable, Equatable, Codable {
+public struct SpectralRipple: Sendable, Equatable, Encodable {
     /// How the modulated octave is treated.
     public enum Condition: String, Sendable, Equatable, Codable, CaseIterable {
         /// Each modulated harmonic × (1 + sin Θ): envelopes 0 … 2.

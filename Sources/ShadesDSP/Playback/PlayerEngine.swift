@@ -27,9 +27,9 @@ public final class PlayerEngine: @unchecked Sendable {
 
     public let sampleRate: Double
     public let channelCount: Int
-    public let maximumVoices: Int
+    package let maximumVoices: Int
     /// Largest block ``render(into:)`` accepts at once (larger blocks are rendered in pieces).
-    public let maximumBlockFrames: Int
+    package let maximumBlockFrames: Int
 
     // Control thread → audio thread.
     private let commands: SPSCRing<Command>
@@ -159,11 +159,11 @@ public final class PlayerEngine: @unchecked Sendable {
     /// Underruns reported by the host (``countUnderrun()``).
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
     /// Commands dropped because the queue was full (never, with a control thread that waits for render calls).
-    public var droppedCommands: Int { droppedCommandCount.load(ordering: .relaxed) }
+    package var droppedCommands: Int { droppedCommandCount.load(ordering: .relaxed) }
     /// Voices sounding or fading.
     public var activeVoices: Int { activeVoiceCount.load(ordering: .relaxed) }
     /// The largest |sample| rendered since the last call (linear), for a level meter; resets it.
-    public func takePeak() -> Float { Float(bitPattern: peakBits.exchange(0, ordering: .relaxed)) }
+    package func takePeak() -> Float { Float(bitPattern: peakBits.exchange(0, ordering: .relaxed)) }
 
     // MARK: Rendering (the audio thread)
 

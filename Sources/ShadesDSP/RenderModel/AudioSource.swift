@@ -23,4 +23,4 @@ extension AudioSource {
 }
 
 /// The supported range of sample rates, in Hz.
-public let supportedSampleRates: ClosedRange<Double> = 8_000...192_000
+package let supportedSampleRates: ClosedRange<Double> = 8_000...192_000

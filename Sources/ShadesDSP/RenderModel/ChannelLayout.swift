@@ -59,7 +59,7 @@ public enum Ears: String, Sendable, Equatable, Codable, CaseIterable {
 
     /// True when output channel `channel` of a `channelCount`-channel output is one of these ears (a mono
     /// output is both ears).
-    public func includes(outputChannel channel: Int, of channelCount: Int) -> Bool {
+    package func includes(outputChannel channel: Int, of channelCount: Int) -> Bool {
         switch self {
         case .both: return true
         case .left: return channelCount == 1 || channel == 0

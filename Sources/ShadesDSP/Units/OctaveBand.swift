@@ -2,7 +2,7 @@ import ShadesPlatform
 
 /// A band `widthOctaves` wide centred geometrically on `centreHz`: edges centre·2^(∓width/2). The one
 /// definition of band edges behind notches (``NotchSpec``), narrow-band noise and the notch check.
-public struct OctaveBand: Sendable, Codable, Equatable {
+public struct OctaveBand: Sendable, Encodable, Equatable {
     /// Geometric centre, Hz (finite, above 0).
     public let centreHz: Double
     /// Width, octaves (above 0, at most ``maximumWidthOctaves``).

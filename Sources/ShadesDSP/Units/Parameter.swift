@@ -27,8 +27,8 @@ public struct ParameterID: RawRepresentable, Hashable, Sendable, CustomStringCon
 extension ParameterID {
     // MARK: Every sound
     package static let rate = ParameterID("rate", name: "sample rate")
-    public static let duration = ParameterID("duration", name: "duration")
-    public static let level = ParameterID("level", name: "level")
+    package static let duration = ParameterID("duration", name: "duration")
+    package static let level = ParameterID("level", name: "level")
     package static let seed = ParameterID("seed", name: "seed")
     package static let loop = ParameterID("loop", name: "loop")
     package static let layout = ParameterID("layout", name: "channel layout")
@@ -37,7 +37,7 @@ extension ParameterID {
     // MARK: Generators
     package static let beta = ParameterID("beta", name: "beta")
     package static let distribution = ParameterID("distribution", name: "distribution")
-    public static let frequency = ParameterID("frequency", name: "frequency")
+    package static let frequency = ParameterID("frequency", name: "frequency")
     package static let width = ParameterID("width", name: "width")
     package static let loopLength = ParameterID("loopLength", name: "loop length")
     package static let startFrame = ParameterID("startFrame", name: "start frame")
@@ -48,6 +48,15 @@ extension ParameterID {
     package static let offCycles = ParameterID("offCycles", name: "off cycles")
     package static let toneGains = ParameterID("toneGains", name: "tone gains")
     package static let bandGains = ParameterID("bandGains", name: "band gains")
+    package static let carrier = ParameterID("carrier", name: "carrier frequency")
+    package static let beat = ParameterID("beat", name: "beat rate")
+    package static let duty = ParameterID("duty", name: "duty cycle")
+    package static let isochronicRamp = ParameterID("isochronicRamp", name: "ramp")
+    package static let density = ParameterID("density", name: "impulse density")
+    package static let scale = ParameterID("scale", name: "scale")
+    package static let lowPitch = ParameterID("lowPitch", name: "low pitch")
+    package static let highPitch = ParameterID("highPitch", name: "high pitch")
+    package static let tempo = ParameterID("tempo", name: "tempo")
 
     // MARK: Modifiers
     package static let amRate = ParameterID("amRate", name: "AM rate")
@@ -76,7 +85,7 @@ extension ParameterID {
     // MARK: Files and jobs (defined where they are checked: ShadesIO, ShadesRender, ShadesCatalogue)
     package static let sampleFormat = ParameterID("sampleFormat", name: "sample format")
     package static let output = ParameterID("output", name: "output")
-    public static let loudness = ParameterID("loudness", name: "loudness")
+    package static let loudness = ParameterID("loudness", name: "loudness")
     package static let ceiling = ParameterID("ceiling", name: "true-peak ceiling")
     package static let mmlStep = ParameterID("mmlStep", name: "MML step")
 
@@ -92,7 +101,7 @@ extension ParameterID {
     package static let known: [ParameterID] = [
         .rate, .duration, .level, .seed, .loop, .layout, .channels,
         .beta, .distribution, .frequency, .width, .loopLength, .startFrame, .cycleRate, .toneLength, .toneRamp,
-        .onCycles, .offCycles, .toneGains, .bandGains,
+        .onCycles, .offCycles, .toneGains, .bandGains, .carrier, .beat, .duty, .isochronicRamp, .density, .scale, .lowPitch, .highPitch, .tempo,
         .amRate, .amDepth, .amPhase, .fade, .fadeIn, .fadeOut, .pulse, .pulseOn, .pulseOff, .ramp, .pulseCount,
         .swellPeriod, .swellDepth, .layers,
         .notchCentre, .notchWidth, .edgeBoost, .edgeWidth, .bandCentre, .bandWidth,
@@ -125,7 +134,7 @@ extension ParameterID {
 }
 
 /// The unit of a parameter's values; every value and range in a message carries it.
-public enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
+package enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
     case hertz = "Hz"
     /// A gain or level difference.
     case decibels = "dB"
@@ -137,6 +146,8 @@ public enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
     case octaves
     case radians = "rad"
     case frames
+    /// Beats (grid steps) per minute.
+    case beatsPerMinute = "BPM"
     /// A plain number (a depth, a count, β).
     case none = ""
 
@@ -154,7 +165,7 @@ public enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A value a caller gave, as an error shows it.
-public enum ParameterValue: Sendable, CustomStringConvertible {
+package enum ParameterValue: Sendable, CustomStringConvertible {
     /// A number in a unit: "30000 Hz", "25 ms", "1.5".
     case number(Double, ParameterUnit)
     /// Text as the caller typed it, shown in quotes: `'6 kHz'`.
@@ -162,7 +173,7 @@ public enum ParameterValue: Sendable, CustomStringConvertible {
     /// A description of the value, shown as it is: "3 values", "uniform", "on".
     case text(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .number(let value, let unit):
             let (scale, symbol) = unit.display([value])
@@ -175,7 +186,7 @@ public enum ParameterValue: Sendable, CustomStringConvertible {
 
 extension ParameterValue: Equatable {
     /// Numbers compare by value, with NaN equal to NaN (an error about a NaN equals itself).
-    public static func == (a: ParameterValue, b: ParameterValue) -> Bool {
+    package static func == (a: ParameterValue, b: ParameterValue) -> Bool {
         switch (a, b) {
         case let (.number(x, u), .number(y, v)): return u == v && (x == y || (x.isNaN && y.isNaN))
         case let (.given(x), .given(y)), let (.text(x), .text(y)): return x == y

@@ -48,6 +48,30 @@ extension Parameter {
     package static let bandGains = Parameter(.bandGains, unit: .decibels,
                                             range: ParameterRange(SpectralRipple.allowedBandGainDB, unit: .decibels),
                                             note: "eight gains, one per half-octave band from 1 kHz up")
+    /// Carrier of binaural beats (the left ear's tone), Hz; the right ear's tone below Nyquist.
+    package static let carrier = Parameter(.carrier, unit: .hertz, range: .above(0, unit: .hertz))
+    /// Binaural beat (the right ear's tone minus the left's) or isochronic pulse rate, Hz:
+    /// ``allowedBeatHz``.
+    package static let beat = Parameter(.beat, unit: .hertz, range: ParameterRange(allowedBeatHz, unit: .hertz), default: 10)
+    /// Allowed beat and isochronic rates, Hz (delta 0.5–4 Hz to gamma 40 Hz and beyond).
+    package static let allowedBeatHz: ClosedRange<Double> = 0.1...100
+    /// Fraction of each isochronic period the tone sounds, measured at half amplitude.
+    package static let duty = Parameter(.duty, range: .above(0, below: 1), default: 0.5)
+    /// Raised-cosine edges of an isochronic tone, s, centred on the square wave's edges; at most the shorter
+    /// of the on and off times.
+    package static let isochronicRamp = Parameter(.isochronicRamp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.005)
+    /// Velvet-noise impulses per second; at most half the sample rate (a cell of two frames).
+    package static let density = Parameter(.density, unit: .hertz, range: .atLeast(1, unit: .hertz), default: 2000)
+    /// The scale of fractal tones.
+    package static let scale = Parameter(.scale, note: FractalTones.Scale.allCases.map(\.rawValue).joined(separator: ", "))
+    /// Fractal tones' lowest pitch (the scale's tonic), Hz: ``FractalTones/lowestHz`` up to Nyquist.
+    package static let lowPitch = Parameter(.lowPitch, unit: .hertz, range: .atLeast(FractalTones.lowestHz, unit: .hertz),
+                                            default: FractalTones.defaultLowHz)
+    /// Fractal tones' highest pitch, Hz; at least the scale's second pitch, below Nyquist.
+    package static let highPitch = Parameter(.highPitch, unit: .hertz, range: .above(0, unit: .hertz), default: FractalTones.defaultHighHz)
+    /// Fractal tones' grid steps per minute: ``FractalTones/allowedTempoBPM``.
+    package static let tempo = Parameter(.tempo, unit: .beatsPerMinute,
+                                         range: ParameterRange(FractalTones.allowedTempoBPM, unit: .beatsPerMinute), default: 80)
 
     // MARK: Modifiers
     /// Amplitude-modulation rate, Hz: ``AmplitudeModulatedSource/allowedRateHz``.
@@ -107,7 +131,7 @@ extension Parameter {
     package static let all: [Parameter] = [
         .rate, .duration, .level, .channels, .layout,
         .beta, .distribution, .frequency, .width, .loopLength, .startFrame, .cycleRate, .toneLength, .toneRamp,
-        .onCycles, .offCycles, .toneGains, .bandGains,
+        .onCycles, .offCycles, .toneGains, .bandGains, .carrier, .beat, .duty, .isochronicRamp, .density, .scale, .lowPitch, .highPitch, .tempo,
         .amRate, .amDepth, .amPhase, .fade, .fadeIn, .fadeOut, .pulseOn, .pulseOff, .ramp, .pulseCount,
         .swellPeriod, .swellDepth,
         .notchCentre, .notchWidth, .edgeBoost, .edgeWidth, .bandCentre, .bandWidth,

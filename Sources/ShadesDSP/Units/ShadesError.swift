@@ -21,13 +21,16 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The parameter at fault (set for every parameter problem, and for some errors of text alone).
     public package(set) var parameter: ParameterID?
     /// The value at fault, with its unit or as the caller typed it; nil for ``ParameterProblem/missing``.
-    public package(set) var value: ParameterValue?
+    package var value: ParameterValue?
+    /// The value at fault as text, with its unit ("30000 Hz") or as the caller typed it ("'6 kHz'"); nil for
+    /// ``ParameterProblem/missing`` and errors of text alone.
+    public var valueDescription: String? { value?.description }
     /// What is wrong with the parameter; nil for an error of text alone.
     public package(set) var problem: ParameterProblem?
     /// What the parameter allows here.
     package var allowedValues: AllowedValues?
     /// What the problem is in, shown before it: "loudness" gives "loudness: channels 0 is out of range …".
-    public package(set) var context: String?
+    package var context: String?
     /// The file the problem is in; the line begins with it and the ``line`` and ``column``:
     /// `Presets/default.json:12:5: unknown key 'titel' (did you mean 'titles'?)`.
     public package(set) var path: String?

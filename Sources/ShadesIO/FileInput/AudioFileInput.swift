@@ -2,25 +2,25 @@ import ShadesDSP
 
 /// A sound file read block by block (any format libsndfile reads: WAV, FLAC, OGG/Vorbis, Opus, MP3,
 /// AIFF …), de-interleaved to Float, so a two-hour file needs only one block of memory.
-public final class AudioFileInput {
+package final class AudioFileInput {
     private let file: SoundFile
     package let path: String
     /// Sample rate in Hz.
-    public let sampleRate: Int
-    public let channelCount: Int
+    package let sampleRate: Int
+    package let channelCount: Int
     /// Frames the header announces: the file's length when ``lengthIsExact``, else an estimate the decoded
     /// length may fall short of (libsndfile never decodes more); `Int.max` when no length is announced (a
     /// stream cut off before its end).
-    public let frameCount: Int
+    package let frameCount: Int
     /// True for PCM containers (WAV, RF64, AIFF …) and FLAC; false for MPEG and Ogg (Vorbis, Opus), whose
     /// length is the decoder's estimate and known only once ``isAtEnd``.
-    public let lengthIsExact: Bool
+    package let lengthIsExact: Bool
     /// The container, e.g. "WAV (Microsoft)".
-    public let containerName: String
+    package let containerName: String
     /// The comment tag, if any.
-    public let comment: String?
+    package let comment: String?
     /// Frames handed out so far: the decoded length once ``isAtEnd``.
-    public private(set) var framesRead = 0
+    package private(set) var framesRead = 0
     /// True once ``read(into:)`` has returned 0.
     package private(set) var isAtEnd = false
     /// Largest shortfall of the decoded length against an estimated one that is not reported, as a fraction
@@ -37,7 +37,7 @@ public final class AudioFileInput {
     private var interleaved16: UnsafeMutableBufferPointer<Int16>
 
     /// Opens `path`; a missing, empty, unreadable or unsupported file is an error naming the file.
-    public init(path: String) throws(ShadesError) {
+    package init(path: String) throws(ShadesError) {
         file = try SoundFile.open(path: path)
         self.path = path
         sampleRate = file.sampleRate
@@ -87,7 +87,7 @@ public final class AudioFileInput {
     /// One line naming the file when the frames read are not all it holds or announces, or nil: it is
     /// shorter than its header announces (``truncation``), or libsndfile stopped at its estimate of the
     /// length while the decoder had more.
-    public var lengthWarning: String? {
+    package var lengthWarning: String? {
         if let cutAtEstimate { return "\(path) is read only in part (\(cutAtEstimate))" }
         return truncation.map { "\(path) is shorter than its header announces (\($0))" }
     }
@@ -96,7 +96,7 @@ public final class AudioFileInput {
     /// 0 at the end. A file of exact length that ends early is an error (truncated or corrupt); one of
     /// estimated length is read until the decoder (or libsndfile, at its estimate) ends: see
     /// ``lengthWarning``.
-    public func read(into block: AudioBlock) throws(ShadesError) -> Int {
+    package func read(into block: AudioBlock) throws(ShadesError) -> Int {
         precondition(block.channelCount == channelCount, "block has the wrong channel count")
         guard !isAtEnd, block.frameCount > 0 else { return 0 }
         let wanted = lengthIsExact ? min(block.frameCount, frameCount - framesRead) : block.frameCount

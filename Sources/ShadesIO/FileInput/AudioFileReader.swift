@@ -1,13 +1,13 @@
 import ShadesDSP
 
 /// A sound file read whole through libsndfile (any format it reads), de-interleaved to Float.
-public struct DecodedAudio {
-    public let sampleRate: Int
+package struct DecodedAudio {
+    package let sampleRate: Int
     /// Every frame decoded: for MP3 and Ogg, whose header only estimates the length, as many as the decoder
     /// gives (see ``AudioFileInput/truncation``).
-    public let buffer: AudioBuffer
+    package let buffer: AudioBuffer
     /// The file's comment tag, if any.
-    public let comment: String?
+    package let comment: String?
     /// libsndfile's format code (major | minor).
     package let formatCode: Int32
 
@@ -15,7 +15,7 @@ public struct DecodedAudio {
     /// exact length that ends early, a WAV or AIFF whose data chunk is cut, one of estimated length more
     /// than ``AudioFileInput/estimatedLengthTolerance`` short, announcing no length, or cut by libsndfile
     /// at its estimate.
-    public init(contentsOf path: String) throws(ShadesError) {
+    package init(contentsOf path: String) throws(ShadesError) {
         let input = try AudioFileInput(path: path)
         sampleRate = input.sampleRate
         comment = input.comment

@@ -12,36 +12,36 @@ import Synchronization
 /// The length: a PCM or FLAC file's is exact; an MP3's or Ogg's header only estimates it, so the decoded
 /// length, ``frameCount``, is known once rendering has reached the end. A read error after opening
 /// (a truncated WAV) ends the source: ``failure`` says why, and what was rendered after it is silence.
-public final class AudioFileSource: AudioSource {
+package final class AudioFileSource: AudioSource {
     package let path: String
     /// Output rate, Hz: the file's, or the one asked for.
-    public let sampleRate: Double
-    public let channelCount: Int
+    package let sampleRate: Double
+    package let channelCount: Int
     /// The file's own rate, Hz.
-    public let inputSampleRate: Double
+    package let inputSampleRate: Double
     /// Frames the file's header announces (for MP3 and Ogg an estimate; see ``AudioFileInput/frameCount``).
     package let announcedInputFrames: Int
     /// Frames per block decoded ahead.
     package let blockFrames: Int
     /// Output frames the source has (after resampling: round(n · rate ratio)); nil until rendering
     /// has reached the end.
-    public private(set) var frameCount: Int?
+    package private(set) var frameCount: Int?
     /// ``frameCount`` for any thread (a real-time player's control thread while the audio thread renders).
-    public var frameCountWhenKnown: Int? { let n = knownFrameCount.load(ordering: .acquiring); return n < 0 ? nil : n }
+    package var frameCountWhenKnown: Int? { let n = knownFrameCount.load(ordering: .acquiring); return n < 0 ? nil : n }
     private let knownFrameCount = Atomic<Int>(-1)
     /// Input frames decoded; nil until the end.
     package private(set) var inputFramesDecoded: Int?
     /// Set at the end when the frames read are not all the file holds or announces (a cut MP3): see
     /// ``AudioFileInput/lengthWarning``.
-    public private(set) var lengthWarning: String?
+    package private(set) var lengthWarning: String?
     /// Why the source ended early (a read error), or nil.
-    public private(set) var failure: ShadesError?
+    package private(set) var failure: ShadesError?
     /// Whether a render call waits for the reader when its next block is not decoded yet (offline: the
     /// default). A real-time player sets it false: the call then renders silence for the rest of the
     /// block and counts an underrun, and the music goes on where it was on a later call.
-    public var waitsForReader = true
+    package var waitsForReader = true
     /// Render calls that found the reader behind (only when not ``waitsForReader``).
-    public private(set) var readerUnderruns = 0
+    package private(set) var readerUnderruns = 0
 
     /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
     /// find the end of a stream, e.g. a cut-off Ogg file).
@@ -62,7 +62,7 @@ public final class AudioFileSource: AudioSource {
     /// - Throws: `.runtime` naming the file when it cannot be opened, is empty, truncated (a WAV or AIFF
     ///   whose data chunk is cut), of unknown length or of a rate out of range; `.usage` for a bad
     ///   `sampleRate`.
-    public init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
+    package init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
                 blockFrames: Int = 131_072) throws(ShadesError) {
         if let sampleRate { try Parameter.rate.check(sampleRate, within: .wholeSampleRates) }
         let input = try Self.openInput(path: path)
@@ -132,7 +132,7 @@ public final class AudioFileSource: AudioSource {
             : StreamingResampler.outputFrameCount(inputFrames: inputFrames, inputRate: inputSampleRate, outputRate: sampleRate)
     }
 
-    public func render(into block: AudioBlock) {
+    package func render(into block: AudioBlock) {
         precondition(block.channelCount == channelCount, "block has the wrong channel count")
         var done = 0
         while done < block.frameCount {
@@ -159,7 +159,7 @@ public final class AudioFileSource: AudioSource {
     /// Waits until the reader has decoded the first block (or the file has ended). A real-time player
     /// calls it before it starts its stream, so the music does not begin with an underrun while the
     /// decoder starts up; it returns at once after the first render call.
-    public func waitForFirstBlock() {
+    package func waitForFirstBlock() {
         guard delivered == 0, position == available, !ended else { return }
         let waits = waitsForReader
         waitsForReader = true

@@ -2,9 +2,9 @@ import CSampleRate
 import ShadesDSP
 
 /// Sample-rate conversion of whole buffers with libsamplerate (`StreamingResampler` converts block by block).
-public enum Resampler {
+package enum Resampler {
     /// Converter quality.
-    public enum Quality: String, CaseIterable, Sendable, Codable {
+    package enum Quality: String, CaseIterable, Sendable, Codable {
         /// The default. Streams (``StreamingResampler``) between whole rates whose ratio reduces to terms of
         /// 1,024 or less run the rational FFT resampler (``RationalResampler``: flat to 0.95 × the lower
         /// Nyquist, images and aliases below −150 dB measured); other ratios and whole buffers run

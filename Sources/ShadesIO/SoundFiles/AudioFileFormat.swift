@@ -39,7 +39,7 @@ public enum Container: String, CaseIterable, Sendable, Codable {
     }
 
     /// Whether the container stores `format`.
-    public func supports(_ format: SampleFormat) -> Bool { self == .wav || format != .f32 }
+    package func supports(_ format: SampleFormat) -> Bool { self == .wav || format != .f32 }
 }
 
 /// An output file's container and sample format.

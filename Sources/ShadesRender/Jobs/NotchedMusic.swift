@@ -14,7 +14,7 @@ import ShadesPlatform
 extension [NotchSpec] {
     /// Notches for bilateral tinnitus with a frequency per ear: `left`'s for the left ear, `right`'s for
     /// the right (an ear with none is left unfiltered, only delayed, so the ears stay aligned).
-    public static func perEar(left: [NotchSpec], right: [NotchSpec]) -> [NotchSpec] {
+    package static func perEar(left: [NotchSpec], right: [NotchSpec]) -> [NotchSpec] {
         left.map { var n = $0; n.ears = .left; return n } + right.map { var n = $0; n.ears = .right; return n }
     }
 
@@ -42,21 +42,21 @@ extension [NotchSpec] {
 
 /// One file to notch: the music and its notches as a ``Sound`` (a file with notches, each for both ears
 /// or one), and the output settings: an output WAV or FLAC, its rate, format and true-peak ceiling.
-public struct NotchJob: Sendable, Equatable, Codable {
+package struct NotchJob: Sendable, Equatable, Encodable {
     /// The music (``Sound/file``) and its ``Sound/notches``: nothing else.
-    public var sound: Sound
+    package var sound: Sound
     /// Output file, `.wav` or `.flac`; its folder is created if missing.
-    public var outputPath: String
+    package var outputPath: String
     /// Output rate in Hz (8,000 … 192,000, whole); nil keeps the input's rate.
-    public var outputRateHz: Double?
+    package var outputRateHz: Double?
     /// libsamplerate converter used when the rate changes.
-    public var resamplerQuality: Resampler.Quality
+    package var resamplerQuality: Resampler.Quality
     /// s24 by default: s16's TPDF dither floor (about −101 dBFS, white) would refill a deep notch.
-    public var sampleFormat: SampleFormat
+    package var sampleFormat: SampleFormat
     /// Highest true peak the output may reach, in dBTP (−20 … 0; −1 by default, EBU R 128).
-    public var ceilingDBTP: Double
+    package var ceilingDBTP: Double
 
-    public init(inputPath: String, outputPath: String, notches: [NotchSpec], outputRateHz: Double? = nil,
+    package init(inputPath: String, outputPath: String, notches: [NotchSpec], outputRateHz: Double? = nil,
                 resamplerQuality: Resampler.Quality = .best, sampleFormat: SampleFormat = .s24, ceilingDBTP: Double = -1) {
         self.sound = Sound(.file(SoundFileReference(path: inputPath)), notches: notches)
         self.outputPath = outputPath
@@ -67,11 +67,11 @@ public struct NotchJob: Sendable, Equatable, Codable {
     }
 
     /// The music file's path.
-    public var inputPath: String { sound.file?.path ?? "" }
+    package var inputPath: String { sound.file?.path ?? "" }
     /// The notches, each for both ears or one.
-    public var notches: [NotchSpec] { sound.notches ?? [] }
+    package var notches: [NotchSpec] { sound.notches ?? [] }
     /// How the gain is chosen: the music's own level, lowered to keep its true peak under the ceiling.
-    public var level: LevelPolicy { .truePeakCeiling(dBTP: ceilingDBTP) }
+    package var level: LevelPolicy { .truePeakCeiling(dBTP: ceilingDBTP) }
 }
 
 /// How much of the music's power lies in and beside one notch: what a notched-music therapy needs to
@@ -80,28 +80,28 @@ public struct NotchJob: Sendable, Equatable, Codable {
 /// Shares are of the power from 20 Hz to Nyquist of the input (after resampling), from its Welch spectrum
 /// (Hann frames of the notch filter's FFT size, taken from the filter's own transforms), averaged over
 /// ``channels``.
-public struct NotchSuitability: Sendable, Codable, Equatable {
+package struct NotchSuitability: Sendable, Encodable, Equatable {
     /// The channels measured (0-based), whose spectra were averaged: those with this notch.
-    public let channels: [Int]
-    public let notch: NotchSpec
+    package let channels: [Int]
+    package let notch: NotchSpec
     /// The notch band's edges in Hz: centre·2^(∓width/2).
-    public let lowerEdgeHz: Double
-    public let upperEdgeHz: Double
+    package let lowerEdgeHz: Double
+    package let upperEdgeHz: Double
     /// Percent of the power inside the notch band.
-    public let bandSharePercent: Double
+    package let bandSharePercent: Double
     /// Percent of the power in the half octave below the lower edge.
-    public let belowSharePercent: Double
+    package let belowSharePercent: Double
     /// Percent of the power in the half octave above the upper edge (up to Nyquist).
-    public let aboveSharePercent: Double
+    package let aboveSharePercent: Double
     /// Band plus both half octaves, in percent: compared with ``NotchedMusic/minimumNearSharePercent``.
-    public let nearSharePercent: Double
+    package let nearSharePercent: Double
     /// The same shares in dB re the total power (10·log10 of the fraction; −300 for none).
-    public let bandLevelDB: Double
-    public let belowLevelDB: Double
-    public let aboveLevelDB: Double
-    public let nearLevelDB: Double
+    package let bandLevelDB: Double
+    package let belowLevelDB: Double
+    package let aboveLevelDB: Double
+    package let nearLevelDB: Double
     /// Why the music is unsuited to this notch, or nil.
-    public let warning: String?
+    package let warning: String?
 
     init(channels: [Int], notch: NotchSpec, bandSharePercent: Double, belowSharePercent: Double,
          aboveSharePercent: Double, warning: String?) {
@@ -125,41 +125,41 @@ public struct NotchSuitability: Sendable, Codable, Equatable {
 }
 
 /// What ``NotchedMusic/process(_:)`` did to one file.
-public struct NotchReport: Sendable, Codable, Equatable {
-    public let input: String
-    public let output: String
+package struct NotchReport: Sendable, Encodable, Equatable {
+    package let input: String
+    package let output: String
     /// Input and output rates in Hz.
-    public let inputSampleRate: Double
-    public let sampleRate: Double
-    public let channels: Int
+    package let inputSampleRate: Double
+    package let sampleRate: Double
+    package let channels: Int
     /// Input frames decoded (for MP3 and Ogg, whose header only estimates the length, a count the header
     /// may exceed).
-    public let inputFrames: Int
+    package let inputFrames: Int
     /// Output frames: the input's (after resampling, round(n · rate ratio)).
-    public let frames: Int
+    package let frames: Int
     /// The notch filters' output delay removed, in output frames (the longest channel's; shorter ones were
     /// delayed to it).
-    public let outputDelayFrames: Int
-    public let sampleFormat: SampleFormat
+    package let outputDelayFrames: Int
+    package let sampleFormat: SampleFormat
     /// True peak of the input after resampling (before the notches), dBTP, largest over channels.
-    public let inputTruePeakDBTP: Double
+    package let inputTruePeakDBTP: Double
     /// True peak of the notched signal before the gain, dBTP, largest over channels.
-    public let truePeakBeforeGainDBTP: Double
+    package let truePeakBeforeGainDBTP: Double
     /// Gain applied to the whole file so its true peak stays at or below the ceiling, in dB (0 or less).
-    public let gainDB: Double
+    package let gainDB: Double
     /// The ceiling asked for, dBTP.
-    public let ceilingDBTP: Double
+    package let ceilingDBTP: Double
     /// The output's true peak: before-gain peak plus the gain, dBTP.
-    public let truePeakDBTP: Double
+    package let truePeakDBTP: Double
     /// Power in and beside each notch, per group of channels sharing notches.
-    public let suitability: [NotchSuitability]
+    package let suitability: [NotchSuitability]
     /// The suitability warnings.
-    public let warnings: [String]
+    package let warnings: [String]
     /// Things the user should know, e.g. a notch too low for a filter as steep as specified.
-    public let notes: [String]
+    package let notes: [String]
     /// Set when the frames read are not all the input announces or holds (``AudioFileInput/lengthWarning``:
     /// a cut MP3, or one libsndfile stops reading at its estimate): the frames read were notched.
-    public let lengthWarning: String?
+    package let lengthWarning: String?
 }
 
 // MARK: - Processing
@@ -181,16 +181,16 @@ public struct NotchReport: Sendable, Codable, Equatable {
 /// The output is sample-aligned with the input and exactly as long: the filter delay is removed from the
 /// start and flushed with zeros at the end; channels with a shorter delay are delayed to the longest. Its
 /// length is the decoded one, found by pass 1: for MP3 and Ogg the header only estimates it.
-public enum NotchedMusic {
+package enum NotchedMusic {
     /// A notch whose band plus the half octaves beside it hold less than this share of the music's power
     /// (in percent: 1 % is −20 dB) gets a warning. Pink noise, equal power per octave over the ten audible
     /// octaves, holds 20 % in the two octaves of a 1-octave notch and its half octaves; music whose energy
     /// there is 20× smaller is barely touched by the notch.
-    public static let minimumNearSharePercent = 1.0
+    package static let minimumNearSharePercent = 1.0
     /// Lowest frequency counted in the music's total power, in Hz (excludes DC and rumble).
-    public static let totalPowerFromHz = 20.0
+    package static let totalPowerFromHz = 20.0
     /// Jobs run at once by default: the number of cores.
-    public static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    package static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// Notches one file (see the type's description). Throws `.usage` for bad parameters (a band the
     /// filter cannot make, an output that is the input, an output extension or format that does not fit)
@@ -198,7 +198,7 @@ public enum NotchedMusic {
     /// or written. On any error no output is left behind and the input is untouched. An MP3 or Ogg file
     /// not read whole (shorter than its header estimates, or cut by libsndfile at its estimate) is notched
     /// as far as it is read, with ``NotchReport/lengthWarning``.
-    public static func process(_ job: NotchJob) throws(ShadesError) -> NotchReport {
+    package static func process(_ job: NotchJob) throws(ShadesError) -> NotchReport {
         let plan = try NotchPlan(job: job)
         var created: [String] = []
         do throws(ShadesError) {
@@ -230,7 +230,7 @@ public enum NotchedMusic {
     /// Notches several files, `concurrency` at a time (the core count by default); each job is independent,
     /// written atomically, and has its own result, in the order of `jobs`. A job whose output is another
     /// job's input or an earlier job's output fails without running.
-    public static func processBatch(_ jobs: [NotchJob],
+    package static func processBatch(_ jobs: [NotchJob],
                                     concurrency: Int = defaultConcurrency) -> [Result<NotchReport, ShadesError>] {
         let slots = ResultSlots<Result<NotchReport, ShadesError>>(count: jobs.count)
         var runnable: [Int] = []
@@ -267,7 +267,7 @@ public enum NotchedMusic {
     }
 
     /// The comment tag: every parameter needed to make the file again, and the gain applied.
-    public static func comment(for job: NotchJob, inputRate: Double, outputRate: Double, gainDB: Double) -> String {
+    package static func comment(for job: NotchJob, inputRate: Double, outputRate: Double, gainDB: Double) -> String {
         let name = job.inputPath.split(separator: "/").last.map(String.init) ?? job.inputPath
         var text = "\(AudioFileWriter.software) notch input=\(name) \(job.notches.commentSummary)"
         text += " rate=\(formatNumber(outputRate))"

@@ -8,52 +8,52 @@ import ShadesIO
 import ShadesPlatform
 
 /// One file of a stimulus set, as listed in its `index.json`.
-public struct StimulusFile: Codable, Sendable, Equatable {
+package struct StimulusFile: Codable, Sendable, Equatable {
     /// File name inside the set's folder.
-    public let file: String
+    package let file: String
     /// "pulsed-tone", "tone" or "nbn".
-    public let kind: String
+    package let kind: String
     /// Tone frequency or band centre, in Hz.
-    public let frequency: Double
+    package let frequency: Double
     /// Band width in octaves (narrow-band noise only).
-    public let widthOctaves: Double?
+    package let widthOctaves: Double?
     /// "left", "right" or "both".
-    public let ear: String
+    package let ear: String
     /// Length in seconds.
-    public let duration: Double
+    package let duration: Double
     /// RMS level in dBFS of the sustained sound.
-    public let level: Double
+    package let level: Double
     /// Seconds of sound before the silence (a residual-inhibition masker), when the file ends in silence.
-    public var soundSeconds: Double? = nil
+    package var soundSeconds: Double? = nil
     /// Level relative to the reference (threshold or minimum masking level) the set was made for, dB.
-    public var relativeLevel: Double? = nil
+    package var relativeLevel: Double? = nil
 }
 
 /// The `index.json` of a stimulus set: shared parameters and every file.
-public struct StimulusIndex: Codable, Sendable {
-    public let set: String
-    public let generator: String
-    public let rate: Double
-    public let format: String
-    public let level: Double
-    public let files: [StimulusFile]
+package struct StimulusIndex: Codable, Sendable {
+    package let set: String
+    package let generator: String
+    package let rate: Double
+    package let format: String
+    package let level: Double
+    package let files: [StimulusFile]
 }
 
 /// Folders of stimuli for audiometry and pitch matching, each with an `index.json` describing its files.
-public enum StimulusSets {
+package enum StimulusSets {
     /// A file to render and how the index describes it.
-    public struct Item: Sendable {
-        public let request: RenderRequest
-        public let entry: StimulusFile
+    package struct Item: Sendable {
+        package let request: RenderRequest
+        package let entry: StimulusFile
     }
 
     /// Standard audiometric frequencies (ASHA 2005), Hz.
-    public static let audiometricFrequencies: [Double] = [125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000]
+    package static let audiometricFrequencies: [Double] = [125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000]
     /// Extended high frequencies, Hz.
-    public static let extendedHighFrequencies: [Double] = [9000, 10000, 11200, 12500, 14000, 16000]
+    package static let extendedHighFrequencies: [Double] = [9000, 10000, 11200, 12500, 14000, 16000]
 
     /// Pulsed tones at `frequencies` (repeats dropped, order kept) for each ear in `ears` (left, right).
-    public static func audiometry(frequencies: [Double], ears: [ChannelLayout], pulses: Pulses, durationSeconds: Double,
+    package static func audiometry(frequencies: [Double], ears: [ChannelLayout], pulses: Pulses, durationSeconds: Double,
                                   levelDBFS: Double, sampleRate: Double) throws(ShadesError) -> [Item] {
         guard !frequencies.isEmpty else {
             throw ShadesError(parameter: .frequencies, value: "''", problem: "is empty", allowed: "one or more frequencies in Hz")
@@ -75,7 +75,7 @@ public enum StimulusSets {
 
     /// The quarter-octave (or `stepOctaves`) grid from `fromHz` to `toHz`: for each frequency a pure
     /// tone and a ½-octave narrow-band noise, 1 s with 10 ms raised-cosine ramps, equal RMS.
-    public static func pitchMatch(fromHz: Double, toHz: Double, stepOctaves: Double, layout: ChannelLayout,
+    package static func pitchMatch(fromHz: Double, toHz: Double, stepOctaves: Double, layout: ChannelLayout,
                                   levelDBFS: Double, sampleRate: Double, seed: UInt64) throws(ShadesError) -> [Item] {
         guard fromHz.isFinite, toHz.isFinite, fromHz > 0, toHz >= fromHz else {
             throw ShadesError(parameter: .frequencyRange, value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
@@ -109,7 +109,7 @@ public enum StimulusSets {
     }
 
     /// The octave-confusion triple F/2, F, 2F as 1 s tones with 10 ms ramps (Stein 2016; Henry).
-    public static func octaveCheck(frequencyHz: Double, layout: ChannelLayout, levelDBFS: Double,
+    package static func octaveCheck(frequencyHz: Double, layout: ChannelLayout, levelDBFS: Double,
                                    sampleRate: Double) throws(ShadesError) -> [Item] {
         try [frequencyHz / 2, frequencyHz, frequencyHz * 2].map { (f: Double) throws(ShadesError) -> Item in
             let request = RenderRequest(sound: .tone(frequencyHz: f), durationSeconds: 1, sampleRate: sampleRate, layout: layout,
@@ -132,7 +132,7 @@ public enum StimulusSets {
     /// offset ramp, then `silenceSeconds` of digital silence in which the residual inhibition is rated. The
     /// minimum-masking-level probes are the same band noise, `probeSeconds` long with the same ramps, from
     /// `probeFromDB` to `probeToDB` re the reference in steps of `probeStepDB` (1 or 2 dB).
-    public static func residualInhibition(frequencyHz: Double, widthOctaves: Double, referenceDBFS: Double, aboveDB: Double,
+    package static func residualInhibition(frequencyHz: Double, widthOctaves: Double, referenceDBFS: Double, aboveDB: Double,
                                           maskerSeconds: Double, silenceSeconds: Double, onsetRampSeconds: Double,
                                           offsetRampSeconds: Double, probeFromDB: Double, probeToDB: Double, probeStepDB: Double,
                                           probeSeconds: Double, layout: ChannelLayout, sampleRate: Double,
@@ -174,7 +174,7 @@ public enum StimulusSets {
 
     /// Renders `items` into `folder` (created if missing) with an `index.json`. Everything is written into
     /// a temporary folder first and moved into place, so a failure leaves the folder as it was.
-    public static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
+    package static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
                              container: Container) throws(ShadesError) -> StimulusIndex {
         let manager = FileManager.default
         var info = stat()

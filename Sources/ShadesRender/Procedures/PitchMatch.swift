@@ -21,9 +21,9 @@ import ShadesPlatform
 ///    neighbours.
 /// 4. Octave-confusion check: the match F against F/2 and against 2F (Stein 2016); choosing F/2 or 2F
 ///    flags octave confusion, which the result reports (the match is kept; the clinician decides).
-public struct PitchMatch: Sendable {
+package struct PitchMatch: Sendable {
     /// What to present next.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// Play a tone at `frequencyHz` and let the listener set its level to the tinnitus loudness.
         case balance(frequencyHz: Double)
         /// Play `first` then `second` (1 s each, 10 ms ramps, a gap between) at their balanced levels; the
@@ -33,10 +33,10 @@ public struct PitchMatch: Sendable {
         case done
     }
 
-    public enum Stage: String, Sendable, Codable { case octave, wholeTone = "whole-tone", octaveCheck = "octave-check" }
+    package enum Stage: String, Sendable, Codable { case octave, wholeTone = "whole-tone", octaveCheck = "octave-check" }
 
     /// The listener's answer to the current step.
-    public enum Answer: Sendable, Equatable {
+    package enum Answer: Sendable, Equatable {
         /// The level set in a loudness balance, dB re the start level.
         case level(Double)
         case first
@@ -44,44 +44,44 @@ public struct PitchMatch: Sendable {
     }
 
     /// One answered pair.
-    public struct Choice: Sendable, Codable, Equatable {
-        public let stage: Stage
-        public let firstHz: Double
-        public let secondHz: Double
-        public let chosenHz: Double
+    package struct Choice: Sendable, Codable, Equatable {
+        package let stage: Stage
+        package let firstHz: Double
+        package let secondHz: Double
+        package let chosenHz: Double
     }
 
     /// A tone's loudness balance.
-    public struct Balance: Sendable, Codable, Equatable {
-        public let frequencyHz: Double
+    package struct Balance: Sendable, Codable, Equatable {
+        package let frequencyHz: Double
         /// The level the listener set, dB re the start level.
-        public let levelDB: Double
+        package let levelDB: Double
     }
 
     /// The outcome: the matched frequency, the range it stands for, the loudness balances and every choice.
-    public struct Result: Sendable, Codable, Equatable {
+    package struct Result: Sendable, Codable, Equatable {
         /// The matched tinnitus frequency, Hz.
-        public let frequency: Double
+        package let frequency: Double
         /// The range the match stands for: half a whole tone each side (the step of the last stage), Hz.
-        public let rangeLow: Double
-        public let rangeHigh: Double
+        package let rangeLow: Double
+        package let rangeHigh: Double
         /// True when the listener chose F/2 or 2F over F in the octave-confusion check.
-        public let octaveConfusion: Bool
+        package let octaveConfusion: Bool
         /// The balanced level of each frequency heard, in frequency order.
-        public let loudness: [Balance]
-        public let choices: [Choice]
-        public let method: String
+        package let loudness: [Balance]
+        package let choices: [Choice]
+        package let method: String
     }
 
     /// Lowest and highest frequencies of the octave stage, Hz.
-    public let lowestHz: Double
-    public let highestHz: Double
+    package let lowestHz: Double
+    package let highestHz: Double
     /// The whole-tone step, 2^(1/6).
-    public static let wholeTone: Double = pow(2.0, 1.0 / 6)
+    package static let wholeTone: Double = pow(2.0, 1.0 / 6)
 
-    public private(set) var step: Step
-    public private(set) var choices: [Choice] = []
-    public private(set) var levels: [Double: Double] = [:]
+    package private(set) var step: Step
+    package private(set) var choices: [Choice] = []
+    package private(set) var levels: [Double: Double] = [:]
 
     private var pending: (first: Double, second: Double, stage: Stage)?
     private var octaveDirection = 0          // +1 going up, −1 going down, 0 not yet
@@ -96,7 +96,7 @@ public struct PitchMatch: Sendable {
 
     /// A procedure over `lowestHz` … `highestHz` (500 Hz … 16 kHz by default), starting from the pair
     /// `startHz`, 2·`startHz`.
-    public init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000) throws(ShadesError) {
+    package init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000) throws(ShadesError) {
         guard lowestHz.isFinite, highestHz.isFinite, lowestHz >= 20, highestHz > 2 * lowestHz else {
             throw ShadesError(parameter: .matchRange, value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
                               allowed: "from 20 Hz, at least an octave wide")
@@ -111,7 +111,7 @@ public struct PitchMatch: Sendable {
     }
 
     /// The result once ``step`` is ``Step/done``.
-    public var result: Result? {
+    package var result: Result? {
         guard step == .done else { return nil }
         let half = Self.wholeTone.squareRoot()
         return Result(frequency: current, rangeLow: current / half, rangeHigh: current * half, octaveConfusion: confusion,
@@ -120,7 +120,7 @@ public struct PitchMatch: Sendable {
     }
 
     /// Takes the answer to the current step and moves on.
-    public mutating func answer(_ answer: Answer) throws(ShadesError) {
+    package mutating func answer(_ answer: Answer) throws(ShadesError) {
         switch (step, answer) {
         case (.balance(let f), .level(let db)):
             guard db.isFinite, abs(db) <= 60 else {
@@ -235,14 +235,14 @@ public struct PitchMatch: Sendable {
 /// A simulated listener for ``PitchMatch``: it picks the tone closer in log frequency to its target and
 /// balances every tone to 0 dB. With `octaveConfusion`, it hears its tinnitus an octave low while matching
 /// (it matches half its target) but knows it in the octave check: the check flags it.
-public struct SimulatedListener: Sendable {
-    public let targetHz: Double
-    public let octaveConfusion: Bool
+package struct SimulatedListener: Sendable {
+    package let targetHz: Double
+    package let octaveConfusion: Bool
 
-    public init(targetHz: Double, octaveConfusion: Bool = false) { (self.targetHz, self.octaveConfusion) = (targetHz, octaveConfusion) }
+    package init(targetHz: Double, octaveConfusion: Bool = false) { (self.targetHz, self.octaveConfusion) = (targetHz, octaveConfusion) }
 
     /// The answer to `step`.
-    public func answer(_ step: PitchMatch.Step) -> PitchMatch.Answer? {
+    package func answer(_ step: PitchMatch.Step) -> PitchMatch.Answer? {
         switch step {
         case .balance: return .level(0)
         case .pair(let a, let b, let stage):
@@ -253,7 +253,7 @@ public struct SimulatedListener: Sendable {
     }
 
     /// Runs `procedure` to its end with this listener.
-    public func run(_ procedure: PitchMatch) throws(ShadesError) -> PitchMatch.Result {
+    package func run(_ procedure: PitchMatch) throws(ShadesError) -> PitchMatch.Result {
         var p = procedure
         while let answer = answer(p.step) { try p.answer(answer) }
         return p.result!

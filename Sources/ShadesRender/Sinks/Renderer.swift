@@ -4,13 +4,13 @@ import ShadesIO
 
 /// A rendered sound in memory, with the gains that bring each channel exactly to the asked level.
 public struct RenderedSound: @unchecked Sendable {
-    public let request: RenderRequest
+    package let request: RenderRequest
     /// Samples before the normalising gain.
     public let buffer: AudioBuffer
     /// Linear gain per channel: measured RMS × gain = asked level (1 for silent channels).
-    public let gains: [Float]
+    package let gains: [Float]
     /// Largest |sample| after the gain, over all channels (linear, full scale 1.0).
-    public let peak: Double
+    package let peak: Double
     /// The tone frequency actually rendered (a loop adjusts it to whole cycles), in Hz.
     public let renderedFrequencyHz: Double?
     /// Things the user should know, e.g. a loop's frequency adjustment.
@@ -23,12 +23,12 @@ public struct RenderedSound: @unchecked Sendable {
 /// What a file render did.
 public struct FileRenderReport: Sendable {
     /// Linear gain applied to each signal so its RMS is the asked level.
-    public let gains: [Float]
+    package let gains: [Float]
     /// RMS of each sounding channel's sustained sound, dBFS: the asked level, lowered by a modulation that
     /// keeps the peak instead of the RMS (nil under a true-peak ceiling).
     public let rmsDBFS: Double?
     /// Largest |sample| after the gain (linear, full scale 1.0); under a ceiling, the true peak.
-    public let peak: Double
+    package let peak: Double
     /// True peak after the gain, dBTP, when the policy measured it (a ceiling).
     public let truePeakDBTP: Double?
     /// Frames written.
@@ -41,7 +41,7 @@ public struct FileRenderReport: Sendable {
 /// Renders ``RenderRequest``s to memory and to files, each at the gain its ``LevelPolicy`` chooses.
 public enum Renderer {
     /// Frames per chunk when streaming to a file or measuring: ``FileSink/defaultChunkFrames``.
-    public static let chunkFrames = FileSink.defaultChunkFrames
+    package static let chunkFrames = FileSink.defaultChunkFrames
 
     /// Renders `request` into memory (each independent signal on its own thread) and measures each
     /// channel. For analysis, tests and the catalogue's short sounds; files are written by
@@ -124,7 +124,7 @@ public enum Renderer {
 
     /// Largest difference, in dB, between a one-pass file's level and the asked level that is kept (half
     /// the 0.01 dB the level promises); a file further off is written again at the measured gain.
-    public static let onePassLevelToleranceDB = 0.005
+    package static let onePassLevelToleranceDB = 0.005
 
     /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a ``FileSink``,
     /// streaming in bounded memory, so that the file's RMS is the asked level (within
@@ -216,7 +216,7 @@ public enum Renderer {
 
     /// The comment tag: every parameter needed to render the file again. A generator's in the words of the
     /// command line; a mix or a file as its JSON sound.
-    public static func comment(for r: RenderRequest, renderedFrequencyHz: Double?, renderedModulationHz: Double? = nil,
+    package static func comment(for r: RenderRequest, renderedFrequencyHz: Double?, renderedModulationHz: Double? = nil,
                                format: SampleFormat) -> String {
         guard let generator = r.sound.generator, r.sound.swell == nil else {
             var text = "\(AudioFileWriter.software) render sound=\(r.sound.compactJSON)"

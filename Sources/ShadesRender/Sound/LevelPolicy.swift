@@ -3,7 +3,7 @@ import ShadesIO
 
 /// How loud a sound is made: the one place the gain of a rendered, written, built or played sound is
 /// chosen. `render`, `notch`, `stimuli`, the catalogue and `play` all go through it.
-public enum LevelPolicy: Sendable, Equatable, Codable {
+public enum LevelPolicy: Sendable, Equatable, Encodable {
     /// The RMS of the sustained sound (after modulation, before pulses and fades) exactly at this level,
     /// dBFS (−150 … 0). A generator's independent signals each get it; a mix or a file gets one gain for
     /// the mean power of its sounding channels. A level that would clip is refused.
@@ -24,13 +24,13 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
     }
 
     /// The asked RMS level, dBFS, for ``rms(dBFS:)``.
-    public var rmsDBFS: Double? {
+    package var rmsDBFS: Double? {
         if case .rms(let level) = self { return level }
         return nil
     }
 
     /// Short text for comments: "-20dBFS", "-23LUFS/-1dBTP", "truepeak<=-1dBTP".
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .rms(let level): return "\(formatNumber(level))dBFS"
         case .loudness(let lufs, let ceiling): return "\(formatNumber(lufs))LUFS/\(formatNumber(ceiling))dBTP"
@@ -39,7 +39,7 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
     }
 
     /// Checks the numbers; the error names the parameter and its allowed range.
-    public func validate() throws(ShadesError) {
+    package func validate() throws(ShadesError) {
         switch self {
         case .rms(let level):
             guard level.isFinite, level <= 0, level >= -150 else {
@@ -56,9 +56,9 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
     }
 
     /// Allowed loudness targets, LUFS.
-    public static let allowedLoudnessLUFS: ClosedRange<Double> = -70 ... 0
+    package static let allowedLoudnessLUFS: ClosedRange<Double> = -70 ... 0
     /// Allowed true-peak ceilings, dBTP.
-    public static let allowedCeilingDBTP: ClosedRange<Double> = -20 ... 0
+    package static let allowedCeilingDBTP: ClosedRange<Double> = -20 ... 0
 
     private static func validateCeiling(_ ceiling: Double) throws(ShadesError) {
         guard ceiling.isFinite, allowedCeilingDBTP.contains(ceiling) else {
@@ -70,7 +70,7 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
 
     /// Headroom kept below a ceiling for the quantisation (rounding and TPDF dither move a sample by at most
     /// 1.5 LSB, its interpolated true peak by under 2): 2 LSB of `format` (0 for f32), linear full scale.
-    public static func quantisationMargin(_ format: SampleFormat) -> Double {
+    package static func quantisationMargin(_ format: SampleFormat) -> Double {
         switch format {
         case .s16: return 2.0 / 32_768
         case .s24: return 2.0 / 8_388_608
@@ -80,7 +80,7 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
 
     /// The linear gain (≤ 1) that keeps a true peak of `peak` (linear) at or below `ceilingDBTP` as
     /// `format` holds it (``quantisationMargin(_:)`` below the ceiling and the format's clipping limit).
-    public static func ceilingGain(forPeak peak: Double, ceilingDBTP: Double, format: SampleFormat) -> Float {
+    package static func ceilingGain(forPeak peak: Double, ceilingDBTP: Double, format: SampleFormat) -> Float {
         let limit = min(Decibels.amplitude(ceilingDBTP), format.clipLimit) - quantisationMargin(format)
         guard peak > limit else { return 1 }
         return Float(limit / peak)
@@ -88,13 +88,13 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
 
     /// For ``rms(dBFS:)``: the gain that brings an RMS of `rms` (linear) to `levelDBFS` times `levelRatio`
     /// (below 1 when a modulation keeps the peak instead of the RMS); 1 for silence.
-    public static func rmsGain(forRMS rms: Double, levelDBFS: Double, levelRatio: Double = 1) -> Float {
+    package static func rmsGain(forRMS rms: Double, levelDBFS: Double, levelRatio: Double = 1) -> Float {
         rms > 0 ? Float(Decibels.amplitude(levelDBFS) * levelRatio / rms) : 1
     }
 
     /// For ``rms(dBFS:)``: throws when samples reaching `peak` (linear, after the gain) would clip in
     /// `format`, naming the highest level that fits.
-    public static func refuseClipping(peak: Double, levelDBFS: Double, format: SampleFormat) throws(ShadesError) {
+    package static func refuseClipping(peak: Double, levelDBFS: Double, format: SampleFormat) throws(ShadesError) {
         let limit = format.clipLimit
         guard peak > limit else { return }
         let highest = levelDBFS - Decibels.fromAmplitude(peak / limit)
@@ -104,7 +104,7 @@ public enum LevelPolicy: Sendable, Equatable, Codable {
     /// For ``loudness(lufs:truePeakCeilingDBTP:)``: the gain in dB that brings `measuredLUFS` to the target
     /// (loudness moves 1 LU per dB of gain; the peaks move with it), or the refusal when the true peak or
     /// sample peak would pass the ceiling or the format's limit, naming the highest loudness that fits.
-    public func loudnessGainDB(measuredLUFS: Double, truePeakDBTP: Double, samplePeakDBFS: Double?,
+    package func loudnessGainDB(measuredLUFS: Double, truePeakDBTP: Double, samplePeakDBFS: Double?,
                                format: SampleFormat) throws(ShadesError) -> Double {
         guard case .loudness(let target, let ceiling) = self else { return 0 }
         let gainDB = target - measuredLUFS

@@ -3,7 +3,7 @@ import ShadesIO
 
 /// A sound made for one output: the ``Sound`` and its output settings (length, rate, channels, seed, loop,
 /// level). The same request and seed always give the same samples.
-public struct RenderRequest: Sendable, Equatable, Codable {
+public struct RenderRequest: Sendable, Equatable, Encodable {
     public var sound: Sound
     /// Length in seconds (> 0, up to 24 h); ``untilEndOfFile`` for a sound that is a file: its whole length.
     public var durationSeconds: Double
@@ -25,15 +25,6 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey { case sound, durationSeconds, sampleRate, layout, level, seed, loop }
 
     /// The JSON form: `durationSeconds` absent for ``untilEndOfFile``.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(sound: try c.decode(Sound.self, forKey: .sound),
-                  durationSeconds: try c.decodeIfPresent(Double.self, forKey: .durationSeconds) ?? Self.untilEndOfFile,
-                  sampleRate: try c.decode(Double.self, forKey: .sampleRate), layout: try c.decode(ChannelLayout.self, forKey: .layout),
-                  level: try c.decode(LevelPolicy.self, forKey: .level), seed: try c.decode(UInt64.self, forKey: .seed),
-                  loop: try c.decode(Bool.self, forKey: .loop))
-    }
-
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(sound, forKey: .sound)
@@ -57,7 +48,7 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     }
 
     /// A generator with its modifiers at an RMS level: the common case, spelled out.
-    public init(sound generator: Generator, durationSeconds: Double, sampleRate: Double = 48_000,
+    package init(sound generator: Generator, durationSeconds: Double, sampleRate: Double = 48_000,
                 layout: ChannelLayout = .stereo, levelDBFS: Double = -20, seed: UInt64 = 1, loop: Bool = false,
                 modulation: Modulation? = nil, pulses: Pulses? = nil, fades: Fades? = nil, notches: [NotchSpec]? = nil) {
         self.init(sound: Sound(.generator(generator), notches: notches, modulation: modulation, pulses: pulses, fades: fades),
@@ -71,7 +62,7 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     package var resolvedSeed: UInt64 { sound.seed ?? seed }
 
     /// The sound with its channels and seed stated: what a manifest records.
-    public var resolvedSound: Sound {
+    package var resolvedSound: Sound {
         var s = sound
         s.channels = resolvedLayout
         s.seed = resolvedSeed
@@ -109,14 +100,14 @@ public struct RenderRequest: Sendable, Equatable, Codable {
     }
 
     /// Frames in the file: duration × rate, rounded (0 for ``untilEndOfFile``: the graph knows them).
-    public var frameCount: Int { durationSeconds.isFinite ? Int((durationSeconds * sampleRate).rounded()) : 0 }
+    package var frameCount: Int { durationSeconds.isFinite ? Int((durationSeconds * sampleRate).rounded()) : 0 }
 
     /// Shortest loop, in frames.
     package static let minimumLoopFrames = 64
 
     /// Checks every parameter of the request and of each part of its sound; the error names the parameter
     /// and its allowed range.
-    public func validate() throws(ShadesError) {
+    package func validate() throws(ShadesError) {
         try validateSampleRate(sampleRate)
         guard sampleRate == sampleRate.rounded() else {
             throw ShadesError(parameter: .rate, value: "\(sampleRate) Hz", allowed: "a whole number of Hz, 8000 … 192000")
@@ -275,6 +266,50 @@ public struct RenderRequest: Sendable, Equatable, Codable {
         case .spectralRipple(let ripple):
             try ripple.validate(sampleRate: sampleRate)
             try refusePatternCombinations("spectral ripple")
+        case .binauralBeat(let carrierHz, let beatHz):
+            try Parameter.beat.check(beatHz)
+            try Parameter.carrier.check(carrierHz, within: .above(0, below: sampleRate / 2 - beatHz, unit: .hertz),
+                                        note: "(carrier + beat below Nyquist, \(formatNumber(sampleRate / 2)) Hz)")
+            let (left, beat) = (loopRate(carrierHz), loopRate(beatHz))
+            try Parameter.beat.check(beat, within: ParameterRange(Parameter.allowedBeatHz, unit: .hertz),
+                                     note: "with whole cycles in the loop (it becomes \(beat) Hz)")
+            if left + beat >= sampleRate / 2 {
+                throw Parameter.carrier.outOfRange(carrierHz, range: .above(0, below: sampleRate / 2 - beat, unit: .hertz),
+                                                   note: "with whole cycles in the loop (carrier + beat below Nyquist)")
+            }
+            guard resolvedLayout == .stereo else {
+                throw ShadesError(parameter: .layout, value: resolvedLayout.rawValue, problem: "cannot carry binaural beats",
+                                  allowed: "stereo (one tone per ear)")
+            }
+        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
+            try validateFrequency(frequencyHz, sampleRate: sampleRate)
+            try Parameter.beat.check(rateHz)
+            try Parameter.duty.check(duty)
+            let rate = loopRate(rateHz)
+            try Parameter.beat.check(rate, within: ParameterRange(Parameter.allowedBeatHz, unit: .hertz),
+                                     note: "with whole periods in the loop (it becomes \(rate) Hz)")
+            let longest = min(duty, 1 - duty) / rate
+            try Parameter.isochronicRamp.check(rampSeconds, within: ParameterRange(0...longest, unit: .seconds),
+                                     note: "the shorter of the on and off times at this beat and duty")
+            if loop { try validateFrequency(loopRate(frequencyHz), sampleRate: sampleRate) }
+            if let pulses {
+                throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with an isochronic tone",
+                                  allowed: "no pulses (the tone is switched at its own rate)")
+            }
+        case .velvetNoise(let densityHz):
+            try VelvetNoiseSource.validate(densityHz: densityHz, sampleRate: sampleRate)
+            if loop {
+                try Parameter.density.check(loopRate(densityHz), within: ParameterRange(1...sampleRate / 2, unit: .hertz),
+                                            note: "with whole cells in the loop")
+            }
+        case .fractalTones:
+            let tones = generator.fractal!
+            try tones.validate(sampleRate: sampleRate)
+            if loop {
+                let tempo = loopRate(tones.tempoBPM / 60) * 60
+                try Parameter.tempo.check(tempo, within: ParameterRange(FractalTones.allowedTempoBPM, unit: .beatsPerMinute),
+                                          note: "with whole grid steps in the loop (it becomes \(formatNumber(tempo)) BPM)")
+            }
         }
         if let notches, loop {
             switch generator {
@@ -294,6 +329,12 @@ public struct RenderRequest: Sendable, Equatable, Codable {
 }
 
 extension RenderRequest {
+    /// `hertz` in a loop: the nearest rate with a whole number of cycles (at least one) in the loop's frames,
+    /// so the loop closes without a seam; else `hertz` itself.
+    package func loopRate(_ hertz: Double) -> Double {
+        loop ? ToneSource.loopFrequency(near: hertz, frameCount: frameCount, sampleRate: sampleRate) : hertz
+    }
+
     /// Timed therapy patterns carry their own timing and spectrum: loops, notches, modulation and pulses
     /// are refused (fades are allowed).
     func refusePatternCombinations(_ name: String) throws(ShadesError) {
@@ -318,7 +359,7 @@ extension RenderRequest {
 }
 
 /// Amplitude modulation x(t)·(1 + m·sin(2π·fm·t + φ)).
-public struct Modulation: Sendable, Equatable, Codable {
+public struct Modulation: Sendable, Equatable, Encodable {
     /// Modulation rate fm in Hz (0.5 … 100; 10 Hz in the studies).
     public var rateHz: Double
     /// Depth m in [0, 1].
@@ -362,7 +403,7 @@ public struct Modulation: Sendable, Equatable, Codable {
 }
 
 /// Pulses: `onSeconds` on, `offSeconds` off, raised-cosine ramps inside the on time.
-public struct Pulses: Sendable, Equatable, Codable {
+public struct Pulses: Sendable, Equatable, Encodable {
     public var onSeconds: Double
     public var offSeconds: Double
     public var rampSeconds: Double
@@ -379,7 +420,7 @@ public struct Pulses: Sendable, Equatable, Codable {
     }
 
     /// Length of `count` pulses (the last one without its off time), in seconds.
-    public var countedDurationSeconds: Double? {
+    package var countedDurationSeconds: Double? {
         count.map { Double($0) * (onSeconds + offSeconds) - offSeconds }
     }
 
@@ -391,7 +432,7 @@ public struct Pulses: Sendable, Equatable, Codable {
 
 /// Raised-cosine fade-in and fade-out; the sound ends with its fade-out at the file's end, or earlier at
 /// `endSeconds` with silence after it (a residual-inhibition masker and the silence that follows it).
-public struct Fades: Sendable, Equatable, Codable {
+public struct Fades: Sendable, Equatable, Encodable {
     public var inSeconds: Double
     /// 0 for an abrupt end.
     public var outSeconds: Double

@@ -78,26 +78,26 @@ public struct Sound: Sendable, Equatable {
     }
 
     /// The generator, when the sound is one (whatever its modifiers).
-    public var generator: Generator? {
+    package var generator: Generator? {
         if case .generator(let g) = source { return g }
         return nil
     }
 
     /// The file, when the sound is one.
-    public var file: SoundFileReference? {
+    package var file: SoundFileReference? {
         if case .file(let f) = source { return f }
         return nil
     }
 
     /// The layers, when the sound is a mix.
-    public var layers: [Layer]? {
+    package var layers: [Layer]? {
         if case .mix(let l) = source { return l }
         return nil
     }
 
     /// The same sound with every file reference replaced by `transform` of it (paths made absolute,
     /// lengths recorded).
-    public func mappingFiles(_ transform: (SoundFileReference) -> SoundFileReference) -> Sound {
+    package func mappingFiles(_ transform: (SoundFileReference) -> SoundFileReference) -> Sound {
         var copy = self
         switch source {
         case .generator: break
@@ -113,13 +113,13 @@ public struct Sound: Sendable, Equatable {
     }
 
     /// True when the sound or any layer of it has a notch.
-    public var hasNotch: Bool {
+    package var hasNotch: Bool {
         if !(notches ?? []).isEmpty { return true }
         return layers?.contains { $0.sound.hasNotch } ?? false
     }
 
     /// Every sound file the sound reads, depth first.
-    public var files: [SoundFileReference] {
+    package var files: [SoundFileReference] {
         switch source {
         case .generator: return []
         case .file(let f): return [f]
@@ -142,13 +142,13 @@ public struct Layer: Sendable, Equatable {
     }
 
     /// Allowed layer gains, dB.
-    public static let allowedGainDB: ClosedRange<Double> = -60...0
+    package static let allowedGainDB: ClosedRange<Double> = -60...0
 }
 
 /// A sound file used as a source. `path` is what the file is found by (relative to the current folder,
 /// or for a catalogue to its music folder); the rest is recorded when it is known, so a description names
 /// exactly the file it was made from.
-public struct SoundFileReference: Sendable, Equatable, Codable {
+public struct SoundFileReference: Sendable, Equatable, Encodable {
     public var path: String
     /// Size of the file in bytes, when recorded.
     public var bytes: Int?
@@ -163,7 +163,7 @@ public struct SoundFileReference: Sendable, Equatable, Codable {
 }
 
 /// A slow random-like amplitude swell (waves, gusts); rendered by `SwellEnvelope`.
-public struct Swell: Sendable, Codable, Equatable {
+public struct Swell: Sendable, Encodable, Equatable {
     /// Mean period of a swell, seconds (2 … 60).
     public var periodSeconds: Double
     /// Depth 0 … 1 (0: none; 1: the level falls to silence between swells).
@@ -171,6 +171,6 @@ public struct Swell: Sendable, Codable, Equatable {
 
     public init(periodSeconds: Double, depth: Double = 0.5) { (self.periodSeconds, self.depth) = (periodSeconds, depth) }
 
-    public static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
-    public static let allowedDepth: ClosedRange<Double> = 0...1
+    package static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
+    package static let allowedDepth: ClosedRange<Double> = 0...1
 }

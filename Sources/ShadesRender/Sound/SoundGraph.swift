@@ -51,7 +51,7 @@ public struct SoundGraph: Sendable {
     /// True when the sound is a file played to its end (its length is the decoded one).
     package let playsFileToEnd: Bool
     /// The tone frequency actually rendered (a loop adjusts it), in Hz.
-    public let renderedFrequencyHz: Double?
+    package let renderedFrequencyHz: Double?
     /// The modulation rate actually applied (a loop adjusts it), in Hz.
     package let renderedModulationHz: Double?
     /// Things the user should know, e.g. a loop's frequency adjustment.
@@ -118,6 +118,8 @@ public struct SoundGraph: Sendable {
         let base: @Sendable (Int) -> any AudioSource
         var measured: [SignalMeasurement]?
         var toneFrequency: Double?
+        // An isochronic tone's switching, applied as pulses.
+        var gate: Pulses?
         // Relative standard deviation of a stream's measured power over the file (nil: not a stream at level).
         var powerScatter: Double?
         let seconds = Double(frames) / rate
@@ -218,6 +220,41 @@ public struct SoundGraph: Sendable {
             // One signal (diotic in stereo). Every whole segment has the level; a file is measured.
             layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
             base = { _ in try! SpectralRippleSource(ripple: ripple, sampleRate: rate, levelDBFS: level, seed: seed) }
+        case .binauralBeat(let carrierHz, let beatHz):
+            // Two signals, one tone per ear (validated: stereo), each at unit peak and brought to the level.
+            layout = .stereo
+            let left = Self.loopAdjusted(request, "carrier", carrierHz, notes: &notes)
+            let right = left + Self.loopAdjusted(request, "beat", beatHz, notes: &notes)
+            toneFrequency = left
+            base = { s in try! ToneSource(frequencyHz: s == 0 ? left : right, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
+            measured = [left, right].map { SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: $0 / rate, frames: frames), peak: 1) }
+        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
+            // A tone (its sustained sound, at the level) gated by pulses with edges centred on the square
+            // wave's: on for duty + ramp, off for the rest (validated: the ramp fits both).
+            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
+            let frequency = Self.loopAdjusted(request, "tone frequency", frequencyHz, notes: &notes)
+            let period = 1 / Self.loopAdjusted(request, "beat", rateHz, notes: &notes)
+            toneFrequency = frequency
+            base = { _ in try! ToneSource(frequencyHz: frequency, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
+            measured = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
+            gate = Pulses(onSeconds: duty * period + rampSeconds, offSeconds: max(0, (1 - duty) * period - rampSeconds),
+                          rampSeconds: rampSeconds)
+        case .velvetNoise(let densityHz):
+            // Independent signals (per ear in stereo), at the level over whole cells; a file is measured.
+            layout = request.resolvedLayout
+            let density = Self.loopAdjusted(request, "density", densityHz, unit: "impulses/s", notes: &notes)
+            base = { s in
+                try! VelvetNoiseSource(densityHz: density, sampleRate: rate, levelDBFS: level,
+                                       key: SeedStream.noise.key(seed: seed, channel: s))
+            }
+        case .fractalTones:
+            var tones = generator.fractal!
+            // One signal (diotic in stereo), at the level in expectation; a file is measured. A loop holds
+            // whole grid steps and its last note ends at the loop's end.
+            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
+            tones.tempoBPM = Self.loopAdjusted(request, "tempo", tones.tempoBPM / 60, scale: 60, unit: "BPM", notes: &notes)
+            let loopFrames = request.loop ? frames : nil
+            base = { [tones] _ in try! FractalToneSource(tones: tones, sampleRate: rate, levelDBFS: level, seed: seed, loopFrames: loopFrames) }
         }
 
         // A notch (streams): part of the sound. The filter is primed by the source, so the band is gone from
@@ -245,9 +282,9 @@ public struct SoundGraph: Sendable {
         }
         levelRatio = request.modulation?.levelRatio ?? 1
 
-        // Envelopes: pulses, then fades.
+        // Envelopes: pulses (or an isochronic tone's gate), then fades.
         var final = sustained
-        if let pulses = request.pulses {
+        if let pulses = gate ?? request.pulses {
             let inner = final
             final = { s in
                 try! PulsedSource(source: inner(s), onSeconds: pulses.onSeconds, offSeconds: pulses.offSeconds,
@@ -367,6 +404,18 @@ public struct SoundGraph: Sendable {
         channelMap.map { signal in signal.map { gains[$0] } ?? 1 }
     }
 
+    /// `asked` (a rate in Hz) with whole cycles in a loop (``RenderRequest/loopRate(_:)``), and a note when it
+    /// moved; `scale` and `unit` show it in another unit (a tempo: 60, "BPM"). The rate, times `scale`.
+    static func loopAdjusted(_ request: RenderRequest, _ name: String, _ asked: Double, scale: Double = 1, unit: String = "Hz",
+                             notes: inout [String]) -> Double {
+        let applied = request.loopRate(asked)
+        if applied != asked {
+            notes.append("loop: \(name) adjusted from \(formatNumber(asked * scale)) \(unit) to \(applied * scale) \(unit)"
+                         + " (\(formatSigned((applied - asked) * scale)) \(unit)) for whole cycles")
+        }
+        return applied * scale
+    }
+
     /// One design per signal of `layout` for `notches` (those of one ear go to that ear's signal of a stereo
     /// sound). The notches are valid at `sampleRate`.
     static func notchDesigns(_ notches: [NotchSpec], layout: ChannelLayout, sampleRate: Double) -> [NotchDesign] {
@@ -388,7 +437,7 @@ extension SoundGraph {
     public struct LiveStream {
         public let source: any AudioSource
         /// The file the stream reads, when it is a file (its reader's underruns, its end).
-        public let file: AudioFileSource?
+        package let file: AudioFileSource?
         /// Frames until the sound ends (a file's decoded length), nil for an endless stream.
         public let frames: Int?
         /// The gain applied to a mix or a file, dB (0 for a generator, set to its level by construction).

@@ -1,10 +1,10 @@
 import ShadesDSP
 
 /// A line and column (both from 1; columns count Unicode scalars) in a JSON file.
-public struct SourceLocation: Sendable, Equatable {
-    public var line: Int
-    public var column: Int
-    public init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
+package struct SourceLocation: Sendable, Equatable {
+    package var line: Int
+    package var column: Int
+    package init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
 }
 
 extension ShadesError {

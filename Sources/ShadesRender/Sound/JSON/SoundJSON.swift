@@ -13,10 +13,13 @@ import ShadesDSP
 //   { "seed": 11, "layers": [ { "source": "noise", "beta": -0.5, "swell": { "periodSeconds": 12 } },
 //                             { "source": "pink", "gainDB": -9 } ] }
 //   { "source": "file", "path": "music/song.mp3", "notch": [ { "centreHz": 6000 } ] }
+//   { "source": "binaural", "carrier": 200, "beat": 10 }
+//   { "source": "fractal", "scale": "pentatonic", "low": "523.25Hz", "high": "2093Hz", "tempoBPM": 80 }
 
 extension Sound {
     /// Source names of the JSON form, in the order help texts list them.
-    public static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "tone", "nbn", "cr", "ripple", "file"]
+    package static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "velvet", "tone", "nbn",
+                                      "binaural", "isochronic", "fractal", "cr", "ripple", "file"]
 
     /// Reads a sound from JSON text; `file` names the text in errors (`sound.json:3:12: …`).
     public static func parse(json bytes: [UInt8], file: String) throws(ShadesError) -> Sound {
@@ -27,7 +30,7 @@ extension Sound {
     }
 
     /// The JSON form on one line with sorted keys (comments, messages, cache keys).
-    public var compactJSON: String {
+    package var compactJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain values cannot fail.
@@ -46,6 +49,10 @@ extension Sound {
         "nbn": ["frequency", "width"],
         "cr": ["frequency", "toneSet", "toneSeconds", "rampSeconds", "cycleRateHz", "onCycles", "offCycles", "toneGainsDB"],
         "ripple": ["frequency", "condition", "sham", "bandGainsDB"],
+        "binaural": ["carrier", "beat"],
+        "isochronic": ["frequency", "beat", "duty", "rampSeconds"],
+        "velvet": ["density"],
+        "fractal": ["scale", "low", "high", "tempoBPM"],
         "file": ["path", "bytes", "frames", "sampleRate"],
     ]
     static var allSourceKeys: [String] {
@@ -138,6 +145,25 @@ package struct SoundReader {
                 tinnitusFrequencyHz: try frequency("source 'ripple' needs the tinnitus frequency"),
                 condition: try o.choice("condition", SpectralRipple.Condition.self) ?? .amplitude,
                 sham: try o.bool("sham") ?? false, bandGainsDB: try o.numbers("bandGainsDB"))))
+        case "binaural":
+            guard let carrier = try o.number("carrier", form: .hertz) else {
+                throw o.missing("carrier", because: "source 'binaural' needs the carrier frequency (the left ear's tone)")
+            }
+            return .generator(.binauralBeat(carrierHz: carrier, beatHz: try o.number("beat", form: .hertz) ?? Parameter.beat.defaultValue!))
+        case "isochronic":
+            return .generator(.isochronicTone(
+                frequencyHz: try frequency("source 'isochronic' needs the tone's frequency"),
+                rateHz: try o.number("beat", form: .hertz) ?? Parameter.beat.defaultValue!,
+                duty: try o.number("duty") ?? Parameter.duty.defaultValue!,
+                rampSeconds: try o.number("rampSeconds") ?? Parameter.isochronicRamp.defaultValue!))
+        case "velvet":
+            return .generator(.velvetNoise(densityHz: try o.number("density", form: .hertz) ?? Parameter.density.defaultValue!))
+        case "fractal":
+            let defaults = FractalTones()
+            return .generator(.fractalTones(FractalTones(
+                scale: try o.choice("scale", FractalTones.Scale.self) ?? defaults.scale,
+                lowHz: try o.number("low", form: .hertz) ?? defaults.lowHz, highHz: try o.number("high", form: .hertz) ?? defaults.highHz,
+                tempoBPM: try o.number("tempoBPM") ?? defaults.tempoBPM)))
         case "file":
             let path = try o.string("path", required: true)!
             guard !path.isEmpty else { throw reader.error(o["path"]?.location, "'path' is empty (allowed: a sound file's path)") }
@@ -274,6 +300,26 @@ extension Generator {
             try c.encode(p.onCycles, forKey: "onCycles")
             try c.encode(p.offCycles, forKey: "offCycles")
             try c.encodeIfPresent(p.toneGainsDB, forKey: "toneGainsDB")
+        case .binauralBeat(let carrierHz, let beatHz):
+            try c.encode("binaural", forKey: "source")
+            try c.encode(carrierHz, forKey: "carrier")
+            try c.encode(beatHz, forKey: "beat")
+        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
+            try c.encode("isochronic", forKey: "source")
+            try c.encode(frequencyHz, forKey: "frequency")
+            try c.encode(rateHz, forKey: "beat")
+            try c.encode(duty, forKey: "duty")
+            try c.encode(rampSeconds, forKey: "rampSeconds")
+        case .velvetNoise(let densityHz):
+            try c.encode("velvet", forKey: "source")
+            try c.encode(densityHz, forKey: "density")
+        case .fractalTones:
+            let t = fractal!
+            try c.encode("fractal", forKey: "source")
+            try c.encode(t.scale, forKey: "scale")
+            try c.encode(t.lowHz, forKey: "low")
+            try c.encode(t.highHz, forKey: "high")
+            try c.encode(t.tempoBPM, forKey: "tempoBPM")
         case .spectralRipple(let r):
             try c.encode("ripple", forKey: "source")
             try c.encode(r.tinnitusFrequencyHz, forKey: "frequency")
