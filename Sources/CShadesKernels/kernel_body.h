@@ -196,6 +196,26 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
     random_store(random, s);
 }
 
+// MARK: - Modulation
+
+typedef double d8 __attribute__((ext_vector_type(8)));
+
+static void KERNEL(am_gains)(const double re0[32], const double im0[32], double c, double s, double offset, double scale,
+                             size_t count, float *gains) {
+    d8 re[4], im[4];
+    memcpy(re, re0, sizeof re);
+    memcpy(im, im0, sizeof im);
+    d8 cs = (d8)c, sn = (d8)s, offsets = (d8)offset, scales = (d8)scale;
+    for (size_t i = 0; i + 8 <= count; i += 8) {
+        for (int k = 0; k < 4; k++) {
+            store8(gains + k * count + i, __builtin_convertvector(offsets + scales * im[k], f8));
+            d8 turned = re[k] * cs - im[k] * sn;
+            im[k] = re[k] * sn + im[k] * cs;
+            re[k] = turned;
+        }
+    }
+}
+
 // MARK: - Level
 
 static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak) {
@@ -246,6 +266,7 @@ static const shades_kernels KERNEL(table) = {
     .white_uniform = KERNEL(white_uniform),
     .unit_phasors = KERNEL(unit_phasors),
     .quantize16 = KERNEL(quantize16),
+    .am_gains = KERNEL(am_gains),
     .sum_of_squares_and_peak = KERNEL(sum_of_squares_and_peak),
 
     // MARK: analysis

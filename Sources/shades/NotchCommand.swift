@@ -126,7 +126,7 @@ struct NotchCommand: ParsableCommand {
     @Option(help: "Output sample rate in Hz (the input's by default); resampled with libsamplerate.")
     var rate: String?
 
-    @Option(help: "Resampler quality: best, medium or fastest.")
+    @Option(help: "Resampler quality: best (FFT, rational ratios; libsamplerate otherwise), medium or fastest (libsamplerate).")
     var quality: Resampler.Quality = .best
 
     @Option(help: "Sample format: s24 (default), s16 (TPDF-dithered; its noise floor limits the depth to about 75 dB) or f32 (WAV only).")

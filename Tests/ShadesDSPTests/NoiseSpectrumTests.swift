@@ -63,6 +63,57 @@ import ShadesDSP
                 "seam at percentiles \(firstPercentile), \(secondPercentile)")
     }
 
+    /// Periodic noise (long loops, streamed): its white noise repeats exactly, from any start, in any
+    /// blocks.
+    @Test func periodicWhiteNoiseRepeatsExactlyFromAnyStart() {
+        let period = 10_007   // not a multiple of a tile or of 16
+        let whole = PeriodicWhiteNoise(key: 3, distribution: .gaussian, periodFrames: period)
+        var x = [Float](repeating: 0, count: 3 * period)
+        x.withUnsafeMutableBufferPointer { whole.fill($0) }
+        #expect((0..<2 * period).allSatisfy { x[$0] == x[$0 + period] })
+        for start in [1, 4_096, 9_999] {
+            let shifted = PeriodicWhiteNoise(key: 3, distribution: .gaussian, periodFrames: period, startFrame: start)
+            var y = [Float](repeating: 0, count: period + 17)
+            var done = 0
+            for size in [5, 4_100, 17, period] where done < y.count {
+                let n = min(size, y.count - done)
+                y.withUnsafeMutableBufferPointer { shifted.fill(UnsafeMutableBufferPointer(rebasing: $0[done..<done + n])) }
+                done += n
+            }
+            #expect((0..<y.count).allSatisfy { y[$0] == x[start + $0] }, "start \(start)")
+        }
+        #expect(abs(x.withUnsafeBufferPointer { SignalLevel.rms(UnsafeBufferPointer(rebasing: $0[0..<period])) } - 1) < 0.03)
+    }
+
+    /// A long loop of coloured (or notched) noise streams as periodic noise: frame t + P equals frame t
+    /// (to Float rounding: the filters start in their periodic state), the seam is like any other step,
+    /// the spectrum is the colour's, and the samples do not depend on the blocks.
+    @Test(arguments: [1.0, 2.0, -2.0])
+    func periodicNoiseRepeatsWithItsColourAndASeamlessSeam(beta: Double) throws {
+        let rate = 48_000.0
+        let period = 480_011   // 10 s and a bit
+        let source = try NoiseSource(colour: try NoiseColour(beta: beta), sampleRate: rate, layout: .mono, levelDBFS: 0,
+                                     seed: 9, periodFrames: period)
+        let buffer = renderInRandomBlocks(source, frames: 2 * period + 1_000, maxBlock: 20_000, seed: 4)
+        let again = try NoiseSource(colour: try NoiseColour(beta: beta), sampleRate: rate, layout: .mono, levelDBFS: 0,
+                                    seed: 9, periodFrames: period).renderBuffer(frameCount: 2 * period + 1_000)
+        #expect(buffer.samples(channel: 0) == again.samples(channel: 0))
+        let y = buffer.samples(channel: 0)
+        let rms = y.withUnsafeBufferPointer { SignalLevel.rms(UnsafeBufferPointer(rebasing: $0[0..<period])) }
+        var worst: Float = 0
+        for t in 0..<(period + 1_000) { worst = max(worst, abs(y[t + period] - y[t])) }
+        #expect(Double(worst) <= 1e-5 * rms, "β \(beta): period differs by \(worst) (RMS \(rms))")
+        var seam = SeamAccumulator()
+        y.withUnsafeBufferPointer { seam.add(UnsafeBufferPointer(rebasing: $0[0..<period])) }
+        #expect(try seam.result().isSeamless)
+        let spectrum = y.withUnsafeBufferPointer { PowerSpectrum.periodogram(UnsafeBufferPointer(rebasing: $0[0..<period]), sampleRate: rate) }
+        let bands = ThirdOctaveBand.bands(centredIn: 40...20_000)
+        for (band, deviation) in zip(bands, SpectralSlopeCheck.deviations(of: spectrum, beta: beta, bands: bands)) {
+            // One 10-s period: a third-octave band at 40 Hz holds about 90 bins (±0.5 dB at 3σ).
+            #expect(abs(deviation) <= 0.6, "β \(beta): band \(Int(band.centreHz)) Hz off by \(deviation) dB")
+        }
+    }
+
     @Test func brownNoiseNeitherDriftsNorWandersNorStopsOverTwoHours() throws {
         let rate = 48_000.0
         let source = try NoiseSource(colour: .brown, sampleRate: rate, layout: .mono, levelDBFS: -20, seed: 8)

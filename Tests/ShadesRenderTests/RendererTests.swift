@@ -119,6 +119,35 @@ import ShadesTestSupport
         }
     }
 
+    /// A loop longer than the longest synthesised one streams as periodic noise: the file is one period
+    /// (the stream's next frames are its first ones again), at the exact level, and says so in its comment;
+    /// grey noise and narrow-band loops that long are refused before any work.
+    @Test func longLoopsStreamAsPeriodicNoiseAndLongSynthesisIsRefused() throws {
+        let rate = 8_000.0
+        let seconds = Double(LoopNoise.largestSynthesisFrames) / rate + 1
+        let request = RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: seconds,
+                                    sampleRate: rate, layout: .mono, levelDBFS: -23, seed: 4, loop: true)
+        #expect(request.streamsPeriodicLoop)
+        let path = "\(folder)/long-loop.wav"
+        try Renderer.renderFile(request, to: path, sampleFormat: .f32)
+        let file = try DecodedAudio(contentsOf: path)
+        #expect(file.comment?.contains("loop=true loop_method=periodic") == true)
+        let x = file.buffer.samples(channel: 0)
+        #expect(x.count == request.frameCount)
+        #expect(abs(Decibels.fromAmplitude(x.withUnsafeBufferPointer { SignalLevel.rms($0) }) + 23) < 0.001)
+        // The stream goes on with the period's first frames.
+        let graph = try SoundGraph(request)
+        let stream = graph.makeSource().renderBuffer(frameCount: x.count + 100).samples(channel: 0)
+        let gain = x[1_000] / stream[1_000]
+        for t in 0..<100 { #expect(abs(stream[x.count + t] * gain - x[t]) <= 1e-6, "frame \(t) after the seam") }
+        for sound in [Generator.grey, .narrowBandNoise(centreHz: 1_000, widthOctaves: 0.5)] {
+            let long = RenderRequest(sound: sound, durationSeconds: seconds, sampleRate: rate, layout: .mono, loop: true)
+            #expect(throws: ShadesError.self) { try Renderer.renderFile(long, to: "\(folder)/refused.wav", sampleFormat: .s16) }
+            #expect(!FileManager.default.fileExists(atPath: "\(folder)/refused.wav"))
+        }
+        #expect(!RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 60, loop: true).streamsPeriodicLoop)
+    }
+
     @Test func commentTagHoldsTheParameters() throws {
         let request = RenderRequest(sound: .noise(colour: .pink, distribution: .gaussian), durationSeconds: 1, seed: 42)
         let path = "\(folder)/tag.flac"

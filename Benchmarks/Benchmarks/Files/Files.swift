@@ -99,6 +99,41 @@ func catalogueBenchmark(unchanged: Bool) {
     }
 }
 
+/// One iteration = `Renderer.renderFile` of a file sound at 48 kHz: 60 s of stereo pink noise at
+/// `inputRate` (a float WAV written in setup) decoded, resampled (the best quality: the rational FFT
+/// resampler), notched one octave at 6 kHz when `notched`, and written as a float WAV. The path of
+/// `shades render --sound` with a file, and of the catalogue's music.
+func resampleBenchmark(inputRate: Int, notched: Bool) {
+    let seconds = 60
+    Benchmark("Resample-\(inputRate)-to-48000-60s-stereo\(notched ? "-notched-6kHz" : "")",
+              configuration: .init(maxIterations: ShadesBench.quick ? 1 : 10)) { benchmark, scratch in
+        let input = scratch.url.appendingPathComponent("input.wav").path
+        let output = scratch.url.appendingPathComponent("output.wav").path
+        var sound = Sound.file(path: input)
+        if notched { sound.notches = [NotchSpec(centreHz: 6_000)] }
+        let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: 48_000)
+        let clock = ContinuousClock()
+        var frames = 0
+        benchmark.startMeasurement()
+        let start = clock.now
+        do {
+            frames = try Renderer.renderFile(request, to: output, sampleFormat: .f32).frames
+        } catch {
+            benchmark.error("resampling failed: \(error)")
+        }
+        let elapsed = start.duration(to: clock.now)
+        benchmark.stopMeasurement()
+        try? FileManager.default.removeItem(atPath: output)
+        ShadesBench.record(benchmark, frames: frames, channels: 2, sampleRate: 48_000, elapsed: elapsed)
+    } setup: { () throws -> ScratchDirectory in
+        let scratch = try ScratchDirectory()
+        let request = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: Double(seconds),
+                                    sampleRate: Double(inputRate), layout: .stereo)
+        try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("input.wav").path, sampleFormat: .f32)
+        return scratch
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     ShadesBench.configureSuite()
 
@@ -110,4 +145,6 @@ let benchmarks: @Sendable () -> Void = {
     analyzeBenchmark()
     catalogueBenchmark(unchanged: false)
     catalogueBenchmark(unchanged: true)
+    for rate in [22_050, 44_100] { resampleBenchmark(inputRate: rate, notched: false) }
+    resampleBenchmark(inputRate: 22_050, notched: true)
 }

@@ -60,6 +60,13 @@ typedef struct {
     /// `count` samples × `gain` × 32768 + TPDF dither (from `random`), rounded and clamped to 16 bits;
     /// exact zeros stay zero. `count` whole groups of 8 only; `output` gets `count` values.
     void (*quantize16)(const float *samples, size_t count, float scale, int16_t *output, shades_lane_random *random);
+    /// Amplitude-modulation gains (`AmplitudeModulatedSource`) of four segments of `count` (a multiple of 8)
+    /// gains each, one after the other in `gains`: segment k starts from its 8 lanes' phasors re[8k …],
+    /// im[8k …]; for each group of 8 gains, (float)(offset + scale·im) per lane, then the Double phasors
+    /// turn by (c, s): re·c − im·s, re·s + im·c. (Four independent chains, interleaved: the turn is a
+    /// dependency chain, so one segment alone waits on its latency.)
+    void (*am_gains)(const double re[32], const double im[32], double c, double s, double offset, double scale,
+                     size_t count, float *gains);
     /// Σx² (Double from 8-lane Float partial sums over 1,024 samples) and largest |x| of `count` samples.
     void (*sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak);
 

@@ -5,7 +5,16 @@
 /// whole length is periodic by construction, so the step from the last sample back to the first is
 /// like any other, and its spectrum is the ideal line exactly. White noise needs no shaping: its samples
 /// are independent, so any stretch of the stream already loops seamlessly.
+///
+/// Synthesis holds the loop and its spectrum in memory (about 12 bytes per frame and signal), so it is
+/// kept for loops up to ``largestSynthesisFrames``; longer loops of coloured noise are streamed as
+/// periodic noise (``NoiseSource`` with a period), grey and narrow-band loops that long are refused.
 package enum LoopNoise {
+    /// The longest loop synthesised whole: 2²³ frames (174.8 s at 48 kHz, 87.4 s at 96 kHz; about 100 MB
+    /// per signal while synthesised).
+    package static let largestSynthesisFrames = 1 << 23
+
+
     /// Renders `frameCount` frames of one signal at unit RMS into `output`.
     ///
     /// - Parameters:

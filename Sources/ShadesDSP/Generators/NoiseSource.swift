@@ -25,9 +25,13 @@ package final class NoiseSource: AudioSource {
     ///   - distribution: sample distribution of white noise (β = 0 only; coloured noise is Gaussian).
     ///   - firstSignal: index of the first independent signal's random stream. A stereo source's right
     ///     ear equals a mono source with `firstSignal: 1`, so ears can be rendered on separate threads.
+    ///   - periodFrames: makes the noise periodic (a seamless loop of any length, streamed): the white
+    ///     noise repeats every `periodFrames` frames (``PeriodicWhiteNoise``), and the filters start in
+    ///     their periodic state, reached by running them over the end of the period first
+    ///     (``periodicWarmUpSeconds``), so frame `periodFrames` follows the last like any other frame.
     package init(colour: NoiseColour, sampleRate: Double, layout: ChannelLayout = .stereo,
                 levelDBFS: Double = -20, seed: UInt64 = 1, distribution: WhiteDistribution = .gaussian,
-                firstSignal: Int = 0) throws(ShadesError) {
+                firstSignal: Int = 0, periodFrames: Int? = nil) throws(ShadesError) {
         try validateSampleRate(sampleRate)
         try Parameter.level.check(levelDBFS)
         guard distribution == .gaussian || colour.beta == 0 else {
@@ -39,13 +43,26 @@ package final class NoiseSource: AudioSource {
         self.levelDBFS = levelDBFS
         let design = NoiseShapingDesign.shared(colour: colour, sampleRate: sampleRate)
         let gain = Float(Decibels.amplitude(levelDBFS) * design.normalisingGain)
+        // Periodic: the warm-up is whole chunks ending where the period starts again.
+        let warmUpFrames = periodFrames == nil ? Int(sampleRate)
+            : (Int(Self.periodicWarmUpSeconds * sampleRate) + Self.chunkFrames - 1) / Self.chunkFrames * Self.chunkFrames
         let kernels = (0..<layout.signalCount).map { signal in
-            ColouredNoiseKernel(design: design, distribution: distribution, gain: gain,
-                                key: SeedStream.noise.key(seed: seed, channel: firstSignal + signal), chunkFrames: Self.chunkFrames)
+            let key = SeedStream.noise.key(seed: seed, channel: firstSignal + signal)
+            let periodic = periodFrames.map { period in
+                PeriodicWhiteNoise(key: key, distribution: distribution, periodFrames: period,
+                                   startFrame: (period - warmUpFrames % period) % period)
+            }
+            return ColouredNoiseKernel(design: design, distribution: distribution, gain: gain, key: key,
+                                       chunkFrames: Self.chunkFrames, periodic: periodic)
         }
         renderer = ChunkedRenderer(kernels: kernels, layout: layout, chunkFrames: Self.chunkFrames)
-        if colour.beta != 0 { warmUp(frames: Int(sampleRate)) }
+        if colour.beta != 0 || periodFrames != nil { warmUp(frames: warmUpFrames) }
     }
+
+    /// The filters of periodic noise run this long over the end of the period before its first frame.
+    /// Their slowest pole (the 1 Hz corner of the ladder) decays by e^(−2π·1 Hz·10 s) ≈ 5e-28 in that
+    /// time: the periodic state to far below Float precision.
+    package static let periodicWarmUpSeconds = 10.0
 
     deinit { renderer.deallocate() }
 
@@ -66,12 +83,16 @@ package final class NoiseSource: AudioSource {
 struct ColouredNoiseKernel: ChunkKernel {
     private var random: LaneRandom
     private let distribution: WhiteDistribution
+    /// The white noise when it repeats (periodic noise), else nil: drawn from `random`.
+    private let periodic: PeriodicWhiteNoise?
     private let iir: BlockIIRFilter?
     private let fir: FIRFilter?
     private let gain: Float
 
-    init(design: NoiseShapingDesign, distribution: WhiteDistribution, gain: Float, key: UInt64, chunkFrames: Int) {
+    init(design: NoiseShapingDesign, distribution: WhiteDistribution, gain: Float, key: UInt64, chunkFrames: Int,
+         periodic: PeriodicWhiteNoise? = nil) {
         random = LaneRandom(key: key)
+        self.periodic = periodic
         self.distribution = distribution
         self.gain = gain
         if design.sections.isEmpty {
@@ -88,7 +109,11 @@ struct ColouredNoiseKernel: ChunkKernel {
     var filterStates: [Float] { (iir?.stateValues ?? []) + (fir?.historyValues ?? []) }
 
     mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>) {
-        WhiteNoise.fill(chunk, distribution: distribution, random: &random)
+        if let periodic {
+            periodic.fill(chunk)
+        } else {
+            WhiteNoise.fill(chunk, distribution: distribution, random: &random)
+        }
         if let iir, let fir {
             iir.process(chunk)
             fir.process(chunk)

@@ -17,7 +17,8 @@ public enum AmplitudeModulationLevel: String, CaseIterable, Sendable, Codable {
 ///
 /// Frame n has t = n / sampleRate counted from the carrier's frame 0. The gain curve is made in segments
 /// of ``segmentFrames`` frames aligned to frame 0: each segment's phase is computed afresh in Double
-/// cycles from its absolute frame index, and eight lanes rotate a Double phasor inside it. So the curve
+/// cycles from its absolute frame index, and eight lanes rotate a Double phasor inside it (the C kernel
+/// `am_gains`, four segments at a time). So the curve
 /// equals the formula to Float precision after any number of hours, and the output does not depend on
 /// how the caller slices its render calls.
 package final class AmplitudeModulatedSource: AudioSource {
@@ -43,8 +44,9 @@ package final class AmplitudeModulatedSource: AudioSource {
 
     private let cyclesPerFrame: Double
     private let startCycles: Double           // φ / 2π reduced to [0, 1)
-    private let gains: UnsafeMutablePointer<Float>  // gain curve of segment `gainSegment`
-    private var gainSegment = -1
+    private let stepCosine: Double, stepSine: Double   // the phasors' turn per 8 frames
+    private let gains: UnsafeMutablePointer<Float>  // gain curve of segments 4·`gainGroup` … 4·`gainGroup` + 3
+    private var gainGroup = -1
     private var position = 0                  // absolute frame of the next render call
 
     /// - Parameters:
@@ -67,8 +69,10 @@ package final class AmplitudeModulatedSource: AudioSource {
         cyclesPerFrame = rateHz / carrier.sampleRate
         let cycles = startPhase / (2 * Double.pi)
         startCycles = cycles - cycles.rounded(.down)
-        gains = .allocate(capacity: Self.segmentFrames)
-        gains.initialize(repeating: 0, count: Self.segmentFrames)
+        let step = 2 * Double.pi * 8 * cyclesPerFrame
+        (stepCosine, stepSine) = (cos(step), sin(step))
+        gains = .allocate(capacity: 4 * Self.segmentFrames)
+        gains.initialize(repeating: 0, count: 4 * Self.segmentFrames)
     }
 
     deinit { gains.deallocate() }
@@ -100,43 +104,44 @@ package final class AmplitudeModulatedSource: AudioSource {
 
     package func render(into block: AudioBlock) {
         carrier.render(into: block)
-        let segmentFrames = Self.segmentFrames
+        let groupFrames = 4 * Self.segmentFrames
         var done = 0
         while done < block.frameCount {
             let frame = position + done
-            let segment = frame / segmentFrames
-            let offset = frame - segment * segmentFrames
-            if segment != gainSegment {
-                fillGains(segment: segment)
-                gainSegment = segment
+            let group = frame / groupFrames
+            let offset = frame - group * groupFrames
+            if group != gainGroup {
+                fillGains(firstSegment: 4 * group)
+                gainGroup = group
             }
-            let count = min(block.frameCount - done, segmentFrames - offset)
+            let count = min(block.frameCount - done, groupFrames - offset)
             block.multiply(frames: done..<done + count, by: UnsafePointer(gains + offset))
             done += count
         }
         position += block.frameCount
     }
 
-    /// Computes the gain curve of segment `segment` (absolute frames segment·1024 …) into `gains`.
-    private func fillGains(segment: Int) {
+    /// Computes the gain curves of segments `firstSegment` … `firstSegment` + 3 (absolute frames
+    /// segment·1024 …) into `gains`: each segment's eight lanes' phasors from its own phase (libm), turned
+    /// in Double by the C kernel (`am_gains`, the four segments side by side).
+    private func fillGains(firstSegment: Int) {
         let twoPi = 2 * Double.pi
-        var cycles = Double(segment * Self.segmentFrames) * cyclesPerFrame + startCycles
-        cycles -= cycles.rounded(.down)
-        var re = SIMD8<Double>(), im = SIMD8<Double>()
-        for lane in 0..<8 {
-            let angle = twoPi * (cycles + Double(lane) * cyclesPerFrame)
-            re[lane] = cos(angle)
-            im[lane] = sin(angle)
+        var re = (SIMD32<Double>(), SIMD32<Double>())
+        for k in 0..<4 {
+            var cycles = Double((firstSegment + k) * Self.segmentFrames) * cyclesPerFrame + startCycles
+            cycles -= cycles.rounded(.down)
+            for lane in 0..<8 {
+                let angle = twoPi * (cycles + Double(lane) * cyclesPerFrame)
+                re.0[8 * k + lane] = cos(angle)
+                re.1[8 * k + lane] = sin(angle)
+            }
         }
-        let step = twoPi * 8 * cyclesPerFrame
-        let c = SIMD8<Double>(repeating: cos(step)), s = SIMD8<Double>(repeating: sin(step))
-        let offset = SIMD8<Double>(repeating: levelFactor), scale = SIMD8<Double>(repeating: levelFactor * depth)
-        let out = UnsafeMutableRawPointer(gains)
-        var i = 0
-        while i < Self.segmentFrames {
-            out.storeBytes(of: SIMD8<Float>(offset + scale * im), toByteOffset: i * 4, as: SIMD8<Float>.self)
-            (re, im) = (re * c - im * s, re * s + im * c)
-            i += 8
+        withUnsafeBytes(of: &re.0) { r in
+            withUnsafeBytes(of: &re.1) { i in
+                Kernels.table.am_gains!(r.baseAddress!.assumingMemoryBound(to: Double.self),
+                                        i.baseAddress!.assumingMemoryBound(to: Double.self), stepCosine, stepSine,
+                                        levelFactor, levelFactor * depth, Self.segmentFrames, gains)
+            }
         }
     }
 }

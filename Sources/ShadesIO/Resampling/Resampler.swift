@@ -3,13 +3,16 @@ import ShadesDSP
 
 /// Sample-rate conversion of whole buffers with libsamplerate (`StreamingResampler` converts block by block).
 package enum Resampler {
-    /// Converter quality, from libsamplerate's sinc converters.
+    /// Converter quality.
     package enum Quality: String, CaseIterable, Sendable, Codable {
-        /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth (default).
+        /// The default. Streams (``StreamingResampler``) between whole rates whose ratio reduces to terms of
+        /// 1,024 or less run the rational FFT resampler (``RationalResampler``: flat to 0.95 × the lower
+        /// Nyquist, images and aliases below −150 dB measured); other ratios and whole buffers run
+        /// libsamplerate's SRC_SINC_BEST_QUALITY (97 dB SNR, 97 % bandwidth).
         case best
-        /// SRC_SINC_MEDIUM_QUALITY.
+        /// libsamplerate's SRC_SINC_MEDIUM_QUALITY.
         case medium
-        /// SRC_SINC_FASTEST.
+        /// libsamplerate's SRC_SINC_FASTEST.
         case fastest
 
         var converter: Int32 {

@@ -43,8 +43,9 @@ final class SoundFile {
     /// Starts a sound file in `file`, a file being written by ``AtomicFile`` (`sf_open_fd`, SFM_WRITE; the
     /// descriptor stays open: AtomicFile syncs and closes it). Starts from an empty file, so a second
     /// call on the same `file` replaces the first one's bytes.
+    /// `startsWriteback`: ask the disk to write every few MB (for a file about to be synced; not for scratch).
     static func create(file: AtomicFile.Temporary, sampleRate: Int, channelCount: Int, format: AudioFileFormat,
-                       frameCount: Int) throws(ShadesError) -> SoundFile {
+                       frameCount: Int, startsWriteback: Bool = true) throws(ShadesError) -> SoundFile {
         let bytesPerSample = format.sampleFormat == .s16 ? 2 : (format.sampleFormat == .s24 ? 3 : 4)
         let sampleBytes = frameCount * channelCount * bytesPerSample
         let needsRF64 = format.container == .wav && sampleBytes > 0xFFFF_0000
@@ -78,7 +79,7 @@ final class SoundFile {
         }
         let soundFile = SoundFile(handle: handle, info: info, path: file.path)
         soundFile.neededBytes = needed
-        soundFile.writeback = (file.descriptor, bytesPerSample * channelCount, 0)
+        if startsWriteback { soundFile.writeback = (file.descriptor, bytesPerSample * channelCount, 0) }
         if format.sampleFormat == .f32 {
             // No PEAK chunk: its timestamp would make identical renders differ byte for byte.
             sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))

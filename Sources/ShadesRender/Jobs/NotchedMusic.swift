@@ -170,9 +170,11 @@ package struct NotchReport: Sendable, Encodable, Equatable {
 ///
 /// The chain is: decode block by block (``AudioFileInput``) → resample if another rate is asked
 /// (``StreamingResampler``) → a ``NotchFilter`` per channel → gain → quantise → ``AudioFileOutput`` under
-/// ``AtomicFile``. It runs twice: pass 1 measures the notched signal's true peak (BS.1770, 4× oversampled)
-/// and the input's spectrum around each notch; pass 2 runs the same chain again with the one gain that
-/// keeps the true peak at or below the ceiling, and writes. Nothing is held but a few blocks and the filters
+/// ``AtomicFile``. Two passes: pass 1 measures the notched signal's true peak (BS.1770, 4× oversampled)
+/// and the input's spectrum around each notch, and keeps the notched signal in a scratch file
+/// (``ScratchSoundFile``, Float: the same samples); pass 2 reads it back with the one gain that keeps the
+/// true peak at or below the ceiling, and writes. So the music is decoded, resampled and notched once
+/// (without room for the scratch file, pass 2 runs the chain again). Nothing is held but a few blocks and the filters
 /// (with pass 1's spectrum sums: about 1.3 MB per channel for a 500 Hz notch at 48 kHz, less above). A
 /// reader thread decodes ahead of the filters.
 ///
@@ -419,6 +421,9 @@ struct NotchPlan {
         var outputPeak = 0.0
         /// Each channel's input spectrum (nil if it could not be measured: too short).
         var spectra: [PowerSpectrum?] = []
+        /// The notched signal as measured (before the gain), kept for the writing pass; nil when it could
+        /// not be kept (no room in the temporary folder): the writing pass then computes it again.
+        var notched: ScratchSoundFile?
     }
 
     /// The chain: the file decoded (and resampled) by a file source, then the notches with a silent past
@@ -439,11 +444,15 @@ struct NotchPlan {
 
     var changed: ShadesError { .input("cannot read \(job.inputPath): the file changed while it was being processed") }
 
-    /// Pass 1: the input's length, spectrum and true peak, the notched signal's true peak.
+    /// Pass 1: the input's length, spectrum and true peak, the notched signal's true peak; the notched
+    /// signal is kept in a scratch file for pass 2, so the music is decoded, resampled and notched once.
     func measure() throws(ShadesError) -> Measurements {
         let (file, tap, notched) = try chain(measuring: true)
         let meters = Array(repeating: TruePeakMeter(sampleRate: outputRate), count: channelCount)
-        let (peaks, frames) = FileSink.measure(SourceGroups([notched]), length: .untilEndOf(file), meters: meters,
+        let scratch = try? ScratchSoundFile(channelCount: channelCount, sampleRate: Int(outputRate),
+                                            expectedFrames: outputFrames(forInput: announcedFrames))
+        let measured: any AudioSource = scratch.map { KeepingTap(source: notched, scratch: $0) } ?? notched
+        let (peaks, frames) = FileSink.measure(SourceGroups([measured]), length: .untilEndOf(file), meters: meters,
                                                chunkFrames: FileChain.blockFrames)
         if let failure = file.failure { throw failure }
         var result = Measurements()
@@ -456,13 +465,32 @@ struct NotchPlan {
         // Too short to say anything (the rule of a Welch estimate): no spectrum.
         let long = result.inputFrames >= SpectrumAccumulator.minimumFrameCount
         result.spectra = (0..<channelCount).map { long ? notched.inputSpectrum(channel: $0) : nil }
+        if let scratch, (try? scratch.finishWriting()) != nil, scratch.frames >= frames { result.notched = scratch }
         return result
     }
 
     /// Pass 2: the same chain again times `gain`, quantised and written; the input must decode to the
     /// same length.
     func write(gain: Float, measured: Measurements, comment: String) throws(ShadesError) {
+        if let kept = measured.notched {
+            // The notched signal of pass 1, read back (its frames past the output's end are not read).
+            let notched = try AudioFileSource(path: kept.readPath, blockFrames: FileChain.blockFrames)
+            try write(notched, gain: gain, measured: measured, comment: comment) { () throws(ShadesError) in
+                if let failure = notched.failure { throw failure }
+            }
+            return
+        }
         let (file, _, notched) = try chain(measuring: false)
+        try write(notched, gain: gain, measured: measured, comment: comment) { () throws(ShadesError) in
+            // The filters render past the end, so the file source has met it.
+            if let failure = file.failure { throw failure }
+            guard file.inputFramesDecoded == measured.inputFrames else { throw changed }
+        }
+    }
+
+    /// Writes `notched` times `gain`, quantised, then runs `check` before the file is put in place.
+    private func write(_ notched: any AudioSource, gain: Float, measured: Measurements, comment: String,
+                       check: () throws(ShadesError) -> Void) throws(ShadesError) {
         let sink = try FileSink(path: job.outputPath, sampleFormat: job.sampleFormat, sampleRate: Int(outputRate),
                                 channelMap: Array(0..<channelCount),
                                 ditherKeys: (0..<channelCount).map { SeedStream.dither.key(seed: 1, channel: $0) },
@@ -470,10 +498,26 @@ struct NotchPlan {
         try sink.create { (writer: FileSink.Writer) throws(ShadesError) in
             _ = try writer.write(SourceGroups([notched]), frames: measured.outputFrames,
                                  gains: Array(repeating: gain, count: channelCount), meters: [SignalMeasurement]?.none)
-            // The filters render past the end, so the file source has met it.
-            if let failure = file.failure { throw failure }
-            guard file.inputFramesDecoded == measured.inputFrames else { throw changed }
+            try check()
         }
+    }
+}
+
+/// Passes `source` through and appends every frame it renders to `scratch`.
+final class KeepingTap: AudioSource {
+    let source: any AudioSource
+    let scratch: ScratchSoundFile
+    var sampleRate: Double { source.sampleRate }
+    var channelCount: Int { source.channelCount }
+
+    init(source: any AudioSource, scratch: ScratchSoundFile) {
+        self.source = source
+        self.scratch = scratch
+    }
+
+    func render(into block: AudioBlock) {
+        source.render(into: block)
+        scratch.append(block)
     }
 }
 

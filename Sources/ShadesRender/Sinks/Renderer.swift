@@ -239,7 +239,9 @@ public enum Renderer {
         if let p = r.pulses { text += " pulse=" + p.summary }
         if let f = r.fades { text += " fade_in/out=" + f.summary }
         text += " duration=\(formatNumber(r.durationSeconds))s rate=\(formatNumber(r.sampleRate)) channels=\(r.resolvedLayout.rawValue)"
-        text += " level=\(formatNumber(r.levelDBFS))dBFS seed=\(r.resolvedSeed) loop=\(r.loop) format=\(format.rawValue)"
+        text += " level=\(formatNumber(r.levelDBFS))dBFS seed=\(r.resolvedSeed) loop=\(r.loop)"
+        if r.streamsPeriodicLoop { text += " loop_method=periodic" }
+        text += " format=\(format.rawValue)"
         return text
     }
 

@@ -221,6 +221,25 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                              level: .rms(dBFS: Self.referenceLevelDBFS), seed: resolvedSeed &+ UInt64(index), loop: loop)
     }
 
+    /// True for a loop of coloured or notched noise longer than ``LoopNoise/largestSynthesisFrames``: it
+    /// streams as periodic noise (``NoiseSource`` with a period) instead of being synthesised whole, and
+    /// its comment tag says `loop_method=periodic`.
+    package var streamsPeriodicLoop: Bool {
+        guard loop, frameCount > LoopNoise.largestSynthesisFrames, sound.swell == nil,
+              case .noise(let colour, _)? = sound.generator else { return false }
+        return colour.beta != 0 || !(notches ?? []).isEmpty || sound.shape != nil
+    }
+
+    /// Refuses a sound synthesised whole in memory (``LoopNoise``) longer than
+    /// ``LoopNoise/largestSynthesisFrames``, before any work.
+    private func refuseLongSynthesis(_ what: String) throws(ShadesError) {
+        guard frameCount > LoopNoise.largestSynthesisFrames else { return }
+        let longest = Double(LoopNoise.largestSynthesisFrames) / sampleRate
+        throw ShadesError(parameter: .duration, value: "\(formatNumber(durationSeconds)) s",
+                          problem: "is too long for \(what), synthesised whole in memory",
+                          allowed: "at most \(formatNumber((longest * 10).rounded(.down) / 10)) s at \(formatNumber(sampleRate)) Hz")
+    }
+
     private func validate(_ generator: Generator) throws(ShadesError) {
         switch generator {
         case .noise(let colour, let distribution):
@@ -235,9 +254,11 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                 throw ShadesError(parameter: .duration, value: "\(durationSeconds) s",
                                   allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
             }
+            try refuseLongSynthesis("grey noise")
         case .narrowBandNoise(let centreHz, let widthOctaves):
             _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
             if loop {
+                try refuseLongSynthesis("a loop of narrow-band noise")
                 do throws(ShadesError) {
                     _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves,
                                                          sampleRate: sampleRate, frameCount: frameCount)

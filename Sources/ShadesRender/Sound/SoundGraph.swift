@@ -98,7 +98,7 @@ public struct SoundGraph: Sendable {
     package func makeSignal(_ s: Int) -> any AudioSource { makeGroup(s) }
 
     /// Validates `request` and builds its graph; loops (and grey noise) are synthesised here, over their
-    /// whole length.
+    /// whole length, up to ``LoopNoise/largestSynthesisFrames``; longer loops of coloured noise stream.
     public init(_ request: RenderRequest) throws(ShadesError) {
         try request.validate()
         guard let generator = request.sound.generator, request.sound.swell == nil else {
@@ -131,7 +131,14 @@ public struct SoundGraph: Sendable {
         switch generator {
         case .noise(let colour, let distribution):
             layout = request.resolvedLayout
-            if request.loop && (colour.beta != 0 || notch != nil || shape != nil) {
+            if request.streamsPeriodicLoop {
+                // A long loop: periodic noise, streamed (its notch and shape, if any, are filters primed by
+                // the periodic source: periodic too).
+                base = { s in
+                    try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
+                                     distribution: distribution, firstSignal: s, periodFrames: frames)
+                }
+            } else if request.loop && (colour.beta != 0 || notch != nil || shape != nil) {
                 // The notch, if any, is applied to the loop's own spectrum (its ideal gain: the band removed
                 // exactly, the rest untouched), so the loop stays periodic.
                 let loopNotch = notch, loopShape = shape
