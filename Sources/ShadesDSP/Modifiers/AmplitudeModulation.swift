@@ -98,6 +98,9 @@ package final class AmplitudeModulatedSource: AudioSource {
         return cycles * sampleRate / Double(frameCount)
     }
 
+    /// Prepares its carrier.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { carrier.prepareForRealTime(preparation) }
+
     package func render(into block: AudioBlock) {
         carrier.render(into: block)
         let segmentFrames = Self.segmentFrames

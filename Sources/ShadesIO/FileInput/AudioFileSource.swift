@@ -25,23 +25,30 @@ public final class AudioFileSource: AudioSource {
     package let blockFrames: Int
     /// Output frames the source has (after resampling: round(n · rate ratio)); nil until rendering
     /// has reached the end.
-    public private(set) var frameCount: Int?
+    public var frameCount: Int? { frameCountWhenKnown }
     /// ``frameCount`` for any thread (a real-time player's control thread while the audio thread renders).
     public var frameCountWhenKnown: Int? { let n = knownFrameCount.load(ordering: .acquiring); return n < 0 ? nil : n }
     private let knownFrameCount = Atomic<Int>(-1)
     /// Input frames decoded; nil until the end.
-    package private(set) var inputFramesDecoded: Int?
+    package var inputFramesDecoded: Int? { settleEnd()?.inputFrames }
     /// Set at the end when the frames read are not all the file holds or announces (a cut MP3): see
     /// ``AudioFileInput/lengthWarning``.
-    public private(set) var lengthWarning: String?
-    /// Why the source ended early (a read error), or nil.
-    public private(set) var failure: ShadesError?
+    public var lengthWarning: String? { settleEnd()?.lengthWarning }
+    /// Why the source ended early (a read error, or fewer frames came out than went in), or nil. Read it
+    /// from the thread that rendered, or after rendering has stopped.
+    public var failure: ShadesError? { settleEnd()?.failure ?? readFailure }
     /// Whether a render call waits for the reader when its next block is not decoded yet (offline: the
-    /// default). A real-time player sets it false: the call then renders silence for the rest of the
-    /// block and counts an underrun, and the music goes on where it was on a later call.
-    public var waitsForReader = true
+    /// default). ``prepareForRealTime(_:)`` sets it false: the call then renders silence for the rest of
+    /// the block and counts an underrun, and the music goes on where it was on a later call.
+    public private(set) var waitsForReader = true
     /// Render calls that found the reader behind (only when not ``waitsForReader``).
     public private(set) var readerUnderruns = 0
+    /// Also counts them, for the graph's player (set by ``prepareForRealTime(_:)``).
+    private var underrunCounter: UnderrunCounter?
+    /// The reader's error, taken on the render thread (no text is made there).
+    private var readFailure: ShadesError?
+    /// What the end tells, worked out (with its text) on first request, off the render thread.
+    private var settled: (inputFrames: Int, lengthWarning: String?, failure: ShadesError?)?
 
     /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
     /// find the end of a stream, e.g. a cut-off Ogg file).
@@ -138,6 +145,7 @@ public final class AudioFileSource: AudioSource {
         while done < block.frameCount {
             if position == available && !ended && !takeNextBlock() {
                 readerUnderruns += 1
+                underrunCounter?.add()
                 for c in 0..<channelCount { block.channel(c)[done...].update(repeating: 0) }
                 return
             }
@@ -156,15 +164,17 @@ public final class AudioFileSource: AudioSource {
         }
     }
 
-    /// Waits until the reader has decoded the first block (or the file has ended). A real-time player
-    /// calls it before it starts its stream, so the music does not begin with an underrun while the
-    /// decoder starts up; it returns at once after the first render call.
-    public func waitForFirstBlock() {
-        guard delivered == 0, position == available, !ended else { return }
-        let waits = waitsForReader
-        waitsForReader = true
-        _ = takeNextBlock()
-        waitsForReader = waits
+    /// Switches to real-time rendering once the whole graph is prepared (the notches above it have read
+    /// their pre-rolls, waiting): waits until the reader has filled its ring ahead, then no render call
+    /// waits for it again; one that finds it behind counts an underrun here and in the preparation's
+    /// counter.
+    public func prepareForRealTime(_ preparation: RealTimePreparation) {
+        underrunCounter = preparation.readerUnderruns
+        preparation.whenGraphIsPrepared { [self] in
+            if position == available && !ended { _ = takeNextBlock() }
+            readAhead.waitUntilAhead()
+            waitsForReader = false
+        }
     }
 
     /// Copies the reader's next block into `current`, or marks the end; false when not waiting and the
@@ -181,18 +191,26 @@ public final class AudioFileSource: AudioSource {
             }
             if !readAhead.ended { return false }
         } catch {
-            failure = error
+            readFailure = error
         }
-        // The reader has finished: the input is this thread's again.
+        // The reader has finished: the input is this thread's again. Only the count is published here;
+        // the rest (``settleEnd()``) makes text, which an audio thread must not.
         ended = true
-        inputFramesDecoded = input.framesRead
-        lengthWarning = input.lengthWarning
+        knownFrameCount.store(delivered, ordering: .releasing)
+        return true
+    }
+
+    /// The end's figures and failure, worked out once after the reader has finished; nil before.
+    private func settleEnd() -> (inputFrames: Int, lengthWarning: String?, failure: ShadesError?)? {
+        guard ended else { return nil }
+        if let settled { return settled }
         let expected = outputFrames(forInput: input.framesRead)
+        var failure = readFailure
         if failure == nil && delivered != expected {
             failure = .input("cannot read \(path): \(delivered) of \(expected) frames came out")
         }
-        frameCount = delivered
-        knownFrameCount.store(delivered, ordering: .releasing)
-        return true
+        let end = (inputFrames: input.framesRead, lengthWarning: input.lengthWarning, failure: failure)
+        settled = end
+        return end
     }
 }

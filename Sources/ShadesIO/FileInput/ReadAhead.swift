@@ -28,6 +28,8 @@ package final class ReadAhead: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Blocks handed over in all, published by the reader (−1 until it finishes) before its last signal.
     private let finalCount = Atomic<Int>(-1)
+    /// Filled slots not yet taken.
+    private let ready = Atomic<Int>(0)
     /// The reader's error, written before `finalCount`.
     private var failure: ShadesError?
     private var readSlot = 0, takeSlot = 0
@@ -57,6 +59,7 @@ package final class ReadAhead: @unchecked Sendable {
                     frames[slot] = n
                     readSlot = (slot + 1) % Self.slotCount
                     handed += 1
+                    ready.add(1, ordering: .releasing)
                     filled.signal()
                     return true
                 }
@@ -126,8 +129,21 @@ package final class ReadAhead: @unchecked Sendable {
         let slot = takeSlot
         takeSlot = (slot + 1) % Self.slotCount
         taken += 1
+        ready.subtract(1, ordering: .relaxed)
         defer { free.signal() }
         return try slots[slot].withBlock(frames: 0..<frames[slot], body)
+    }
+
+    /// Waits (polling every millisecond, at most `timeoutSeconds`) until every slot of the ring holds a
+    /// block not yet taken or the reader has finished: a real-time consumer starts with the most read
+    /// ahead. Not for an audio thread.
+    package func waitUntilAhead(timeoutSeconds: Double = 10) {
+        var waitedMilliseconds = 0
+        while ready.load(ordering: .acquiring) < Self.slotCount && finalCount.load(ordering: .acquiring) < 0
+                && Double(waitedMilliseconds) < timeoutSeconds * 1000 {
+            usleep(1_000)
+            waitedMilliseconds += 1
+        }
     }
 
     /// Stops the reader (after its current block) and waits for it. Call it once.
