@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
         // A library suite with a few command-line checks among its tests (StimuliTests, NotchedNoiseTests,
         // MP3InputTests, FileAnalysisTests) needs the `shades` binary built too.
-        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
+        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "CHeapStatistics", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
