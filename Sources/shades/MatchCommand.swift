@@ -91,7 +91,12 @@ private struct InteractiveMatch {
         let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
         let output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480)
         try output.start()
-        defer { output.stop() }
+        defer {
+            output.stop()
+            // Gaps in the tones would spoil the comparison: say how many there were.
+            printToStandardError("match: \(engine.underruns) underruns of the audio device while the tones played"
+                                 + " (real-time scheduling \(output.realTimeScheduling ? "granted" : "refused"))\n")
+        }
         let terminal = RawTerminal()
         defer { terminal.restore() }
         var match = try PitchMatch()
@@ -124,7 +129,7 @@ private struct InteractiveMatch {
     private func balance(_ f: Double, engine: PlayerEngine, terminal: RawTerminal) throws -> Double {
         let tone = try ToneSource(frequencyHz: f, sampleRate: rate, layout: .diotic, levelDBFS: levelDBFS)
         var db = 0.0
-        let voice = engine.play(tone, fadeInSeconds: 0.05)
+        let voice = try engine.play(tone, fadeInSeconds: 0.05)
         defer { engine.stop(voice, fadeSeconds: 0.05) }
         while true {
             printToStandardError("\r\u{1B}[Kloudness of \(formatNumber(f.rounded())) Hz: \(formatSigned(db, digits: 0)) dB (up/down, enter when as loud as your tinnitus)")
@@ -146,7 +151,7 @@ private struct InteractiveMatch {
             let tone = try FadedSource(source: ToneSource(frequencyHz: f, sampleRate: rate, layout: .diotic, levelDBFS: levelDBFS),
                                        fadeInSeconds: 0.01, fadeOutSeconds: 0.01, totalFrames: second)
             let start = engine.framesRendered + Int(0.1 * rate) + k * (second + second / 2)
-            let voice = engine.play(tone, gainDB: db, fadeInSeconds: 0, atFrame: start)
+            let voice = try engine.play(tone, gainDB: db, fadeInSeconds: 0, atFrame: start)
             engine.stop(voice, fadeSeconds: 0, atFrame: start + second)
         }
         usleep(2_700_000)
