@@ -57,7 +57,7 @@ public final class AudioFileSource: AudioSource {
     private let input: AudioFileInput
     private let resampler: StreamingResampler?
     private let readAhead: ReadAhead
-    private let current: AudioBuffer
+    /// Frames of the block the reader's ring holds for this source, and how far it has been rendered.
     private var available = 0, position = 0, delivered = 0
     private var ended = false
 
@@ -85,7 +85,6 @@ public final class AudioFileSource: AudioSource {
             : try StreamingResampler(channelCount: channelCount, inputRate: inputRate, outputRate: self.sampleRate,
                                      quality: quality, outputBlockFrames: blockFrames)
         self.resampler = resampler
-        current = AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false)
         // The reader thread owns the input and the resampler until it has finished. The input ends when a
         // read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
         let channels = channelCount
@@ -154,9 +153,10 @@ public final class AudioFileSource: AudioSource {
                 return
             }
             let n = min(block.frameCount - done, available - position)
-            for c in 0..<channelCount {
-                let destination = block.channel(c).baseAddress! + done
-                current.withChannel(c) { destination.update(from: $0.baseAddress! + position, count: n) }
+            readAhead.withHeldBlock { held in
+                for c in 0..<channelCount {
+                    (block.channel(c).baseAddress! + done).update(from: held.channel(c).baseAddress! + position, count: n)
+                }
             }
             position += n
             done += n
@@ -177,15 +177,11 @@ public final class AudioFileSource: AudioSource {
         }
     }
 
-    /// Copies the reader's next block into `current`, or marks the end; false when not waiting and the
-    /// reader has no block ready.
+    /// Holds the reader's next block, or marks the end; false when not waiting and the reader has no block
+    /// ready.
     private func takeNextBlock() -> Bool {
         do throws(ShadesError) {
-            let next = try readAhead.next(waiting: waitsForReader) { (b: AudioBlock) -> Int in
-                for c in 0..<channelCount { current.withChannel(c) { _ = $0.update(fromContentsOf: b.channel(c)) } }
-                return b.frameCount
-            }
-            if let next {
+            if let next = try readAhead.holdNext(waiting: waitsForReader) {
                 (available, position) = (next, 0)
                 return true
             }
