@@ -72,11 +72,13 @@ public final class AudioOutput {
 
     /// Opens `device` for `engine` (`Pa_OpenStream`), not yet started.
     /// - Parameters:
-    ///   - bufferFrames: frames per callback (the period); the suggested latency is two periods.
+    ///   - bufferFrames: frames per callback (the period).
+    ///   - latencySeconds: the output latency asked (PortAudio's suggested latency: the device's buffer),
+    ///     at least two periods; nil asks two periods.
     /// - Throws: a runtime error naming the devices and host APIs tried when there is no output device
     ///   or it cannot be opened; a parameter error for an unknown `--device`.
     public init(engine: PlayerEngine, device choice: OutputDeviceChoice = .systemDefault, bufferFrames: Int,
-                realTime: Bool = true) throws(ShadesError) {
+                latencySeconds: Double? = nil, realTime: Bool = true) throws(ShadesError) {
         precondition(bufferFrames > 0, "bufferFrames must be > 0")
         self.engine = engine
         self.bufferFrames = bufferFrames
@@ -89,7 +91,8 @@ public final class AudioOutput {
             var parameters = PaStreamParameters(
                 device: PaDeviceIndex(device.index), channelCount: Int32(engine.channelCount),
                 sampleFormat: paFloat32Format | paNonInterleavedFormat,
-                suggestedLatency: 2 * Double(bufferFrames) / engine.sampleRate, hostApiSpecificStreamInfo: nil)
+                suggestedLatency: max(2 * Double(bufferFrames) / engine.sampleRate, latencySeconds ?? 0),
+                hostApiSpecificStreamInfo: nil)
             var opened: UnsafeMutableRawPointer?
             let user = Unmanaged.passUnretained(state).toOpaque()
             let error = PortAudioLibrary.quietly {
@@ -138,6 +141,13 @@ public final class AudioOutput {
     /// its first call; false before it.
     public var realTimeScheduling: Bool { state.schedulingPolicy.load(ordering: .acquiring) == 1 }
 
+    /// The callbacks so far and the time they took (the engine's render, on the monotonic clock): the
+    /// cost of what plays, e.g. total / played time is the share of one core it takes.
+    public var callbackStatistics: (callbacks: Int, totalSeconds: Double, longestSeconds: Double) {
+        (state.callbacks.load(ordering: .relaxed), Double(state.totalNanoseconds.load(ordering: .relaxed)) / 1e9,
+         Double(state.longestNanoseconds.load(ordering: .relaxed)) / 1e9)
+    }
+
     /// The output latency PortAudio reports for the open stream (`Pa_GetStreamInfo`), seconds.
     public var latencySeconds: Double {
         guard let stream, let info = Pa_GetStreamInfo(stream) else { return 0 }
@@ -156,7 +166,9 @@ private func renderCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutableR
     if flags & paOutputUnderflowFlag != 0 { engine.countUnderrun() }
     let channels = UnsafeBufferPointer(start: output.assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
                                        count: engine.channelCount)
+    let start = monotonicNanoseconds()
     engine.render(into: AudioBlock(channels: channels, frameCount: Int(frameCount)))
+    state.count(nanoseconds: monotonicNanoseconds() - start)
     return Int32(paContinue.rawValue)
 }
 
@@ -165,6 +177,16 @@ private final class CallbackState: Sendable {
     let engine: PlayerEngine
     /// The callback thread's scheduling: −1 not known yet, 0 normal, 1 real time.
     let schedulingPolicy = Atomic<Int>(-1)
+    let callbacks = Atomic<Int>(0)
+    let totalNanoseconds = Atomic<Int>(0)
+    let longestNanoseconds = Atomic<Int>(0)
+
+    /// One callback's render took `nanoseconds` (the audio thread only writes these).
+    func count(nanoseconds: Int) {
+        callbacks.add(1, ordering: .relaxed)
+        totalNanoseconds.add(nanoseconds, ordering: .relaxed)
+        if nanoseconds > longestNanoseconds.load(ordering: .relaxed) { longestNanoseconds.store(nanoseconds, ordering: .relaxed) }
+    }
 
     init(engine: PlayerEngine) { self.engine = engine }
 
@@ -175,6 +197,13 @@ private final class CallbackState: Sendable {
         let realTime = pthread_getschedparam(pthread_self(), &policy, &parameters) == 0 && (policy == SCHED_FIFO || policy == SCHED_RR)
         schedulingPolicy.store(realTime ? 1 : 0, ordering: .releasing)
     }
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds (a vDSO call: no system call, no lock).
+private func monotonicNanoseconds() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return time.tv_sec * 1_000_000_000 + time.tv_nsec
 }
 
 /// The calling thread raised to `SCHED_FIFO` while PortAudio starts its threads, which inherit it.

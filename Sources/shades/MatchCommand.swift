@@ -89,7 +89,7 @@ private struct InteractiveMatch {
     func run() throws -> PitchMatch.Result {
         let engine = PlayerEngine(sampleRate: rate, channelCount: 2)
         let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
-        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480)
+        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480, latencySeconds: PlayCommand.defaultLatencySeconds)
         try output.start()
         defer {
             output.stop()

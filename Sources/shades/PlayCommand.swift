@@ -46,8 +46,16 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output device: an index or part of a name from `--device list`; 'list' lists them.")
     var device: String?
 
-    @Option(help: "Frames per audio callback (480) or a time (10ms, the default); the latency asked is two of them.")
+    @Option(help: "Frames per audio callback (480) or a time (10ms, the default).")
     var buffer: String?
+
+    @Option(help: "Output latency to ask of the device (its buffer): 40ms by default, at least two callbacks.")
+    var latency: String?
+
+    /// The device latency asked by default, seconds. Through PulseAudio with every core busy, two 5 ms
+    /// periods (10 ms) underran about once in 10 s and 20 ms about once a minute; 40 ms none in 10 minutes
+    /// (README, "Live playback under load").
+    static let defaultLatencySeconds = 0.04
 
     @Flag(name: .customLong("no-realtime"), help: "Do not ask for real-time scheduling of the audio threads.")
     var noRealtime = false
@@ -55,7 +63,7 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "No status line and no summary.")
     var quiet = false
 
-    @Option(help: "Write {frames, playedFrames, underruns, readerUnderruns, latencySeconds, notchDelaySeconds, bufferFrames, sampleRate, realtime} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence; realtime: whether real-time scheduling was granted).")
+    @Option(help: "Write {frames, playedFrames, underruns, readerUnderruns, latencySeconds, notchDelaySeconds, bufferFrames, sampleRate, realtime, callbacks, renderSeconds, longestCallbackSeconds} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence; realtime: whether real-time scheduling was granted; renderSeconds: the time the callbacks took).")
     var report: String?
 
     func run() throws {
@@ -85,7 +93,9 @@ struct PlayCommand: ParsableCommand {
         // The source is prepared for real time here, before the stream starts (a notch's pre-roll, a file's
         // reader decoded ahead).
         try engine.play(source, gainDB: gainDB, fadeInSeconds: fadeIn)
-        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames, realTime: !noRealtime)
+        let latencySeconds = try latency.map { try parsePositiveSeconds($0, option: "latency") } ?? Self.defaultLatencySeconds
+        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames, latencySeconds: latencySeconds,
+                                     realTime: !noRealtime)
         if let end = [timerSeconds, length].compactMap({ $0 }).min() {
             engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05)))
         }
@@ -99,6 +109,7 @@ struct PlayCommand: ParsableCommand {
 
         let frames = engine.framesRendered, played = engine.framesPlayed
         let realTime = output.realTimeScheduling
+        let cost = output.callbackStatistics
         let notchDelay = Double(notchDelayFrames) / rate
         if !quiet {
             let reader = length == nil ? "" : ", \(engine.readerUnderruns) times the file's reader was behind"
@@ -107,7 +118,7 @@ struct PlayCommand: ParsableCommand {
             printToStandardError("played \(what) through '\(output.device.name)': \(frames) frames (\(String(format: "%.1f", Double(played) / rate)) s played), \(engine.underruns) underruns\(reader), latency \(String(format: "%.1f", latency * 1000)) ms\(notch) (buffer \(bufferFrames) frames at \(Int(rate)) Hz; real-time scheduling \(scheduling))\n")
         }
         if let report {
-            let json = "{\"frames\": \(frames), \"playedFrames\": \(played), \"underruns\": \(engine.underruns), \"readerUnderruns\": \(engine.readerUnderruns), \"latencySeconds\": \(latency), \"notchDelaySeconds\": \(notchDelay), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate)), \"realtime\": \(realTime)}\n"
+            let json = "{\"frames\": \(frames), \"playedFrames\": \(played), \"underruns\": \(engine.underruns), \"readerUnderruns\": \(engine.readerUnderruns), \"latencySeconds\": \(latency), \"notchDelaySeconds\": \(notchDelay), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate)), \"realtime\": \(realTime), \"callbacks\": \(cost.callbacks), \"renderSeconds\": \(cost.totalSeconds), \"longestCallbackSeconds\": \(cost.longestSeconds)}\n"
             try writeText(json, to: report)
         }
     }
