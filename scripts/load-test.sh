@@ -18,6 +18,8 @@ minutes=${1:-10}; buffer=${2:-5ms}; shift $(( $# < 2 ? $# : 2 ))
 shades=$PWD/.build/release/shades
 [ -x "$shades" ] || { echo "load-test: $shades is missing (swift build -c release)" >&2; exit 2; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/shades-load-XXXXXX")
+cp "$shades" "$dir/shades"   # a rebuild during the run does not touch the binary that plays
+shades=$dir/shades
 busy=()
 cleanup() {
   for pid in "${busy[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -46,7 +48,6 @@ echo "load-test: $minutes min at a $buffer buffer, ${#busy[@]} busy loops on $co
 "$shades" play "$@" --timer "${seconds}s" --fade-out 1s --buffer "$buffer" --quiet --report "$dir/report.json" &
 player=$!
 wait "$player" || { echo "load-test: play failed" >&2; exit 1; }
-ticks=$(getconf CLK_TCK)
 report=$(cat "$dir/report.json")
 echo "load-test: report $report"
 underruns=$(echo "$report" | sed -E 's/.*"underruns": ([0-9]+).*/\1/')
