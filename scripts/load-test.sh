@@ -34,7 +34,8 @@ if [ $# -eq 0 ]; then
   "$shades" render pink --duration "${seconds}s" --level -20 --seed 1 -o "$dir/music.wav" >/dev/null
   set -- "$dir/music.wav" --notch 500Hz --width 0.5
 fi
-eval "$(bash scripts/headless-pulse.sh start "$dir/pulse")"
+eval "$(PULSE_REALTIME=${LOAD_PULSE_REALTIME:-1} bash scripts/headless-pulse.sh start "$dir/pulse")"
+echo "load-test: server threads: $(ps -L -o cls=,rtprio=,comm= -p "$(cat "$dir/pulse/run/pulse/pid")" | tr -s ' ' | paste -sd ';')"
 
 cores=$(getconf _NPROCESSORS_ONLN)
 if [ "${LOAD_BUSY:-1}" != 0 ]; then

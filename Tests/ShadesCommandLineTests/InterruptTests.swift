@@ -52,20 +52,10 @@ import ShadesTestSupport
             while interrupted < runs && attempts < 4 * runs {
                 attempts += 1
                 let delay = Double.random(in: 0...span)
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: Shell.executable)
-                process.arguments = arguments
-                process.currentDirectoryURL = URL(fileURLWithPath: folder)
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                usleep(useconds_t(delay * 1_000_000))
-                kill(process.processIdentifier, signal)
-                process.waitUntilExit()
+                let (exited, status, _) = try KillRun.run(arguments, in: folder, signal: signal, after: delay)
                 let state = try Self.snapshot(folder)
                 let what = "\(arguments.prefix(2).joined(separator: " ")) with signal \(signal) after \(delay) s"
-                let exited = process.terminationReason == .exit
-                switch (exited, process.terminationStatus) {
+                switch (exited, status) {
                 case (true, 128 + signal):
                     interrupted += 1
                     #expect(state == old || state == new,
@@ -76,7 +66,7 @@ import ShadesTestSupport
                 case (false, signal):   // before its handler was installed: nothing was made yet
                     #expect(state == old, "\(what): killed at start-up, yet it left \(Set(state.keys).symmetricDifference(old.keys).sorted())")
                 default:
-                    Issue.record("\(what): exit \(process.terminationStatus) (\(exited ? "exited" : "signalled"))")
+                    Issue.record("\(what): exit \(status) (\(exited ? "exited" : "signalled"))")
                 }
                 if state != old { try Self.restore(old, in: folder) }
             }

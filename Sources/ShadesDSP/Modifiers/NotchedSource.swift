@@ -200,6 +200,22 @@ package final class NotchedSource: AudioSource {
     }
 }
 
+/// One filter per channel: nil for a design without notches, else made from the design, or sharing the
+/// response of an earlier channel's filter with the same notches (the other ear).
+private func filtersPerChannel<Filter>(_ designs: [NotchDesign], make: (NotchDesign) -> Filter,
+                                       sharing: (Filter) -> Filter) -> [Filter?] {
+    var filters: [Filter?] = []
+    for (c, design) in designs.enumerated() {
+        guard !design.notches.isEmpty else { filters.append(nil); continue }
+        if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].notches == design.notches }) {
+            filters.append(sharing(filters[twin]!))
+        } else {
+            filters.append(make(design))
+        }
+    }
+    return filters
+}
+
 /// The real-time engine: per channel a delay up to the longest kernel's group delay, then the channel's
 /// zero-latency partitioned convolution (none for a channel without a notch). Channels with the same
 /// notches share one kernel.
@@ -213,15 +229,8 @@ private final class StreamingNotch {
         self.source = source
         let p = NotchedSource.partitionFrames(sampleRate: source.sampleRate)
         partitionFrames = p
-        var convolvers: [PartitionedConvolver?] = []
-        for (c, design) in designs.enumerated() {
-            guard !design.notches.isEmpty else { convolvers.append(nil); continue }
-            if let twin = (0..<c).first(where: { convolvers[$0] != nil && designs[$0].notches == design.notches }) {
-                convolvers.append(PartitionedConvolver(sharingKernelOf: convolvers[twin]!))
-            } else {
-                convolvers.append(PartitionedConvolver(taps: Self.causalTaps(design), partitionFrames: p))
-            }
-        }
+        let convolvers = filtersPerChannel(designs, make: { PartitionedConvolver(taps: Self.causalTaps($0), partitionFrames: p) },
+                                           sharing: PartitionedConvolver.init(sharingKernelOf:))
         self.convolvers = convolvers
         let longest = designs.map { $0.notches.isEmpty ? 0 : $0.halfLength }.max() ?? 0
         delays = designs.map { design in
@@ -278,15 +287,7 @@ private final class DelayedNotch {
     }
 
     static func channels(for designs: [NotchDesign]) -> [DelayedNotch] {
-        var filters: [NotchFilter?] = []
-        for (c, design) in designs.enumerated() {
-            guard !design.notches.isEmpty else { filters.append(nil); continue }
-            if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].notches == design.notches }) {
-                filters.append(NotchFilter(sharingResponseOf: filters[twin]!))
-            } else {
-                filters.append(NotchFilter(design: design))
-            }
-        }
+        let filters = filtersPerChannel(designs, make: NotchFilter.init(design:), sharing: NotchFilter.init(sharingResponseOf:))
         let common = filters.map { $0?.outputDelayFrames ?? 0 }.max() ?? 0
         return filters.map { DelayedNotch(filter: $0, commonDelay: common) }
     }
