@@ -46,7 +46,9 @@ public final class PlayerEngine: @unchecked Sendable {
     private var sourcesOut = 0
     private let garbageCapacity: Int
     /// The file readers' underruns of every source played.
-    private let readerUnderrunCounter = UnderrunCounter()
+    private let readerUnderrunCounter: UnderrunCounter
+    /// Prepares every source played (control thread), counting into `readerUnderrunCounter`.
+    private let preparation: RealTimePreparation
 
     // Audio thread state.
     private var voices: [Voice?]
@@ -86,6 +88,9 @@ public final class PlayerEngine: @unchecked Sendable {
         self.maximumBlockFrames = maximumBlockFrames
         commands = SPSCRing(capacity: commandCapacity)
         garbageCapacity = commandCapacity + maximumVoices
+        let counter = UnderrunCounter()
+        readerUnderrunCounter = counter
+        preparation = RealTimePreparation(readerUnderruns: counter)
         garbage = SPSCRing(capacity: garbageCapacity)
         voices = Array(repeating: nil, count: maximumVoices)
         scratch = AudioBuffer(channelCount: channelCount, frameCapacity: maximumBlockFrames)
@@ -108,7 +113,8 @@ public final class PlayerEngine: @unchecked Sendable {
         try checkFits(source)
         let id = VoiceID(value: nextVoice)
         nextVoice += 1
-        RealTimePreparation.prepare(source, readerUnderruns: readerUnderrunCounter)
+        source.prepareForRealTime(preparation)
+        preparation.finish()
         send(.play(id, source, gain: Float(Self.amplitude(gainDB)), fadeFrames: frames(fadeInSeconds)), atFrame, carriesSource: true)
         return id
     }
@@ -141,7 +147,8 @@ public final class PlayerEngine: @unchecked Sendable {
         try checkFits(source)
         let id = VoiceID(value: nextVoice)
         nextVoice += 1
-        RealTimePreparation.prepare(source, readerUnderruns: readerUnderrunCounter)
+        source.prepareForRealTime(preparation)
+        preparation.finish()
         send(.crossfade(from: voice, to: id, source, fadeFrames: frames(seconds)), atFrame, carriesSource: true)
         return id
     }
@@ -161,20 +168,13 @@ public final class PlayerEngine: @unchecked Sendable {
     /// last `fadeOutSeconds` a raised-cosine fade; then ``isFinished``. A sleep timer, or the app's loop
     /// length. Paused time does not count.
     public func setTimer(seconds: Double, fadeOutSeconds: Double, atFrame: Int? = nil) {
-        send(.timer(frames: frames(seconds), fadeFrames: min(frames(fadeOutSeconds), frames(seconds)), fromStart: false, finishing: false), atFrame)
-    }
-
-    /// Ends playback when ``framesPlayed`` reaches `playedFrames` (e.g. a music file's length, as a voice
-    /// started at the beginning and never paused on its own has played it), the last `fadeOutSeconds` a
-    /// raised-cosine fade.
-    public func setEnd(atPlayedFrame playedFrames: Int, fadeOutSeconds: Double) {
-        send(.timer(frames: playedFrames, fadeFrames: min(frames(fadeOutSeconds), playedFrames), fromStart: true, finishing: false), nil)
+        send(.timer(frames: frames(seconds), fadeFrames: min(frames(fadeOutSeconds), frames(seconds)), finishing: false), atFrame)
     }
 
     /// Ends playback with a fade of `fadeSeconds` from now (Ctrl-C); while everything is paused and silent,
     /// at once.
     public func finish(fadeSeconds: Double = 0.3, atFrame: Int? = nil) {
-        send(.timer(frames: frames(fadeSeconds), fadeFrames: frames(fadeSeconds), fromStart: false, finishing: true), atFrame)
+        send(.timer(frames: frames(fadeSeconds), fadeFrames: frames(fadeSeconds), finishing: true), atFrame)
     }
 
     /// Releases the sources the audio thread has finished with. Every control call runs it; call it now
@@ -352,8 +352,8 @@ public final class PlayerEngine: @unchecked Sendable {
                 voices[v]!.paused = paused
                 voices[v]!.fade.move(to: paused ? 0 : 1, frames: fadeFrames, shape: .raisedCosine)
             }
-        case .timer(let frames, let fadeFrames, let fromStart, let finishing):
-            let end = fromStart ? max(clock, frames) : clock + frames
+        case .timer(let frames, let fadeFrames, let finishing):
+            let end = clock + frames
             // An earlier end wins: a later timer (or Ctrl-C after the end is near) never extends playback.
             if let current = timer, current.endFrame <= end { return }
             if let current = timer, current.fading {
@@ -410,7 +410,7 @@ struct Command {
         case crossfade(from: PlayerEngine.VoiceID, to: PlayerEngine.VoiceID, any AudioSource, fadeFrames: Int)
         case masterGain(Float, rampFrames: Int)
         case masterPause(Bool, fadeFrames: Int)
-        case timer(frames: Int, fadeFrames: Int, fromStart: Bool, finishing: Bool)
+        case timer(frames: Int, fadeFrames: Int, finishing: Bool)
     }
     let frame: Int
     let action: Action

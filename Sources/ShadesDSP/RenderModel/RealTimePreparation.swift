@@ -16,7 +16,6 @@ public final class RealTimePreparation {
     /// Counts render calls in which a file's reader was behind, for every source prepared with it.
     public let readerUnderruns: UnderrunCounter
     private var whenReady: [() -> Void] = []
-    private var finished = false
 
     /// A preparation whose file sources count their reader's underruns in `readerUnderruns`.
     public init(readerUnderruns: UnderrunCounter = UnderrunCounter()) {
@@ -37,17 +36,16 @@ public final class RealTimePreparation {
     /// to real-time there, after the modifiers above it have rendered their pre-rolls from it (offline,
     /// waiting for the reader).
     package func whenGraphIsPrepared(_ action: @escaping () -> Void) {
-        precondition(!finished, "the preparation has finished")
         whenReady.append(action)
     }
 
-    /// Ends the preparation (runs what sources asked for when the graph is prepared). Call it once, after
-    /// ``AudioSource/prepareForRealTime(_:)`` of the graph's top source.
+    /// Ends the preparation of a graph (runs what its sources asked for once it is prepared). Call it after
+    /// ``AudioSource/prepareForRealTime(_:)`` of the graph's top source; the preparation can then prepare
+    /// another graph (``PlayerEngine`` keeps one, so preparing a generator allocates nothing).
     public func finish() {
-        guard !finished else { return }
-        finished = true
-        for action in whenReady { action() }
-        whenReady = []
+        let actions = whenReady
+        whenReady.removeAll(keepingCapacity: true)
+        for action in actions { action() }
     }
 }
 
