@@ -54,7 +54,7 @@ public final class AudioOutput {
     /// Frames per callback asked of PortAudio (the period).
     public let bufferFrames: Int
     /// Whether real-time scheduling is asked for the audio threads.
-    public let asksRealTime: Bool
+    package let asksRealTime: Bool
     private var stream: UnsafeMutableRawPointer?
     private var running = false
     private let state: CallbackState

@@ -14,11 +14,11 @@ import Synchronization
 ///     RealTimePreparation.prepare(source)   // on the control thread, before the first render call
 public final class RealTimePreparation {
     /// Counts render calls in which a file's reader was behind, for every source prepared with it.
-    public let readerUnderruns: UnderrunCounter
+    package let readerUnderruns: UnderrunCounter
     private var whenReady: [() -> Void] = []
 
     /// A preparation whose file sources count their reader's underruns in `readerUnderruns`.
-    public init(readerUnderruns: UnderrunCounter = UnderrunCounter()) {
+    package init(readerUnderruns: UnderrunCounter = UnderrunCounter()) {
         self.readerUnderruns = readerUnderruns
     }
 
@@ -42,7 +42,7 @@ public final class RealTimePreparation {
     /// Ends the preparation of a graph (runs what its sources asked for once it is prepared). Call it after
     /// ``AudioSource/prepareForRealTime(_:)`` of the graph's top source; the preparation can then prepare
     /// another graph (``PlayerEngine`` keeps one, so preparing a generator allocates nothing).
-    public func finish() {
+    package func finish() {
         let actions = whenReady
         whenReady.removeAll(keepingCapacity: true)
         for action in actions { action() }

@@ -40,7 +40,7 @@ public final class AudioFileSource: AudioSource {
     /// Whether a render call waits for the reader when its next block is not decoded yet (offline: the
     /// default). ``prepareForRealTime(_:)`` sets it false: the call then renders silence for the rest of
     /// the block and counts an underrun, and the music goes on where it was on a later call.
-    public private(set) var waitsForReader = true
+    package private(set) var waitsForReader = true
     /// Render calls that found the reader behind (only when not ``waitsForReader``).
     public private(set) var readerUnderruns = 0
     /// Also counts them, for the graph's player (set by ``prepareForRealTime(_:)``).
