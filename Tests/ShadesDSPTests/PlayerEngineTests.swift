@@ -198,7 +198,7 @@ import ShadesDSP
         _ = engine.renderBuffer(frameCount: 480)
         engine.collectGarbage()
         #expect(engine.activeVoices == 2)
-        weak var released: ToneSource? = sources[9]
+        weak let released: ToneSource? = sources[9]
         sources.removeAll()
         #expect(released == nil, "a refused source is the caller's again")
     }
