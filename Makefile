@@ -31,7 +31,7 @@ SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
 .PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-builds cpu-flags clean \
-	fuzz fuzz-ci test-tsan test-asan soak
+	fuzz fuzz-ci test-tsan test-asan soak load-test
 
 # Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
 # removed but not purged (dpkg's "rc") counts as missing: `dpkg -s` answers 0 for it.
@@ -106,6 +106,16 @@ test-tsan: deps
 test-asan: deps
 	SHADES_STREAM_HOURS=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
 		swift test $(SWIFT_FLAGS) --sanitize=address --scratch-path .build-asan
+
+# Live playback under load, by hand (not CI): LOAD_MINUTES (10) at a LOAD_BUFFER (5ms) callback through a
+# headless PulseAudio while a busy loop runs on every core at normal priority; reports the underruns of the
+# device and the file reader and whether real-time scheduling was granted, and fails on an underrun.
+# Plays a pink-noise "music" file notched at 500 Hz, ½ octave (scripts/load-test.sh: other sounds).
+LOAD_MINUTES ?= 10
+LOAD_BUFFER ?= 5ms
+load-test: deps live-deps
+	swift build $(SWIFT_FLAGS) --product shades
+	bash scripts/load-test.sh $(LOAD_MINUTES) $(LOAD_BUFFER)
 
 # The day stream with every hour's figures (SOAK_HOURS, default the test's 24).
 SOAK_HOURS ?= 24

@@ -64,20 +64,24 @@ let package = Package(
         /// ALSA's error handler set to drop its messages (PortAudio's ALSA back end prints them on every start).
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
+        /// SIGINT, SIGTERM and SIGHUP handled on a normal thread: the handler only stores the signal and writes
+        /// to a pipe (async-signal-safe); a watcher thread does the cleanup.
+        .target(name: "CInterrupts"),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesPlatform",
+            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesPlatform", "CInterrupts",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
         .target(name: "ShadesTestSupport", path: "Tests/Support"),
-        /// Heap figures (glibc mallinfo2) for the leak tests of fuzz findings.
+        /// Heap figures (glibc mallinfo2) for the leak tests of fuzz findings, and counts of one thread's allocations,
+        /// frees and mutex locks (malloc and pthread_mutex_lock replaced) for the real-time tests.
         .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
         .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "CHeapStatistics"]),
         .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
         // A library suite with a few command-line checks among its tests (StimuliTests, NotchedNoiseTests,
         // MP3InputTests, FileAnalysisTests) needs the `shades` binary built too.
-        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "shades"]),
+        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "CHeapStatistics", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside

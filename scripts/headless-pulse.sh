@@ -28,6 +28,10 @@ start)
   timeout 10 sh -c 'until pactl info >/dev/null 2>&1; do sleep 0.05; done' \
     || { echo "headless-pulse: the server did not start (see $dir/pulse.log)" >&2; exit 1; }
   pactl set-default-sink shades_sink
+  # PULSE_REALTIME=1 (scripts/load-test.sh): the server's main thread under SCHED_RR too (its sink thread
+  # already is). It passes the clients' data on to the sink; at normal priority a loaded machine delays it
+  # past a short buffer. (Set after the start: the server resets the scheduling it starts with.)
+  if [ -n "${PULSE_REALTIME:-}" ]; then chrt --rr -p 20 "$(cat "$dir/run/pulse/pid")" >&2; fi
   echo "export XDG_RUNTIME_DIR='$dir/run' HOME='$dir/home' PULSE_SINK=shades_sink"
   ;;
 stop)

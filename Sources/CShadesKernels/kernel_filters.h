@@ -124,3 +124,41 @@ static void KERNEL(fir_general)(const float *work, size_t count, const float *ta
         store8(output + j, y);
     }
 }
+
+/// Partitioned convolution, frequency domain: `sums` = Σₖ spectra[slot(k)] · kernels[k] for k = 0 …
+/// partitions − 1, slot(k) = (newest − k) mod partitions, complex products of interleaved (re, im) bins;
+/// `floats` Floats per spectrum (a multiple of 8), spectra `floats` apart. Plain multiplies and adds
+/// (no fusing), k in order: the same bits on every instruction set.
+static void KERNEL(partition_sums)(const float *spectra, const float *kernels, size_t partitions, size_t newest,
+                                   size_t floats, float *sums) {
+    for (size_t i = 0; i < floats; i += 8) store8(sums + i, splat8(0));
+    for (size_t k = 0; k < partitions; k++) {
+        size_t slot = (newest + partitions - k) % partitions;
+        const float *x = spectra + slot * floats, *h = kernels + k * floats;
+        for (size_t i = 0; i < floats; i += 8) {
+            f8 a = load8(x + i), b = load8(h + i);
+            f8 b_re = __builtin_shufflevector(b, b, 0, 0, 2, 2, 4, 4, 6, 6);
+            f8 b_im = __builtin_shufflevector(b, b, 1, 1, 3, 3, 5, 5, 7, 7);
+            f8 a_swapped = __builtin_shufflevector(a, a, 1, 0, 3, 2, 5, 4, 7, 6);
+            f8 sign = {-1, 1, -1, 1, -1, 1, -1, 1};
+            store8(sums + i, load8(sums + i) + (a * b_re + a_swapped * (b_im * sign)));
+        }
+    }
+}
+
+/// Direct-form FIR, one output at a time: output[j] = Σᵤ taps[u]·line[j + u] for u < `tap_count` (a
+/// multiple of 8), eight lanes summed in order. Each output is computed the same way whatever `count`,
+/// so a stream gives the same bits in blocks of any size.
+static void KERNEL(dot_products)(const float *line, size_t count, const float *taps, size_t tap_count, float *output) {
+    for (size_t j = 0; j < count; j++) {
+        const float *x = line + j;
+        f8 even = splat8(0), odd = splat8(0);
+        size_t u = 0;
+        for (; u + 16 <= tap_count; u += 16) {
+            even = even + load8(taps + u) * load8(x + u);
+            odd = odd + load8(taps + u + 8) * load8(x + u + 8);
+        }
+        if (u < tap_count) even = even + load8(taps + u) * load8(x + u);
+        output[j] = lane_sum(even + odd);
+    }
+}

@@ -2,6 +2,7 @@ import CPortAudio
 import CALSAQuiet
 import ShadesDSP
 import ShadesPlatform
+import Synchronization
 
 // With AudioInput.swift, the only files that call PortAudio (CPortAudio). Its flag macros are casts, which
 // Swift does not import: their values from portaudio.h (v19).
@@ -41,14 +42,26 @@ public enum OutputDeviceChoice: Sendable, Equatable {
 /// PortAudio's channel pointers as an `AudioBlock` (no allocation), calls `PlayerEngine.render(into:)`
 /// and counts `paOutputUnderflow` with `PlayerEngine.countUnderrun()`.
 ///
+/// Real-time scheduling: asked by default. The threads PortAudio and its back end start while the stream
+/// is opened and started (the callback's, ALSA's PulseAudio plugin's) inherit the scheduling of the thread
+/// that opens and starts it, which is raised to `SCHED_FIFO` for just that time where the system grants it
+/// (root, or an RLIMIT_RTPRIO above 0); ``realTimeScheduling`` tells what the callback got.
+///
 /// Control calls (init, ``start()``, ``stop()``, deinit) from one thread.
 public final class AudioOutput {
     public let engine: PlayerEngine
     public let device: OutputDevice
     /// Frames per callback asked of PortAudio (the period).
     public let bufferFrames: Int
+    /// Whether real-time scheduling is asked for the audio threads.
+    package let asksRealTime: Bool
     private var stream: UnsafeMutableRawPointer?
     private var running = false
+    private let state: CallbackState
+
+    /// Priority asked under `SCHED_FIFO` (1 … 99): above every normal thread, below the kernel's own
+    /// real-time threads (50) and JACK's usual 70–80.
+    static let realTimePriority: Int32 = 40
 
     /// PortAudio's devices with output channels. Throws a runtime error when PortAudio cannot start.
     public static func devices() throws(ShadesError) -> [OutputDevice] {
@@ -59,24 +72,33 @@ public final class AudioOutput {
 
     /// Opens `device` for `engine` (`Pa_OpenStream`), not yet started.
     /// - Parameters:
-    ///   - bufferFrames: frames per callback (the period); the suggested latency is two periods.
+    ///   - bufferFrames: frames per callback (the period).
+    ///   - latencySeconds: the output latency asked (PortAudio's suggested latency: the device's buffer),
+    ///     at least two periods; nil asks two periods.
     /// - Throws: a runtime error naming the devices and host APIs tried when there is no output device
     ///   or it cannot be opened; a parameter error for an unknown `--device`.
-    public init(engine: PlayerEngine, device choice: OutputDeviceChoice = .systemDefault, bufferFrames: Int) throws(ShadesError) {
+    public init(engine: PlayerEngine, device choice: OutputDeviceChoice = .systemDefault, bufferFrames: Int,
+                latencySeconds: Double? = nil, realTime: Bool = true) throws(ShadesError) {
         precondition(bufferFrames > 0, "bufferFrames must be > 0")
         self.engine = engine
         self.bufferFrames = bufferFrames
+        asksRealTime = realTime
+        let state = CallbackState(engine: engine)
+        self.state = state
         try PortAudioLibrary.initialize()
         do throws(ShadesError) {
             device = try PortAudioLibrary.choose(choice)
             var parameters = PaStreamParameters(
                 device: PaDeviceIndex(device.index), channelCount: Int32(engine.channelCount),
                 sampleFormat: paFloat32Format | paNonInterleavedFormat,
-                suggestedLatency: 2 * Double(bufferFrames) / engine.sampleRate, hostApiSpecificStreamInfo: nil)
+                suggestedLatency: max(2 * Double(bufferFrames) / engine.sampleRate, latencySeconds ?? 0),
+                hostApiSpecificStreamInfo: nil)
             var opened: UnsafeMutableRawPointer?
-            let user = Unmanaged.passUnretained(engine).toOpaque()
+            let user = Unmanaged.passUnretained(state).toOpaque()
             let error = PortAudioLibrary.quietly {
-                Pa_OpenStream(&opened, nil, &parameters, engine.sampleRate, UInt(bufferFrames), paClipOffFlag, renderCallback, user)
+                RealTimeScheduling.whileRaised(realTime) {
+                    Pa_OpenStream(&opened, nil, &parameters, engine.sampleRate, UInt(bufferFrames), paClipOffFlag, renderCallback, user)
+                }
             }
             guard error == paNoError.rawValue, let opened else {
                 throw ShadesError.runtime("cannot open audio output '\(device.name)' (\(device.hostAPI)) at \(Int(engine.sampleRate)) Hz, \(engine.channelCount) channels: \(PortAudioLibrary.text(error))")
@@ -99,7 +121,7 @@ public final class AudioOutput {
     /// Starts the callbacks (`Pa_StartStream`).
     public func start() throws(ShadesError) {
         guard let stream, !running else { return }
-        let error = PortAudioLibrary.quietly { Pa_StartStream(stream) }
+        let error = PortAudioLibrary.quietly { RealTimeScheduling.whileRaised(asksRealTime) { Pa_StartStream(stream) } }
         guard error == paNoError.rawValue else {
             throw .runtime("cannot start audio output '\(device.name)': \(PortAudioLibrary.text(error))")
         }
@@ -115,6 +137,17 @@ public final class AudioOutput {
         running = false
     }
 
+    /// Whether the callback ran with real-time scheduling (`SCHED_FIFO` or `SCHED_RR`), as its thread found on
+    /// its first call; false before it.
+    public var realTimeScheduling: Bool { state.schedulingPolicy.load(ordering: .acquiring) == 1 }
+
+    /// The callbacks so far and the time they took (the engine's render, on the monotonic clock): the
+    /// cost of what plays, e.g. total / played time is the share of one core it takes.
+    public var callbackStatistics: (callbacks: Int, totalSeconds: Double, longestSeconds: Double) {
+        (state.callbacks.load(ordering: .relaxed), Double(state.totalNanoseconds.load(ordering: .relaxed)) / 1e9,
+         Double(state.longestNanoseconds.load(ordering: .relaxed)) / 1e9)
+    }
+
     /// The output latency PortAudio reports for the open stream (`Pa_GetStreamInfo`), seconds.
     public var latencySeconds: Double {
         guard let stream, let info = Pa_GetStreamInfo(stream) else { return 0 }
@@ -127,12 +160,68 @@ private func renderCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutableR
                             _ time: UnsafePointer<PaStreamCallbackTimeInfo>?, _ flags: PaStreamCallbackFlags,
                             _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let output, let user else { return Int32(paAbort.rawValue) }
-    let engine = Unmanaged<PlayerEngine>.fromOpaque(user).takeUnretainedValue()
+    let state = Unmanaged<CallbackState>.fromOpaque(user).takeUnretainedValue()
+    let engine = state.engine
+    if state.schedulingPolicy.load(ordering: .relaxed) < 0 { state.noteScheduling() }
     if flags & paOutputUnderflowFlag != 0 { engine.countUnderrun() }
     let channels = UnsafeBufferPointer(start: output.assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
                                        count: engine.channelCount)
+    let start = monotonicNanoseconds()
     engine.render(into: AudioBlock(channels: channels, frameCount: Int(frameCount)))
+    state.count(nanoseconds: monotonicNanoseconds() - start)
     return Int32(paContinue.rawValue)
+}
+
+/// What the callback reaches through its user-data pointer.
+private final class CallbackState: Sendable {
+    let engine: PlayerEngine
+    /// The callback thread's scheduling: −1 not known yet, 0 normal, 1 real time.
+    let schedulingPolicy = Atomic<Int>(-1)
+    let callbacks = Atomic<Int>(0)
+    let totalNanoseconds = Atomic<Int>(0)
+    let longestNanoseconds = Atomic<Int>(0)
+
+    /// One callback's render took `nanoseconds` (the audio thread only writes these).
+    func count(nanoseconds: Int) {
+        callbacks.add(1, ordering: .relaxed)
+        totalNanoseconds.add(nanoseconds, ordering: .relaxed)
+        if nanoseconds > longestNanoseconds.load(ordering: .relaxed) { longestNanoseconds.store(nanoseconds, ordering: .relaxed) }
+    }
+
+    init(engine: PlayerEngine) { self.engine = engine }
+
+    /// Reads the calling thread's policy once (one system call, on the first callback).
+    func noteScheduling() {
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        let realTime = pthread_getschedparam(pthread_self(), &policy, &parameters) == 0 && (policy == SCHED_FIFO || policy == SCHED_RR)
+        schedulingPolicy.store(realTime ? 1 : 0, ordering: .releasing)
+    }
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds (a vDSO call: no system call, no lock).
+private func monotonicNanoseconds() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return time.tv_sec * 1_000_000_000 + time.tv_nsec
+}
+
+/// The calling thread raised to `SCHED_FIFO` while PortAudio starts its threads, which inherit it.
+private enum RealTimeScheduling {
+    /// Runs `body` with the calling thread at ``AudioOutput/realTimePriority`` under `SCHED_FIFO` when
+    /// `raise` is set and the system grants it, then restores the thread's scheduling.
+    static func whileRaised<R>(_ raise: Bool, _ body: () -> R) -> R {
+        guard raise else { return body() }
+        let thread = pthread_self()
+        var oldPolicy: Int32 = 0
+        var old = sched_param()
+        guard pthread_getschedparam(thread, &oldPolicy, &old) == 0 else { return body() }
+        var asked = sched_param()
+        asked.sched_priority = AudioOutput.realTimePriority
+        let granted = pthread_setschedparam(thread, SCHED_FIFO, &asked) == 0
+        defer { if granted { pthread_setschedparam(thread, oldPolicy, &old) } }
+        return body()
+    }
 }
 
 /// PortAudio's library calls outside a stream.

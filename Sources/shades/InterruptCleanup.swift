@@ -1,20 +1,31 @@
+import CInterrupts
 import ShadesIO
 import ShadesPlatform
+import Synchronization
 
-/// On Ctrl-C or SIGTERM, remove any half-written temporary file before exiting, so an interrupted
-/// render leaves nothing behind.
+/// Ctrl-C, SIGTERM and SIGHUP: by default the run is ended on the interrupt watcher's thread (CInterrupts:
+/// the handler itself only stores the signal and writes to a pipe) after ``InterruptCleanup`` has removed
+/// what the run made, so an interrupted render, notch, stimuli set or catalogue build leaves the previous
+/// output and nothing else; exit status 128 + the signal. A command that ends by itself on an interrupt
+/// (`play`: a short fade) calls ``InterruptHandling/handOverToCommand()`` and polls
+/// ``InterruptHandling/takeRequest()``.
 func installInterruptCleanup() {
     let signals = [SIGINT, SIGTERM, SIGHUP]
-    for signalNumber in signals {
-        signal(signalNumber) { received in
-            AtomicFile.removeTemporaryFiles()
-            _exit(128 + received)
+    _ = signals.withUnsafeBufferPointer { list in
+        shades_interrupts_install(list.baseAddress, Int32(list.count)) { signalNumber in
+            guard !InterruptHandling.commandHandles.load(ordering: .acquiring) else { return }
+            InterruptCleanup.removeEverythingAndExit(signal: signalNumber)
         }
     }
-    // A blocked signal mask is inherited from the parent (a test runner's or service manager's thread):
-    // unblock these so Ctrl-C is not held pending until the run ends. Threads started later inherit it.
-    var set = sigset_t()
-    sigemptyset(&set)
-    for signalNumber in signals { sigaddset(&set, signalNumber) }
-    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+}
+
+enum InterruptHandling {
+    /// Set by a command that ends by itself on an interrupt.
+    static let commandHandles = Atomic<Bool>(false)
+
+    /// From now on an interrupt does not end the process: the command polls ``takeRequest()``.
+    static func handOverToCommand() { commandHandles.store(true, ordering: .releasing) }
+
+    /// True once per interrupt received since the last call.
+    static func takeRequest() -> Bool { shades_interrupts_take() != 0 }
 }

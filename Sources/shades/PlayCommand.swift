@@ -46,66 +46,110 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output device: an index or part of a name from `--device list`; 'list' lists them.")
     var device: String?
 
-    @Option(help: "Frames per audio callback (480) or a time (10ms, the default; a notched music file: its FFT block); the latency asked is two of them.")
+    @Option(help: "Frames per audio callback (480) or a time (10ms, the default).")
     var buffer: String?
+
+    @Option(help: "Output latency to ask of the device (its buffer): 40ms by default, at least two callbacks.")
+    var latency: String?
+
+    /// The device latency asked by default, seconds. Through PulseAudio with every core busy, two 5 ms
+    /// periods (10 ms) underran about once in 10 s and 20 ms about once a minute; 40 ms none in 10 minutes
+    /// (README, "Live playback under load").
+    static let defaultLatencySeconds = 0.04
+
+    @Flag(name: .customLong("no-realtime"), help: "Do not ask for real-time scheduling of the audio threads.")
+    var noRealtime = false
 
     @Flag(help: "No status line and no summary.")
     var quiet = false
 
-    @Option(help: "Write {frames, underruns, readerUnderruns, latencySeconds, bufferFrames, sampleRate} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence).")
+    @Option(help: "Write {frames, playedFrames, underruns, readerUnderruns, latencySeconds, notchDelaySeconds, bufferFrames, sampleRate, realtime, callbacks, renderSeconds, longestCallbackSeconds} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence; realtime: whether real-time scheduling was granted; renderSeconds: the time the callbacks took).")
     var report: String?
 
     func run() throws {
         if device?.lowercased() == "list" { return try listDevices() }
-        let (source, what, gainDB, length, musicFile, notchBlock) = try makeSource()
+        let timerSeconds = try timer.map { try parsePositiveSeconds($0, option: "timer") }
+        let fadeIn = try fadeSeconds(sound.fadeIn, option: "fade-in") ?? fadeSeconds(sound.fade, option: "fade") ?? 0.05
+        let fadeOut = try fadeSeconds(sound.fadeOut, option: "fade-out") ?? fadeSeconds(sound.fade, option: "fade")
+        if let timerSeconds {
+            let named = sound.fadeOut != nil ? "--fade-out" : "--fade"
+            if let fadeOut, fadeOut > timerSeconds {
+                throw ShadesError.usage("\(named) \(formatNumber(fadeOut)) s is longer than --timer \(formatNumber(timerSeconds)) s (allowed: a fade-out up to the timer)")
+            }
+            if fadeIn > timerSeconds {
+                throw ShadesError.usage("--fade-in \(formatNumber(fadeIn)) s is longer than --timer \(formatNumber(timerSeconds)) s (allowed: a fade-in up to the timer)")
+            }
+        }
+        let (source, what, gainDB, length, notchDelayFrames) = try makeSource()
+        if timerSeconds == nil && length == nil && sound.fadeOut != nil {
+            // An endless sound ends only by Ctrl-C (its own short fade) or a timer: the fade-out would not be heard.
+            throw ShadesError.usage("--fade-out applies to --timer, which is not given (allowed: --fade-out with --timer, or with a music file)")
+        }
         let rate = source.sampleRate
-        // A notch filters a whole FFT block at once: a callback shorter than that block underruns.
-        let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) } ?? max(Int(0.01 * rate), notchBlock)
-        let fadeIn = try fadeSeconds(sound.fadeIn, parameter: "fade-in") ?? fadeSeconds(sound.fade, parameter: "fade") ?? 0.05
-        let fadeOut = try fadeSeconds(sound.fadeOut, parameter: "fade-out") ?? fadeSeconds(sound.fade, parameter: "fade")
-        let timerSeconds = try timer.map { try ValueParsing.seconds($0, parameter: "timer") }
+        let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) } ?? Int(0.01 * rate)
         let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
 
         let engine = PlayerEngine(sampleRate: rate, channelCount: source.channelCount)
-        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames)
-        engine.play(source, gainDB: gainDB, fadeInSeconds: fadeIn)
-        let end = [timerSeconds, length].compactMap { $0 }.min()
-        if let end { engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05))) }
-
-        let session = LiveSession(engine: engine, what: what, endSeconds: end, file: musicFile,
-                                  showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
-        // Offline until here (a notch with a silent past reads its delay's worth on creation): from now on a
-        // late reader costs a block of silence, counted, never a wait in the audio callback.
-        if let musicFile {
-            musicFile.waitForFirstBlock()
-            musicFile.waitsForReader = false
+        // The source is prepared for real time here, before the stream starts (a notch's pre-roll, a file's
+        // reader decoded ahead).
+        try engine.play(source, gainDB: gainDB, fadeInSeconds: fadeIn)
+        let latencySeconds = try latency.map { try parsePositiveSeconds($0, option: "latency") } ?? Self.defaultLatencySeconds
+        let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames, latencySeconds: latencySeconds,
+                                     realTime: !noRealtime)
+        if let end = [timerSeconds, length].compactMap({ $0 }).min() {
+            engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05)))
         }
+
+        let session = LiveSession(engine: engine, what: what, endSeconds: [timerSeconds, length].compactMap({ $0 }).min(),
+                                  showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
         try output.start()
         session.run()
         let latency = output.latencySeconds
         output.stop()
 
-        let frames = engine.framesRendered
-        // Read after the stream stopped: the render thread counted them.
-        let readerUnderruns = musicFile?.readerUnderruns ?? 0
+        let frames = engine.framesRendered, played = engine.framesPlayed
+        let realTime = output.realTimeScheduling
+        let cost = output.callbackStatistics
+        let notchDelay = Double(notchDelayFrames) / rate
         if !quiet {
-            let reader = musicFile == nil ? "" : " (the file's reader was behind \(readerUnderruns) times)"
-            printToStandardError("played \(what) through '\(output.device.name)': \(frames) frames (\(String(format: "%.1f", Double(frames) / rate)) s), \(engine.underruns) underruns\(reader), latency \(String(format: "%.1f", latency * 1000)) ms (buffer \(bufferFrames) frames at \(Int(rate)) Hz)\n")
+            let reader = length == nil ? "" : ", \(engine.readerUnderruns) times the file's reader was behind"
+            let notch = notchDelayFrames == 0 ? "" : " + notch delay \(String(format: "%.1f", notchDelay * 1000)) ms"
+            let scheduling = noRealtime ? "not asked" : (realTime ? "granted" : "refused")
+            printToStandardError("played \(what) through '\(output.device.name)': \(frames) frames (\(String(format: "%.1f", Double(played) / rate)) s played), \(engine.underruns) underruns\(reader), latency \(String(format: "%.1f", latency * 1000)) ms\(notch) (buffer \(bufferFrames) frames at \(Int(rate)) Hz; real-time scheduling \(scheduling))\n")
         }
         if let report {
-            let json = "{\"frames\": \(frames), \"underruns\": \(engine.underruns), \"readerUnderruns\": \(readerUnderruns), \"latencySeconds\": \(latency), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate))}\n"
+            let json = "{\"frames\": \(frames), \"playedFrames\": \(played), \"underruns\": \(engine.underruns), \"readerUnderruns\": \(engine.readerUnderruns), \"latencySeconds\": \(latency), \"notchDelaySeconds\": \(notchDelay), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate)), \"realtime\": \(realTime), \"callbacks\": \(cost.callbacks), \"renderSeconds\": \(cost.totalSeconds), \"longestCallbackSeconds\": \(cost.longestSeconds)}\n"
             try writeText(json, to: report)
         }
     }
 
     private func listDevices() throws {
-        for device in try AudioOutput.devices() {
+        let devices = try AudioOutput.devices()
+        guard !devices.isEmpty else {
+            throw ShadesError.runtime("no audio output device found: no sound card and no audio server reachable (for PulseAudio set XDG_RUNTIME_DIR or PULSE_SERVER)")
+        }
+        for device in devices {
             print("\(device.index)\(device.isDefault ? "*" : " ") \(device.name) (\(device.hostAPI), \(device.maximumOutputChannels) channels, \(Int(device.defaultSampleRate)) Hz, low latency \(String(format: "%.1f", device.defaultLowLatencySeconds * 1000)) ms)")
         }
     }
 
-    private func fadeSeconds(_ text: String?, parameter: String) throws -> Double? {
-        try text.map { try ValueParsing.seconds($0, parameter: parameter) }
+    private func fadeSeconds(_ text: String?, option: String) throws -> Double? {
+        try text.map { text throws in
+            let seconds = try ValueParsing.seconds(text, parameter: option)
+            guard seconds >= 0 else {
+                throw ShadesError(parameter: "--\(option)", value: text, allowed: "0 s or longer, e.g. 50ms, 5s")
+            }
+            return seconds
+        }
+    }
+
+    /// A time above 0: the timer.
+    private func parsePositiveSeconds(_ text: String, option: String) throws -> Double {
+        let seconds = try ValueParsing.seconds(text, parameter: option)
+        guard seconds > 0, seconds.isFinite else {
+            throw ShadesError(parameter: "--\(option)", value: text, allowed: "more than 0 s, e.g. 45m, 1h, 90s")
+        }
+        return seconds
     }
 
     private func parseBuffer(_ buffer: String, sampleRate: Double) throws -> Int {
@@ -124,8 +168,9 @@ struct PlayCommand: ParsableCommand {
     }
 
     /// The stream to play, what to call it, its gain in dB, its length in seconds (nil: endless) and the
-    /// file it reads, if any.
-    private func makeSource() throws -> (any AudioSource, String, Double, Double?, AudioFileSource?, Int) {
+    /// notch's delay in frames (the longest kernel's half length: how far ahead of its output a notched
+    /// file is read; 0 without a notch).
+    private func makeSource() throws -> (any AudioSource, String, Double, Double?, Int) {
         if let preset {
             if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
             var info = stat()
@@ -136,7 +181,7 @@ struct PlayCommand: ParsableCommand {
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
             let (loop, gain) = try asset.makeLoop()
-            return (loop, "preset \(preset)", gain, nil, nil, 0)
+            return (loop, "preset \(preset)", gain, nil, 0)
         }
         let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)
         let stream = try SoundGraph(request).makeLiveStream()
@@ -148,12 +193,10 @@ struct PlayCommand: ParsableCommand {
         }
         if let am = sound.am { what += ", AM \(am)" }
         if let notch = sound.notch { what += ", notch \(notch)" }
-        // A notch on a file filters one FFT block at a time (fftSize − 2M frames per block).
-        let notchBlock = try request.sound.file == nil ? 0 : request.notches.map { (n: [NotchSpec]) throws(ShadesError) in
-            let design = try NotchDesign(notches: n, sampleRate: request.sampleRate)
-            return design.fftSize - 2 * design.halfLength
+        let notchDelay = try request.notches.map { (n: [NotchSpec]) throws(ShadesError) in
+            try FileChain.designs(n, channelCount: 2, sampleRate: request.sampleRate).map(\.halfLength).max() ?? 0
         } ?? 0
-        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, stream.file, notchBlock)
+        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, notchDelay)
     }
 
     private func writeText(_ text: String, to path: String) throws {
@@ -167,18 +210,12 @@ struct PlayCommand: ParsableCommand {
     }
 }
 
-/// Set by SIGINT/SIGTERM/SIGHUP while playing: the control loop fades out and ends.
-private let interruptRequested = Atomic<Bool>(false)
-
 /// The control thread while playing: keys, the status line, Ctrl-C, and the end (the fade played out,
 /// then ~100 ms of silence, since PortAudio's ALSA path drops the last buffer).
 private final class LiveSession {
     let engine: PlayerEngine
     let what: String
     let endSeconds: Double?
-    /// A music file whose length is known only when its reader reaches the end (then playback ends there).
-    let file: AudioFileSource?
-    private var fileEndScheduled = false
     let showsStatus: Bool
     let readsKeys: Bool
     private var volumeDB = 0.0
@@ -186,26 +223,21 @@ private final class LiveSession {
     private var finishing = false
     private var savedTerminal: termios?
 
-    init(engine: PlayerEngine, what: String, endSeconds: Double?, file: AudioFileSource?, showsStatus: Bool, readsKeys: Bool) {
-        (self.engine, self.what, self.endSeconds, self.file, self.showsStatus, self.readsKeys) = (engine, what, endSeconds, file, showsStatus, readsKeys)
+    init(engine: PlayerEngine, what: String, endSeconds: Double?, showsStatus: Bool, readsKeys: Bool) {
+        (self.engine, self.what, self.endSeconds, self.showsStatus, self.readsKeys) = (engine, what, endSeconds, showsStatus, readsKeys)
     }
 
     func run() {
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-            signal(signalNumber) { _ in interruptRequested.store(true, ordering: .relaxed) }
-        }
+        // SIGINT, SIGTERM, SIGHUP: the loop below fades out and ends (nothing to clean up).
+        InterruptHandling.handOverToCommand()
         if readsKeys { enterRawMode() }
         defer { leaveRawMode() }
         var finishedAt: Int?
         let rate = engine.sampleRate
         while true {
-            if interruptRequested.exchange(false, ordering: .relaxed) { finish() }
+            if InterruptHandling.takeRequest() { finish() }
             if readsKeys { handleKeys() }
             engine.collectGarbage()
-            if !fileEndScheduled, let frames = file?.frameCountWhenKnown {
-                fileEndScheduled = true
-                engine.setTimer(seconds: 0.05, fadeOutSeconds: 0.05, atFrame: max(0, frames - Int(0.05 * rate)))
-            }
             if showsStatus { drawStatus() }
             if engine.isFinished {
                 finishedAt = finishedAt ?? engine.framesRendered
@@ -254,7 +286,7 @@ private final class LiveSession {
     }
 
     private func drawStatus() {
-        let elapsed = Double(engine.framesRendered) / engine.sampleRate
+        let elapsed = Double(engine.framesPlayed) / engine.sampleRate
         var time = clock(elapsed)
         if let endSeconds { time += " / \(clock(max(0, endSeconds - elapsed))) left" }
         let peak = engine.takePeak()

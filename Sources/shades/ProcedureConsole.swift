@@ -35,7 +35,7 @@ final class ProcedureConsole {
         }
         engine = PlayerEngine(sampleRate: Self.sampleRate, channelCount: 2)
         let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
-        output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480)
+        output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480, latencySeconds: PlayCommand.defaultLatencySeconds)
         try output.start()
         tcgetattr(0, &saved)
         var raw = saved
@@ -51,6 +51,9 @@ final class ProcedureConsole {
         isOpen = false
         tcsetattr(0, TCSANOW, &saved)
         output.stop()
+        // Gaps in the tones would spoil the answers: say how many there were.
+        printToStandardError("\(engine.underruns) underruns of the audio device while the tones played"
+                             + " (real-time scheduling \(output.realTimeScheduling ? "granted" : "refused"))\n")
     }
 
     // MARK: Text
@@ -118,7 +121,7 @@ final class ProcedureConsole {
         let request = RenderRequest(sound: sound, durationSeconds: 3_600, sampleRate: Self.sampleRate, layout: .diotic,
                                     level: .rms(dBFS: levelDBFS))
         let stream = try SoundGraph(request).makeLiveStream()
-        return engine.play(stream.source, gainDB: gainDB, fadeInSeconds: fadeInSeconds, atFrame: atFrame)
+        return try engine.play(stream.source, gainDB: gainDB, fadeInSeconds: fadeInSeconds, atFrame: atFrame)
     }
 
     /// Frames from the engine's start to `seconds` from now.

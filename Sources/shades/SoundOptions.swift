@@ -88,37 +88,37 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "fractal: grid steps per minute, 20 … 240 (default 80); each note lasts 1 … 4 steps.")
     var tempo: Double?
 
-    @Option(help: "Narrow-band noise width in octaves (0.5: edges at frequency·2^±0.25).")
-    var width: Double = 0.5
+    @Option(help: "Width in octaves: of the narrow-band noise for nbn (default 0.5: edges at frequency·2^±0.25), else of the --notch (as --notch-width).")
+    var width: Double?
 
     @Option(help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
     var am: String?
 
-    @Option(name: .customLong("am-depth"), help: "Modulation depth, 0 … 1.")
-    var amDepth: Double = 1
+    @Option(name: .customLong("am-depth"), help: "Modulation depth, 0 … 1 (default 1; with --am).")
+    var amDepth: Double?
 
-    @Option(name: .customLong("am-phase"), parsing: .unconditional, help: "Modulation start phase in radians.")
-    var amPhase: Double = 0
+    @Option(name: .customLong("am-phase"), parsing: .unconditional, help: "Modulation start phase in radians (default 0; with --am).")
+    var amPhase: Double?
 
-    @Option(name: .customLong("am-keep"), help: "What modulation keeps equal to the unmodulated sound: rms or peak.")
-    var amKeep: AmplitudeModulationLevel = .rms
+    @Option(name: .customLong("am-keep"), help: "What modulation keeps equal to the unmodulated sound: rms (the default) or peak (with --am).")
+    var amKeep: AmplitudeModulationLevel?
 
     @Option(help: "Cut a notch centred here (notched noise: Okamoto 2010), e.g. 6kHz.")
     var notch: String?
 
-    @Option(name: .customLong("notch-width"), help: "Notch width in octaves (0 … 3; 1 in Okamoto 2010, 0.5 in Stein 2016).")
-    var notchWidth: Double = 1
+    @Option(name: .customLong("notch-width"), help: "Notch width in octaves (0 … 3; default 1 as in Okamoto 2010, 0.5 in Stein 2016; with --notch).")
+    var notchWidth: Double?
 
     @Option(name: .customLong("edge-boost"), help: "Raise the bands beside the notch by this gain (Stein 2016: 20dB).")
     var edgeBoost: String?
 
-    @Option(name: .customLong("edge-width"), help: "Width of each boosted band beside the notch, in octaves.")
-    var edgeWidth: Double = 0.375
+    @Option(name: .customLong("edge-width"), help: "Width of each boosted band beside the notch, in octaves (default 0.375; with --edge-boost).")
+    var edgeWidth: Double?
 
     @Option(help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
     var pulse: String?
 
-    @Option(help: "Raised-cosine rise and fall of each pulse (default 25ms; 20–50 ms is the audiometric convention), or the edges of an isochronic tone (default 5ms).")
+    @Option(help: "Raised-cosine rise and fall of each pulse (default 25ms; 20–50 ms is the audiometric convention; with --pulse or --pulse-count), or the edges of an isochronic tone (default 5ms).")
     var ramp: String?
 
     @Option(name: .customLong("pulse-count"), help: "Number of pulses (the duration follows if --duration is not given).")
@@ -146,9 +146,11 @@ struct SoundOptions: ParsableArguments {
     /// `includingFades` false leaves the fades to the caller (live playback fades in the player).
     func makeRequest(source: String?, duration: String?, defaultSeconds: Double? = nil,
                      includingFades: Bool = true) throws -> RenderRequest {
+        try refuseModifierOptionsWithoutTheirBase(source: source)
         var sound = try withMatchedFrequency().baseSound(source: source)
         if let modulation = try am.map({ text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth, startPhase: amPhase, keep: amKeep)
+            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth ?? 1, startPhase: amPhase ?? 0,
+                       keep: amKeep ?? .rms)
         }) { sound.modulation = modulation }
         if let pulse {
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
@@ -168,10 +170,9 @@ struct SoundOptions: ParsableArguments {
         }
         if let notch {
             let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-            sound.notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: notchWidth,
-                                       edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)]
-        } else if edgeBoost != nil {
-            throw ShadesError.usage("--edge-boost applies to a --notch")
+            let widthOctaves = notchWidth ?? (isNarrowBandNoise(source) ? nil : width) ?? 1
+            sound.notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: widthOctaves,
+                                       edgeBoostDB: boost, edgeWidthOctaves: edgeWidth ?? 0.375)]
         }
         if let shape = try shaping.shape() {
             if case .spectralRipple(var ripple) = sound.generator {
@@ -226,7 +227,7 @@ struct SoundOptions: ParsableArguments {
             generator = .tone(frequencyHz: try ValueParsing.hertz(frequency))
         case "nbn":
             guard let frequency else { throw ShadesError.usage("nbn needs --frequency (the band centre) and --width in octaves") }
-            generator = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width)
+            generator = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width ?? 0.5)
         case "grey", "gray":
             generator = .grey
         case "cr":
@@ -298,6 +299,33 @@ struct SoundOptions: ParsableArguments {
         options.frequency = "\(try matchedFrequency(fromMatch))"
         return options
     }
+
+    /// Refuses an option that changes a modifier given without the option that asks for it (`--am-depth`
+    /// without `--am`): it would be ignored.
+    private func refuseModifierOptionsWithoutTheirBase(source: String?) throws {
+        func refuse(_ option: String, _ base: String) throws {
+            throw ShadesError.usage("\(option) applies to \(base), which is not given (allowed: \(option) with \(base))")
+        }
+        if am == nil {
+            if amDepth != nil { try refuse("--am-depth", "--am") }
+            if amPhase != nil { try refuse("--am-phase", "--am") }
+            if amKeep != nil { try refuse("--am-keep", "--am") }
+        }
+        if notch == nil {
+            if notchWidth != nil { try refuse("--notch-width", "--notch") }
+            if edgeBoost != nil { try refuse("--edge-boost", "--notch") }
+            if edgeWidth != nil { try refuse("--edge-width", "--notch") }
+            if width != nil && !isNarrowBandNoise(source) { try refuse("--width", "nbn or --notch") }
+        } else if width != nil && notchWidth != nil && !isNarrowBandNoise(source) {
+            throw ShadesError.usage("--width and --notch-width both set the notch's width (allowed: one of them)")
+        }
+        if edgeBoost == nil && edgeWidth != nil && notch != nil { try refuse("--edge-width", "--edge-boost") }
+        if pulse == nil && pulseCount == nil && ramp != nil && source?.lowercased() != "isochronic" {
+            try refuse("--ramp", "--pulse, --pulse-count or isochronic")
+        }
+    }
+
+    private func isNarrowBandNoise(_ source: String?) -> Bool { source?.lowercased() == "nbn" }
 
     /// The sound names a SOURCE can be.
     static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "velvet", "tone", "nbn", "binaural",

@@ -168,7 +168,7 @@ import ShadesTestSupport
         #expect(buffer.samples(channel: 0).contains { $0 != 0 })
 
         let engine = PlayerEngine(sampleRate: 48_000, channelCount: 2)
-        engine.play(try graph.makeLiveStream().source, gainDB: 0, fadeInSeconds: 1)
+        try engine.play(try graph.makeLiveStream().source, gainDB: 0, fadeInSeconds: 1)
         buffer.withBlock { engine.render(into: $0) }
         #expect(engine.framesRendered == 512)
 

@@ -165,4 +165,37 @@ import ShadesTestSupport
         #expect(result.status == 2)
         #expect(result.stderr.contains("no presets folder 'nowhere' here (allowed: --presets FOLDER"), "\(result.stderr)")
     }
+
+    /// What `play` would ignore or cannot do is refused before any audio starts, in one line naming the
+    /// option: a timer of 0 or less, a fade longer than the timer, a modifier's option without the modifier.
+    @Test(arguments: [
+        (["pink", "--timer", "0s"], "--timer"), (["pink", "--timer=-1s"], "--timer"),
+        (["pink", "--timer", "10s", "--fade-out", "20s"], "--fade-out 20 s is longer than --timer 10 s"),
+        (["pink", "--timer", "10s", "--fade", "11s"], "--fade 11 s is longer than --timer 10 s"),
+        (["pink", "--fade-out", "5s"], "--fade-out applies to --timer"),
+        (["pink", "--am-depth", "0.5"], "--am-depth applies to --am"), (["pink", "--am-phase", "1"], "--am-phase applies to --am"),
+        (["pink", "--notch-width", "0.5"], "--notch-width applies to --notch"), (["pink", "--edge-width", "0.5", "--notch", "4kHz"], "--edge-width applies to --edge-boost"),
+        (["pink", "--width", "0.5"], "--width applies to nbn or --notch"), (["tone", "--frequency", "1kHz", "--ramp", "10ms"], "--ramp applies to --pulse"),
+    ])
+    func playRefusesWhatItWouldIgnore(arguments: [String], message: String) throws {
+        let result = try Shell.run(["play"] + arguments, in: folder, environment: ["PULSE_SERVER": "unix:/nonexistent"])
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("shades: error: ") && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+        // The same modifier options with their base are not refused (they get as far as the audio device).
+        _ = try Shell.run(["render", "pink", "--duration", "1s", "-o", "music.wav"], in: folder)
+        let accepted = try Shell.run(["play", "music.wav", "--notch", "500Hz", "--width", "0.5", "--am", "4", "--am-depth", "0.5"], in: folder,
+                                     environment: ["PULSE_SERVER": "unix:/nonexistent", "XDG_RUNTIME_DIR": "/nonexistent"])
+        #expect(accepted.status != 2, "\(accepted.stderr)")
+    }
+
+    /// Without an audio server or sound card, `play --device list` says so and fails (it printed nothing
+    /// and exited 0).
+    @Test func playDeviceListWithoutAServerSaysSo() throws {
+        let result = try Shell.run(["play", "--device", "list"], in: folder,
+                                   environment: ["PULSE_SERVER": "unix:/nonexistent", "XDG_RUNTIME_DIR": "/nonexistent"])
+        guard result.stdout.isEmpty else { return }   // a machine with a sound card lists it
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("shades: error: no audio output device found"), "\(result.stderr)")
+    }
 }

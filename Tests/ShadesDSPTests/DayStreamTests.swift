@@ -135,6 +135,7 @@ private final class Tap: AudioSource {
         self.source = source
         copy = AudioBuffer(channelCount: 1, frameCapacity: largestBlock, zeroed: false)
     }
+    func prepareForRealTime(_ preparation: RealTimePreparation) { source.prepareForRealTime(preparation) }
     func render(into block: AudioBlock) {
         source.render(into: block)
         copy.withChannel(0) { $0.baseAddress!.update(from: block.channel(0).baseAddress!, count: block.frameCount) }

@@ -16,6 +16,8 @@ private final class ConstantSource: AudioSource {
         (self.sampleRate, self.channelCount, self.value) = (sampleRate, channelCount, value)
     }
 
+    func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     func render(into block: AudioBlock) {
         for c in 0..<block.channelCount { block.channel(c).update(repeating: value) }
     }

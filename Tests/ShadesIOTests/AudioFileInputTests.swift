@@ -38,17 +38,19 @@ import ShadesIO
         for c in 0..<2 { #expect(read.samples(channel: c) == whole.samples(channel: c)) }
     }
 
-    /// A real-time player's file source (`waitsForReader` false) that waits for the first block before its
-    /// stream starts begins without an underrun, with the file's first samples (resampled to 48 kHz here,
-    /// so the decoder and the resampler both have to have run).
-    @Test func aPlayerWaitingForTheFirstBlockStartsWithoutAnUnderrun() throws {
+    /// A file source prepared for real time (``RealTimePreparation``: its reader decodes ahead, then no
+    /// render call waits) begins without an underrun, with the file's first samples (resampled to 48 kHz
+    /// here, so the decoder and the resampler both have to have run), and counts in the preparation's
+    /// counter when its reader is behind.
+    @Test func aPreparedFileSourceStartsWithoutAnUnderrun() throws {
         let (path, _) = try writeNoise("first-block.wav")
         let reference = try AudioFileSource(path: path, sampleRate: 48_000, blockFrames: 4_096).renderBuffer(frameCount: 512)
         let live = try AudioFileSource(path: path, sampleRate: 48_000, blockFrames: 4_096)
-        live.waitsForReader = false
-        live.waitForFirstBlock()
+        #expect(live.waitsForReader)
+        let counter = RealTimePreparation.prepare(live)
+        #expect(!live.waitsForReader)
         let first = live.renderBuffer(frameCount: 512)
-        #expect(live.readerUnderruns == 0)
+        #expect(live.readerUnderruns == 0 && counter.count == 0)
         for c in 0..<2 { #expect(first.samples(channel: c) == reference.samples(channel: c)) }
     }
 

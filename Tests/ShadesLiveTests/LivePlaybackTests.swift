@@ -131,23 +131,27 @@ final class LivePlaybackTests {
         }
     }
 
-    /// Tailor-made notched music, live: an MP3 (LAME, as a user's music would come), decoded and resampled
-    /// to 48 kHz on the reader's thread, notched at 4 kHz, arrives as `shades notch` writes the same file,
-    /// block for block, with neither the player nor the reader behind.
-    @Test func notchedMusicArrivesAsTheNotchCommandWritesIt() throws {
-        let music = try Shell.run(["render", "pink", "--duration", "12s", "--rate", "44100", "--level", "-20",
-                                   "--seed", "11", "-o", "music.wav"], in: folder)
+    /// Tailor-made notched music, live, at the default 10 ms buffer (the notch streams in partitions): an
+    /// MP3 (LAME, as a user's music would come), decoded and resampled to 48 kHz on the reader's thread,
+    /// notched at 500 Hz (½ octave: the README's longest kernel), 4 kHz or 12 kHz, arrives as `shades notch`
+    /// writes the same file, block for block, with neither the player nor the reader behind.
+    @Test(arguments: [("500Hz", "0.5"), ("4kHz", "1"), ("12kHz", "1")])
+    func notchedMusicArrivesAsTheNotchCommandWritesIt(centre: String, width: String) throws {
+        let music = try Shell.run(["render", "pink", "--duration", "8s", "--rate", "44100", "--level", "-20",
+                                   "--seed", "11", "-o", "music-\(centre).wav"], in: folder)
         #expect(music.status == 0, "render: \(music.stderr)")
-        try Lame.encode("\(folder)/music.wav", to: "\(folder)/music.mp3", options: ["-b", "192"])
-        let notch = try Shell.run(["notch", "music.mp3", "--frequency", "4kHz", "--rate", "48000", "--format", "f32",
-                                   "-o", "notched.wav"], in: folder)
+        try Lame.encode("\(folder)/music-\(centre).wav", to: "\(folder)/music-\(centre).mp3", options: ["-b", "192"])
+        let notch = try Shell.run(["notch", "music-\(centre).mp3", "--frequency", centre, "--width", width, "--rate", "48000",
+                                   "--format", "f32", "-o", "notched-\(centre).wav"], in: folder)
         #expect(notch.status == 0, "notch: \(notch.stderr)")
-        let reference = try FloatWAV.read("\(folder)/notched.wav")
-        let (capture, report) = try record(["music.mp3", "--notch", "4kHz", "--rate", "48000", "--quiet", "--report", "music.json"])
+        let reference = try FloatWAV.read("\(folder)/notched-\(centre).wav")
+        let (capture, report) = try record(["music-\(centre).mp3", "--notch", centre, "--width", width, "--rate", "48000",
+                                            "--quiet", "--report", "music-\(centre).json"])
         let offset = try align(capture, reference)
         if let report {
             #expect(report.underruns == 0 && report.readerUnderruns == 0, "\(report)")
-            print("live: notched music report: \(report)")
+            #expect(report.bufferFrames == 480, "the notch raised the buffer: \(report)")
+            print("live: notched music at \(centre) report: \(report)")
         }
         // The file's own length with the player's 50 ms fades at both ends: compare what lies between.
         let frames = (liveRate / 10)..<(reference[0].count - liveRate / 10)
@@ -160,7 +164,7 @@ final class LivePlaybackTests {
             let residuals = Compare.residualsDB(capture[channel], reference[channel], offset: offset, frames: frames, gain: gain)
             let worst = residuals.max() ?? 0
             #expect(worst < -40, "channel \(channel): a 10 ms block differs from the notch command's by \(worst) dB")
-            print("live: notched music channel \(channel): gain \(gain), worst block residual \(worst) dB")
+            print("live: notched music at \(centre) channel \(channel): gain \(gain), worst block residual \(worst) dB")
         }
     }
 

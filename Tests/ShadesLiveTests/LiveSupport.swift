@@ -145,6 +145,12 @@ struct PlayReport: Decodable {
     let latencySeconds: Double
     let bufferFrames: Int
     let sampleRate: Double
+    /// Whether the callback ran with real-time scheduling.
+    let realtime: Bool?
+    /// The notch's delay (how far ahead of its output a notched file is read), seconds.
+    let notchDelaySeconds: Double?
+    /// The longest callback's render, seconds.
+    let longestCallbackSeconds: Double?
 }
 
 struct LiveError: Error, CustomStringConvertible {
@@ -258,7 +264,7 @@ enum Compare {
     /// cross-correlation of a 100 ms stretch of the reference taken `templateStart` frames in, with the
     /// normalised correlation there (1 for an exact copy). Noise pins the lag to one frame; a tone cannot.
     static func offset(of reference: [Float], in capture: [Float], templateStart: Int = liveRate / 2,
-                       templateFrames: Int = liveRate / 10, maxLag: Int = 2 * liveRate) -> (frame: Int, correlation: Double) {
+                       templateFrames: Int = liveRate / 10, maxLag: Int = 5 * liveRate) -> (frame: Int, correlation: Double) {
         let lags = min(maxLag, capture.count - templateStart - templateFrames)
         guard lags > 0 else { return (0, 0) }
         var best = 0, bestValue = -Double.infinity

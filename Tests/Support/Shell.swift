@@ -59,6 +59,15 @@ public enum KillRun {
     /// Starts `shades arguments` in `folder` (output discarded), sends SIGKILL after `delay` seconds unless it
     /// has ended, and waits for it (so its process id is gone). Returns whether the kill ended it, and its id.
     public static func run(_ arguments: [String], in folder: String, killAfter delay: Double) throws -> (killed: Bool, pid: Int32) {
+        let run = try run(arguments, in: folder, signal: SIGKILL, after: delay)
+        return (!run.exited && run.status == SIGKILL, run.pid)
+    }
+
+    /// Starts `shades arguments` in `folder` (output discarded), sends `signal` after `delay` seconds unless
+    /// it has ended, and waits for it. Returns whether it exited (else a signal ended it), its exit status or
+    /// that signal, and its id.
+    public static func run(_ arguments: [String], in folder: String, signal: Int32,
+                           after delay: Double) throws -> (exited: Bool, status: Int32, pid: Int32) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Shell.executable)
         process.arguments = arguments
@@ -68,9 +77,9 @@ public enum KillRun {
         try process.run()
         let pid = process.processIdentifier
         usleep(useconds_t(max(0, delay) * 1_000_000))
-        kill(pid, SIGKILL)
+        kill(pid, signal)
         process.waitUntilExit()
-        return (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, pid)
+        return (process.terminationReason == .exit, process.terminationStatus, pid)
     }
 
     /// Every name in `folder` (hidden ones too), sorted.

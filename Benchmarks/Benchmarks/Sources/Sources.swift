@@ -35,8 +35,10 @@ final class StreamState {
     let source: any AudioSource
     let buffer: AudioBuffer
 
+    /// `source`, prepared for real time as a player prepares it (a notch then streams in partitions).
     init(_ source: any AudioSource) {
         self.source = source
+        RealTimePreparation.prepare(source)
         buffer = AudioBuffer(channelCount: source.channelCount, frameCapacity: framesPerCall)
     }
 }
@@ -48,6 +50,8 @@ final class AllocatingSource: AudioSource {
     var channelCount: Int { wrapped.channelCount }
 
     init(_ wrapped: any AudioSource) { self.wrapped = wrapped }
+
+    func prepareForRealTime(_ preparation: RealTimePreparation) { wrapped.prepareForRealTime(preparation) }
 
     func render(into block: AudioBlock) {
         let scratch = [Float](unsafeUninitializedCapacity: block.frameCount) { $0.initialize(repeating: 0); $1 = $0.count }
@@ -73,13 +77,15 @@ final class ScheduledEngineSource: AudioSource {
         let rate = 48_000.0
         pool = try (0..<5).map { try graphSource(.noise(colour: .pink, distribution: .gaussian), levelDBFS: -26, seed: UInt64($0)) }
         engine = PlayerEngine(sampleRate: rate, channelCount: 2)
-        main = engine.play(pool[0])
+        main = try engine.play(pool[0])
     }
+
+    func prepareForRealTime(_ preparation: RealTimePreparation) {}
 
     func render(into block: AudioBlock) {
         calls += 1
-        if calls % 40 == 0 { main = engine.crossfade(main, to: pool[(calls / 40) % 3], seconds: 0.1) }
-        if calls % 100 == 50 { extra = engine.play(pool[3 + (calls / 100) % 2], gainDB: -6) }
+        if calls % 40 == 0 { main = try! engine.crossfade(main, to: pool[(calls / 40) % 3], seconds: 0.1) }
+        if calls % 100 == 50 { extra = try! engine.play(pool[3 + (calls / 100) % 2], gainDB: -6) }
         if calls % 100 == 80, let voice = extra { engine.stop(voice, fadeSeconds: 0.05) }
         engine.render(into: block)
     }

@@ -49,6 +49,14 @@ typedef struct {
     /// Any `tap_count` taps (first on the newest sample) over `work` (tap_count − 1 history samples, then
     /// `count` inputs, a multiple of 8) into `output`.
     void (*fir_general)(const float *work, size_t count, const float *taps, size_t tap_count, float *output);
+    /// Uniformly partitioned convolution's spectral sum (`PartitionedConvolver`): `sums` = Σₖ
+    /// spectra[(newest − k) mod partitions] · kernels[k], complex products of interleaved bins, `floats`
+    /// Floats per spectrum (a multiple of 8).
+    void (*partition_sums)(const float *spectra, const float *kernels, size_t partitions, size_t newest,
+                           size_t floats, float *sums);
+    /// `count` outputs of a direct-form FIR: output[j] = Σᵤ taps[u]·line[j + u], u < `tap_count` (a multiple
+    /// of 8); any `count`, each output computed alike.
+    void (*dot_products)(const float *line, size_t count, const float *taps, size_t tap_count, float *output);
 
     // MARK: Generators, quantiser, level
     /// Fills `count` (a multiple of 16) unit-variance Gaussian samples (Box–Muller over 16 lanes).

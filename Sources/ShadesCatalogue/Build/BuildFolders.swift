@@ -15,6 +15,10 @@ import ShadesPlatform
 /// carries its process id; a build first removes those whose process is gone, and refuses to start while
 /// another live process has a building folder there. That check and each swap run under a `flock` of the
 /// parent folder, held for microseconds, which the kernel drops if the holder dies.
+///
+/// An interrupted build (SIGINT, SIGTERM, SIGHUP) leaves none of them: each is registered with
+/// ``InterruptCleanup`` from the moment it is made, and a swap is one uninterrupted step, so the interrupt
+/// finds the previous catalogue in place (or the new one, complete) and removes the rest.
 extension CatalogueBuilder {
     /// Prepares a build into `folder`: removes what killed builds left, refuses while another build into
     /// `folder` runs, and makes the building folder (returned).
@@ -89,14 +93,18 @@ extension CatalogueBuilder {
         return try? Manifest.read(folder: folder)
     }
 
-    /// A new hidden folder beside `folder`, e.g. `.catalogue.build-1234-1`.
+    /// A new hidden folder beside `folder`, e.g. `.catalogue.build-1234-1`, registered for removal on an
+    /// interrupt.
     private static func makeSiblingFolder(of folder: String, purpose: String) throws(ShadesError) -> String {
         let parent = AtomicFile.directory(of: folder)
         let name = folder.split(separator: "/").last.map(String.init) ?? folder
         for attempt in 1...1000 {
             let path = "\(parent)/.\(name).\(purpose)-\(FileSystem.processID)-\(attempt)"
             do throws(ShadesError) {
-                try FileSystem.makeFolder(path)
+                try InterruptCleanup.uninterrupted { () throws(ShadesError) in
+                    try FileSystem.makeFolder(path)
+                    InterruptCleanup.register(path, .tree)
+                }
                 return path
             } catch where error.code == EEXIST {
                 continue
@@ -112,35 +120,44 @@ extension CatalogueBuilder {
     /// then the parent folder is synced and the previous catalogue removed.
     static func swap(_ building: String, into folder: String) throws(ShadesError) {
         let parent = AtomicFile.directory(of: folder)
-        let previous = try underLock(of: parent, folder) { () throws(ShadesError) -> String? in
-            guard (try? FileSystem.linkStatus(folder)) != nil else {
+        // One step for an interrupt; what it leaves to remove (the previous catalogue) stays registered.
+        let previous = try InterruptCleanup.uninterrupted { () throws(ShadesError) -> String? in
+            try underLock(of: parent, folder) { () throws(ShadesError) -> String? in
+                guard (try? FileSystem.linkStatus(folder)) != nil else {
+                    do throws(ShadesError) { try FileSystem.rename(building, to: folder) } catch {
+                        throw .runtime("cannot rename \(building) to \(folder): \(error.reason)")
+                    }
+                    InterruptCleanup.forget(building)
+                    return nil
+                }
+                let old = try makeSiblingFolder(of: folder, purpose: "old")
+                let exchanged: Bool
+                do throws(ShadesError) { exchanged = try FileSystem.exchange(building, folder) } catch {
+                    removeTree(old)
+                    throw .runtime("cannot swap \(building) into \(folder): \(error.reason)")
+                }
+                if exchanged {
+                    // `building` now holds the previous catalogue: under its set-aside name (rename replaces
+                    // the empty folder) it no longer looks like a build in progress.
+                    if (try? FileSystem.rename(building, to: old)) != nil {
+                        InterruptCleanup.forget(building)
+                        return old
+                    }
+                    removeTree(old)
+                    return building
+                }
+                do throws(ShadesError) { try FileSystem.rename(folder, to: old) } catch {
+                    removeTree(old)
+                    throw .runtime("cannot move the previous catalogue \(folder) aside: \(error.reason)")
+                }
                 do throws(ShadesError) { try FileSystem.rename(building, to: folder) } catch {
+                    try? FileSystem.rename(old, to: folder)
+                    InterruptCleanup.forget(old)
                     throw .runtime("cannot rename \(building) to \(folder): \(error.reason)")
                 }
-                return nil
+                InterruptCleanup.forget(building)
+                return old
             }
-            let old = try makeSiblingFolder(of: folder, purpose: "old")
-            let exchanged: Bool
-            do throws(ShadesError) { exchanged = try FileSystem.exchange(building, folder) } catch {
-                try? FileSystem.removeFolder(old)
-                throw .runtime("cannot swap \(building) into \(folder): \(error.reason)")
-            }
-            if exchanged {
-                // `building` now holds the previous catalogue: under its set-aside name (rename replaces
-                // the empty folder) it no longer looks like a build in progress.
-                if (try? FileSystem.rename(building, to: old)) != nil { return old }
-                try? FileSystem.removeFolder(old)
-                return building
-            }
-            do throws(ShadesError) { try FileSystem.rename(folder, to: old) } catch {
-                try? FileSystem.removeFolder(old)
-                throw .runtime("cannot move the previous catalogue \(folder) aside: \(error.reason)")
-            }
-            do throws(ShadesError) { try FileSystem.rename(building, to: folder) } catch {
-                try? FileSystem.rename(old, to: folder)
-                throw .runtime("cannot rename \(building) to \(folder): \(error.reason)")
-            }
-            return old
         }
         try syncFolder(parent)
         if let previous { removeTree(previous) }
@@ -187,7 +204,11 @@ extension CatalogueBuilder {
         do throws(ShadesError) { try FileSystem.syncFolder(folder) } catch { throw .runtime("cannot sync \(folder): \(error.reason)") }
     }
 
-    static func removeTree(_ path: String) { try? FileSystem.removeTree(path) }
+    /// Removes `path` and all in it, and forgets it for ``InterruptCleanup``.
+    static func removeTree(_ path: String) {
+        try? FileSystem.removeTree(path)
+        InterruptCleanup.forget(path)
+    }
 
     static func trimmedFolder(_ folder: String) -> String {
         var trimmed = Substring(folder)

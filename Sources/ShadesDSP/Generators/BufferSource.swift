@@ -13,6 +13,9 @@ package final class BufferSource: AudioSource {
         self.sampleRate = sampleRate
     }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) {
         if loops && buffer.frameCapacity > 0 {
             var done = 0

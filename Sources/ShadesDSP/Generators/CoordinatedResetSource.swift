@@ -200,6 +200,9 @@ package final class CoordinatedResetSource: AudioSource {
         return order
     }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) {
         precondition(block.channelCount == 1, "a stimulus renders one channel")
         let out = block.channel(0).baseAddress!

@@ -224,6 +224,9 @@ package final class FractalToneSource: AudioSource {
         decay = partialAmplitudes * audible
     }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) {
         precondition(block.channelCount == 1, "fractal tones render one signal")
         let out = block.channel(0).baseAddress!

@@ -68,6 +68,9 @@ package final class NarrowBandNoiseSource: AudioSource {
 
     deinit { renderer.deallocate() }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) { renderer.render(into: block) }
 
     /// Checks a band request and returns its edges, centre·2^(∓width/2), in Hz.

@@ -66,6 +66,9 @@ package final class NoiseSource: AudioSource {
 
     deinit { renderer.deallocate() }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) { renderer.render(into: block) }
 
     /// Every state of the shaping filters (each signal's IIR states, then its FIR history), for tests of

@@ -8,5 +8,8 @@ package final class SilenceSource: AudioSource {
         self.channelCount = channelCount
     }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) { block.clear() }
 }

@@ -219,6 +219,9 @@ package final class SpectralRippleSource: AudioSource {
     /// Band (0…7) of a frequency in the carrier's span.
     static func band(ofHz f: Double) -> Int { min(7, max(0, Int((2 * log2(f / 1000)).rounded(.down)))) }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) {
         precondition(block.channelCount == 1, "a stimulus renders one channel")
         let out = block.channel(0).baseAddress!

@@ -47,6 +47,9 @@ package final class ToneSource: AudioSource {
 
     deinit { renderer.deallocate() }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) { renderer.render(into: block) }
 
     /// The frequency nearest `frequencyHz` with a whole number of cycles (at least one) in `frameCount`

@@ -65,6 +65,9 @@ package final class VelvetNoiseSource: AudioSource {
         return k
     }
 
+    /// Nothing to prepare: every buffer is made in `init`.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {}
+
     package func render(into block: AudioBlock) {
         precondition(block.channelCount == 1, "velvet noise renders one signal")
         let out = block.channel(0)

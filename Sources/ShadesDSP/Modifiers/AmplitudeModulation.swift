@@ -102,6 +102,9 @@ package final class AmplitudeModulatedSource: AudioSource {
         return cycles * sampleRate / Double(frameCount)
     }
 
+    /// Prepares its carrier.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { carrier.prepareForRealTime(preparation) }
+
     package func render(into block: AudioBlock) {
         carrier.render(into: block)
         let groupFrames = 4 * Self.segmentFrames

@@ -28,6 +28,9 @@ package final class ChannelLayoutSource: AudioSource {
         sampleRate = signals[0].sampleRate
     }
 
+    /// Prepares its signals.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { for signal in signals { signal.prepareForRealTime(preparation) } }
+
     package func render(into block: AudioBlock) {
         layout.fill(block) { s, target in
             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: 1) { pointers in

@@ -156,6 +156,9 @@ package final class FadedSource: AudioSource {
         return EnvelopePiece(shape: .silent, end: .max)
     }
 
+    /// Prepares its source.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { source.prepareForRealTime(preparation) }
+
     package func render(into block: AudioBlock) {
         applier.render(source, into: block, position: position, end: totalFrames) { piece(at: $0) }
         position += block.frameCount
@@ -253,6 +256,9 @@ package final class PulsedSource: AudioSource {
         }
         return EnvelopePiece(shape: piece.shape, end: min(piece.end, next))
     }
+
+    /// Prepares its source.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { source.prepareForRealTime(preparation) }
 
     package func render(into block: AudioBlock) {
         applier.render(source, into: block, position: position, end: endFrame ?? .max) { piece(at: $0) }

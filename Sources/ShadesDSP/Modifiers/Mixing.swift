@@ -65,6 +65,9 @@ package final class MixSource: AudioSource {
 
     deinit { swellGains.deallocate() }
 
+    /// Prepares every layer's source.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { for layer in layers { layer.source.prepareForRealTime(preparation) } }
+
     package func render(into block: AudioBlock) {
         var done = 0
         while done < block.frameCount {
@@ -179,6 +182,9 @@ package final class SwellSource: AudioSource {
 
     /// The gain at absolute frame `frame`.
     package func gain(atFrame frame: Int) -> Double { envelope.gain(atFrame: frame) }
+
+    /// Prepares its source.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) { source.prepareForRealTime(preparation) }
 
     package func render(into block: AudioBlock) {
         source.render(into: block)

@@ -11,19 +11,33 @@
 /// bands beside it +20 dB); see ``NotchSpec``. For bilateral tinnitus give one ``NotchDesign`` per
 /// channel (left and right frequencies); an ear without a notch gets `NotchDesign(notches: [], …)`.
 ///
-/// How, primed by the source: the source is rendered M frames ahead of the output (M: the longest
+/// Offline, primed by the source: the source is rendered M frames ahead of the output (M: the longest
 /// kernel's half length) in fixed chunks aligned to frame 0 and filtered by FFT overlap-save
 /// (``OverlapSaveFilter``), one filter per channel; shorter kernels are zero-padded to M so all channels
-/// share the chunking. `init` renders the first 2M source frames (the pre-roll). Whole aligned chunks are
-/// rendered and filtered in the caller's buffer, the rest goes through one chunk of buffered output.
+/// share the chunking. The engine first renders the source's first 2M frames (the pre-roll). Whole
+/// aligned chunks are rendered and filtered in the caller's buffer, the rest goes through one chunk of
+/// buffered output.
 ///
-/// How, with a silent past: each channel runs its own streaming ``NotchFilter`` (output delay
+/// Offline, with a silent past: each channel runs its own streaming ``NotchFilter`` (output delay
 /// D_c = M_c + one FFT block), fed through a ``SampleDelay`` of D − D_c so every channel lags by the
-/// largest delay D; `init` renders the first D source frames and drops their outputs. After the source's
-/// end (a file source renders silence) the filters flush its tail.
+/// largest delay D; the engine first renders the source's first D frames and drops their outputs. After
+/// the source's end (a file source renders silence) the filters flush its tail.
 ///
-/// Either way rendering allocates nothing and takes no locks, and the output does not depend on how the
-/// caller slices its render calls.
+/// Real time (``prepareForRealTime(_:)``): each channel runs a ``PartitionedConvolver`` of its causal
+/// kernel (no latency of its own; partitions of ``partitionFrames(sampleRate:)``, about 5 ms, so every
+/// audio callback does about the same work), behind a ``SampleDelay`` of M − M_c so every channel has
+/// the longest kernel's group delay M. Before the first output it takes the source's first M frames
+/// (silent past) or 2M frames (primed) without computing outputs. Output frame t is then the same
+/// filtered frame as offline, within single-precision rounding (the two paths sum in different orders;
+/// `NotchFilterTests` bounds the difference), and the source is rendered only M frames ahead of the
+/// output it becomes (silent past): the kernel's group delay, the only latency a notch adds.
+///
+/// Offline (the first render call comes without a preparation) the engines above filter whole FFT blocks
+/// of about ¾ of the transform: fewer operations per sample, but one block's work lands in one call.
+///
+/// Either way rendering allocates nothing and takes no locks (the offline engine is made by the first
+/// render call: prepare a source that will render on a real-time thread), and the output does not
+/// depend on how the caller slices its render calls.
 ///
 /// The boosted bands of a notch raise the level: with a full-scale source the output can exceed 0 dBFS.
 package final class NotchedSource: AudioSource {
@@ -43,23 +57,40 @@ package final class NotchedSource: AudioSource {
     package let alignment: Alignment
     package var sampleRate: Double { source.sampleRate }
     package var channelCount: Int { source.channelCount }
-    /// Frames the source is rendered ahead of the output: primed, the longest kernel's half length M;
-    /// with a silent past, the largest filter output delay D (``NotchDesign/outputDelayFrames``).
-    package let lookaheadFrames: Int
-    /// Frames per chunk (the FFT block) of the primed engine: fftSize − 2M; with a silent past, the
-    /// first notched channel's.
-    package var chunkFrames: Int {
+    /// M: the longest kernel's half length, frames (its group delay).
+    package let halfLength: Int
+    /// Frames the source is rendered ahead of the output: primed, M; with a silent past, offline the
+    /// largest filter output delay D (``NotchDesign/outputDelayFrames``), in real time M.
+    package var lookaheadFrames: Int {
+        let offlineDelay = designs.map { $0.isIdentity ? 0 : $0.outputDelayFrames }.max() ?? 0
         switch engine {
-        case .primed(let primed): return primed.filters[0].blockFrames
-        case .silentPast(let channels): return channels.compactMap(\.filter).first?.blockFrames ?? 0
+        case .streaming, .primed: return halfLength
+        case .silentPast: return offlineDelay
+        case nil: return alignment == .primedBySource ? halfLength : offlineDelay
         }
     }
+    /// Frames per FFT block of the offline engine: fftSize − 2M (primed), or the first notched channel's
+    /// (silent past); the partition in real time.
+    package var chunkFrames: Int {
+        switch makeEngineIfNeeded() {
+        case .primed(let primed): return primed.filters[0].blockFrames
+        case .silentPast(let channels): return channels.compactMap(\.filter).first?.blockFrames ?? 0
+        case .streaming(let streaming): return streaming.partitionFrames
+        }
+    }
+    /// True once prepared for real time (the partitioned engine renders).
+    package var isStreamingInPartitions: Bool {
+        if case .streaming = engine { return true }
+        return false
+    }
 
-    private let engine: Engine
+    private var engine: Engine?
+    private let measuringInputSpectrum: Bool
 
     private enum Engine {
         case primed(PrimedEngine)
         case silentPast([DelayedNotch])
+        case streaming(StreamingNotch)
     }
 
     /// The same notches on every channel of `source`.
@@ -80,11 +111,13 @@ package final class NotchedSource: AudioSource {
     }
 
     /// One design per channel of `source` (channel c gets `designs[c]`; a design without notches passes
-    /// its channel through, delayed like the others).
+    /// its channel through, delayed like the others). Nothing is rendered yet: the first render call
+    /// (offline) or ``prepareForRealTime(_:)`` makes the engine and renders the pre-roll.
     ///
     /// - Parameters:
     ///   - measuringInputSpectrum: with a silent past, sum each notched channel's input power per FFT
-    ///     frame from the first frame on, for ``inputSpectrum(channel:)`` (notched music's suitability).
+    ///     frame from the first frame on, for ``inputSpectrum(channel:)`` (notched music's suitability);
+    ///     offline only (the engine is made now).
     /// - Throws: `channels` when the count of designs is not the source's channel count, `rate` when a
     ///   design's rate is not the source's.
     package init(source: any AudioSource, designs: [NotchDesign], alignment: Alignment,
@@ -100,31 +133,57 @@ package final class NotchedSource: AudioSource {
         self.source = source
         self.designs = designs
         self.alignment = alignment
+        halfLength = designs.map(\.halfLength).max() ?? 0
+        self.measuringInputSpectrum = measuringInputSpectrum && alignment == .silentPast
+        if self.measuringInputSpectrum { _ = makeEngineIfNeeded() }
+    }
+
+    /// Prepares the source, then streams in partitions from here on (the pre-roll rendered now). A source
+    /// already rendered offline keeps its offline engine.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {
+        source.prepareForRealTime(preparation)
+        guard engine == nil else { return }
+        engine = .streaming(StreamingNotch(source: source, designs: designs,
+                                           preRollFrames: alignment == .primedBySource ? 2 * halfLength : halfLength))
+    }
+
+    /// Frames per partition of the real-time engine at `sampleRate`: the power of two at or above 4 ms
+    /// (256 at 44.1 and 48 kHz, 512 at 96 kHz), at least 64.
+    package static func partitionFrames(sampleRate: Double) -> Int {
+        var p = 64
+        while Double(p) < sampleRate * 0.004 { p *= 2 }
+        return p
+    }
+
+    package func render(into block: AudioBlock) {
+        precondition(block.channelCount == channelCount, "block has the wrong channel count")
+        switch makeEngineIfNeeded() {
+        case .primed(let primed): primed.render(into: block)
+        case .silentPast(let channels): renderSilentPast(into: block, channels)
+        case .streaming(let streaming): streaming.render(into: block)
+        }
+    }
+
+    /// The engine; the offline one (with its pre-roll) if none was made yet.
+    private func makeEngineIfNeeded() -> Engine {
+        if let engine { return engine }
+        let made: Engine
         switch alignment {
         case .primedBySource:
-            let primed = PrimedEngine(source: source, designs: designs)
-            lookaheadFrames = primed.halfLength
-            engine = .primed(primed)
+            made = .primed(PrimedEngine(source: source, designs: designs))
         case .silentPast:
             let channels = DelayedNotch.channels(for: designs)
             if measuringInputSpectrum { for channel in channels { channel.filter?.measureInputSpectrum() } }
-            let delay = channels.first?.commonDelay ?? 0
-            lookaheadFrames = delay
-            engine = .silentPast(channels)
+            made = .silentPast(channels)
             // Pre-roll: the first D outputs are the filters' start-up, dropped.
+            let delay = channels.first?.commonDelay ?? 0
             if delay > 0 {
                 let preRoll = AudioBuffer(channelCount: source.channelCount, frameCapacity: delay, zeroed: false)
                 preRoll.withBlock { renderSilentPast(into: $0, channels) }
             }
         }
-    }
-
-    package func render(into block: AudioBlock) {
-        precondition(block.channelCount == channelCount, "block has the wrong channel count")
-        switch engine {
-        case .primed(let primed): primed.render(into: block)
-        case .silentPast(let channels): renderSilentPast(into: block, channels)
-        }
+        engine = made
+        return made
     }
 
     private func renderSilentPast(into block: AudioBlock, _ channels: [DelayedNotch]) {
@@ -138,6 +197,77 @@ package final class NotchedSource: AudioSource {
     package func inputSpectrum(channel c: Int) -> PowerSpectrum? {
         guard case .silentPast(let channels) = engine else { return nil }
         return channels[c].filter?.inputSpectrum(sampleRate: sampleRate)
+    }
+}
+
+/// One filter per channel: nil for a design without notches, else made from the design, or sharing the
+/// response of an earlier channel's filter with the same notches (the other ear).
+private func filtersPerChannel<Filter>(_ designs: [NotchDesign], make: (NotchDesign) -> Filter,
+                                       sharing: (Filter) -> Filter) -> [Filter?] {
+    var filters: [Filter?] = []
+    for (c, design) in designs.enumerated() {
+        guard !design.isIdentity else { filters.append(nil); continue }
+        if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].halfTaps == design.halfTaps }) {
+            filters.append(sharing(filters[twin]!))
+        } else {
+            filters.append(make(design))
+        }
+    }
+    return filters
+}
+
+/// The real-time engine: per channel a delay up to the longest kernel's group delay, then the channel's
+/// zero-latency partitioned convolution (none for a channel without a notch). Channels with the same
+/// notches share one kernel.
+private final class StreamingNotch {
+    let source: any AudioSource
+    let partitionFrames: Int
+    private let convolvers: [PartitionedConvolver?]
+    private let delays: [SampleDelay?]
+
+    init(source: any AudioSource, designs: [NotchDesign], preRollFrames: Int) {
+        self.source = source
+        let p = NotchedSource.partitionFrames(sampleRate: source.sampleRate)
+        partitionFrames = p
+        let convolvers = filtersPerChannel(designs, make: { PartitionedConvolver(taps: Self.causalTaps($0), partitionFrames: p) },
+                                           sharing: PartitionedConvolver.init(sharingKernelOf:))
+        self.convolvers = convolvers
+        let longest = designs.map { $0.isIdentity ? 0 : $0.halfLength }.max() ?? 0
+        delays = designs.map { design in
+            let own = design.isIdentity ? 0 : design.halfLength
+            return longest > own ? SampleDelay(frames: longest - own) : nil
+        }
+        // Pre-roll: the source's first frames go into the delay lines and filters, their outputs unneeded.
+        let chunk = 4_096
+        let buffer = AudioBuffer(channelCount: source.channelCount, frameCapacity: chunk, zeroed: false)
+        var done = 0
+        while done < preRollFrames {
+            let n = min(chunk, preRollFrames - done)
+            buffer.withBlock(frames: 0..<n) { block in
+                source.render(into: block)
+                for c in 0..<block.channelCount {
+                    let samples = block.channel(c)
+                    delays[c]?.process(UnsafeBufferPointer(samples), into: samples)
+                    convolvers[c]?.skip(UnsafeBufferPointer(samples))
+                }
+            }
+            done += n
+        }
+    }
+
+    /// h[0] … h[2M] of the causal kernel (the centred one shifted by M), single precision.
+    static func causalTaps(_ design: NotchDesign) -> [Float] {
+        let m = design.halfLength
+        return (0...2 * m).map { Float(design.halfTaps[abs($0 - m)]) }
+    }
+
+    func render(into block: AudioBlock) {
+        source.render(into: block)
+        for c in 0..<block.channelCount {
+            let samples = block.channel(c)
+            delays[c]?.process(UnsafeBufferPointer(samples), into: samples)
+            convolvers[c]?.process(UnsafeBufferPointer(samples), into: samples)
+        }
     }
 }
 
@@ -157,15 +287,7 @@ private final class DelayedNotch {
     }
 
     static func channels(for designs: [NotchDesign]) -> [DelayedNotch] {
-        var filters: [NotchFilter?] = []
-        for (c, design) in designs.enumerated() {
-            guard !design.isIdentity else { filters.append(nil); continue }
-            if let twin = (0..<c).first(where: { filters[$0] != nil && designs[$0].halfTaps == design.halfTaps }) {
-                filters.append(NotchFilter(sharingResponseOf: filters[twin]!))
-            } else {
-                filters.append(NotchFilter(design: design))
-            }
-        }
+        let filters = filtersPerChannel(designs, make: NotchFilter.init(design:), sharing: NotchFilter.init(sharingResponseOf:))
         let common = filters.map { $0?.outputDelayFrames ?? 0 }.max() ?? 0
         return filters.map { DelayedNotch(filter: $0, commonDelay: common) }
     }

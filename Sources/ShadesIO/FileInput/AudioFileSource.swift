@@ -25,23 +25,30 @@ package final class AudioFileSource: AudioSource {
     package let blockFrames: Int
     /// Output frames the source has (after resampling: round(n · rate ratio)); nil until rendering
     /// has reached the end.
-    package private(set) var frameCount: Int?
+    package var frameCount: Int? { frameCountWhenKnown }
     /// ``frameCount`` for any thread (a real-time player's control thread while the audio thread renders).
     package var frameCountWhenKnown: Int? { let n = knownFrameCount.load(ordering: .acquiring); return n < 0 ? nil : n }
     private let knownFrameCount = Atomic<Int>(-1)
     /// Input frames decoded; nil until the end.
-    package private(set) var inputFramesDecoded: Int?
+    package var inputFramesDecoded: Int? { settleEnd()?.inputFrames }
     /// Set at the end when the frames read are not all the file holds or announces (a cut MP3): see
     /// ``AudioFileInput/lengthWarning``.
-    package private(set) var lengthWarning: String?
-    /// Why the source ended early (a read error), or nil.
-    package private(set) var failure: ShadesError?
+    package var lengthWarning: String? { settleEnd()?.lengthWarning }
+    /// Why the source ended early (a read error, or fewer frames came out than went in), or nil. Read it
+    /// from the thread that rendered, or after rendering has stopped.
+    package var failure: ShadesError? { settleEnd()?.failure ?? readFailure }
     /// Whether a render call waits for the reader when its next block is not decoded yet (offline: the
-    /// default). A real-time player sets it false: the call then renders silence for the rest of the
-    /// block and counts an underrun, and the music goes on where it was on a later call.
-    package var waitsForReader = true
+    /// default). ``prepareForRealTime(_:)`` sets it false: the call then renders silence for the rest of
+    /// the block and counts an underrun, and the music goes on where it was on a later call.
+    package private(set) var waitsForReader = true
     /// Render calls that found the reader behind (only when not ``waitsForReader``).
     package private(set) var readerUnderruns = 0
+    /// Also counts them, for the graph's player (set by ``prepareForRealTime(_:)``).
+    private var underrunCounter: UnderrunCounter?
+    /// The reader's error, taken on the render thread (no text is made there).
+    private var readFailure: ShadesError?
+    /// What the end tells, worked out (with its text) on first request, off the render thread.
+    private var settled: (inputFrames: Int, lengthWarning: String?, failure: ShadesError?)?
 
     /// Most frames a file may announce: 24 hours at 192 kHz (libsndfile announces 2⁶³ − 1 when it cannot
     /// find the end of a stream, e.g. a cut-off Ogg file).
@@ -50,7 +57,7 @@ package final class AudioFileSource: AudioSource {
     private let input: AudioFileInput
     private let resampler: StreamingResampler?
     private let readAhead: ReadAhead
-    private let current: AudioBuffer
+    /// Frames of the block the reader's ring holds for this source, and how far it has been rendered.
     private var available = 0, position = 0, delivered = 0
     private var ended = false
 
@@ -78,7 +85,6 @@ package final class AudioFileSource: AudioSource {
             : try StreamingResampler(channelCount: channelCount, inputRate: inputRate, outputRate: self.sampleRate,
                                      quality: quality, outputBlockFrames: blockFrames)
         self.resampler = resampler
-        current = AudioBuffer(channelCount: channelCount, frameCapacity: blockFrames, zeroed: false)
         // The reader thread owns the input and the resampler until it has finished. The input ends when a
         // read returns 0 (an estimated length is no end): an empty last block flushes the resampler.
         let channels = channelCount
@@ -138,6 +144,7 @@ package final class AudioFileSource: AudioSource {
         while done < block.frameCount {
             if position == available && !ended && !takeNextBlock() {
                 readerUnderruns += 1
+                underrunCounter?.add()
                 for c in 0..<channelCount { block.channel(c)[done...].update(repeating: 0) }
                 return
             }
@@ -146,9 +153,10 @@ package final class AudioFileSource: AudioSource {
                 return
             }
             let n = min(block.frameCount - done, available - position)
-            for c in 0..<channelCount {
-                let destination = block.channel(c).baseAddress! + done
-                current.withChannel(c) { destination.update(from: $0.baseAddress! + position, count: n) }
+            readAhead.withHeldBlock { held in
+                for c in 0..<channelCount {
+                    (block.channel(c).baseAddress! + done).update(from: held.channel(c).baseAddress! + position, count: n)
+                }
             }
             position += n
             done += n
@@ -156,43 +164,49 @@ package final class AudioFileSource: AudioSource {
         }
     }
 
-    /// Waits until the reader has decoded the first block (or the file has ended). A real-time player
-    /// calls it before it starts its stream, so the music does not begin with an underrun while the
-    /// decoder starts up; it returns at once after the first render call.
-    package func waitForFirstBlock() {
-        guard delivered == 0, position == available, !ended else { return }
-        let waits = waitsForReader
-        waitsForReader = true
-        _ = takeNextBlock()
-        waitsForReader = waits
+    /// Switches to real-time rendering once the whole graph is prepared (the notches above it have read
+    /// their pre-rolls, waiting): waits until the reader has filled its ring ahead, then no render call
+    /// waits for it again; one that finds it behind counts an underrun here and in the preparation's
+    /// counter.
+    package func prepareForRealTime(_ preparation: RealTimePreparation) {
+        underrunCounter = preparation.readerUnderruns
+        preparation.whenGraphIsPrepared { [self] in
+            if position == available && !ended { _ = takeNextBlock() }
+            readAhead.waitUntilAhead()
+            waitsForReader = false
+        }
     }
 
-    /// Copies the reader's next block into `current`, or marks the end; false when not waiting and the
-    /// reader has no block ready.
+    /// Holds the reader's next block, or marks the end; false when not waiting and the reader has no block
+    /// ready.
     private func takeNextBlock() -> Bool {
         do throws(ShadesError) {
-            let next = try readAhead.next(waiting: waitsForReader) { (b: AudioBlock) -> Int in
-                for c in 0..<channelCount { current.withChannel(c) { _ = $0.update(fromContentsOf: b.channel(c)) } }
-                return b.frameCount
-            }
-            if let next {
+            if let next = try readAhead.holdNext(waiting: waitsForReader) {
                 (available, position) = (next, 0)
                 return true
             }
             if !readAhead.ended { return false }
         } catch {
-            failure = error
+            readFailure = error
         }
-        // The reader has finished: the input is this thread's again.
+        // The reader has finished: the input is this thread's again. Only the count is published here;
+        // the rest (``settleEnd()``) makes text, which an audio thread must not.
         ended = true
-        inputFramesDecoded = input.framesRead
-        lengthWarning = input.lengthWarning
+        knownFrameCount.store(delivered, ordering: .releasing)
+        return true
+    }
+
+    /// The end's figures and failure, worked out once after the reader has finished; nil before.
+    private func settleEnd() -> (inputFrames: Int, lengthWarning: String?, failure: ShadesError?)? {
+        guard ended else { return nil }
+        if let settled { return settled }
         let expected = outputFrames(forInput: input.framesRead)
+        var failure = readFailure
         if failure == nil && delivered != expected {
             failure = .input("cannot read \(path): \(delivered) of \(expected) frames came out")
         }
-        frameCount = delivered
-        knownFrameCount.store(delivered, ordering: .releasing)
-        return true
+        let end = (inputFrames: input.framesRead, lengthWarning: input.lengthWarning, failure: failure)
+        settled = end
+        return end
     }
 }

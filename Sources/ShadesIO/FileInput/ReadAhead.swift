@@ -28,10 +28,14 @@ package final class ReadAhead: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Blocks handed over in all, published by the reader (−1 until it finishes) before its last signal.
     private let finalCount = Atomic<Int>(-1)
+    /// Filled slots not yet taken, counted after `filled` is signalled for them.
+    private let ready = Atomic<Int>(0)
     /// The reader's error, written before `finalCount`.
     private var failure: ShadesError?
     private var readSlot = 0, takeSlot = 0
     private var taken = 0
+    /// The consumer holds `heldSlot` (``holdNext(waiting:)``).
+    private var held = false, heldSlot = 0
     /// True once ``next(_:)`` has returned the end.
     package private(set) var ended = false
 
@@ -57,7 +61,10 @@ package final class ReadAhead: @unchecked Sendable {
                     frames[slot] = n
                     readSlot = (slot + 1) % Self.slotCount
                     handed += 1
+                    // Signalled before it is counted ready: a consumer that sees it ready finds the
+                    // semaphore's count raised and never waits (see next(waiting:_:)).
                     filled.signal()
+                    ready.add(1, ordering: .releasing)
                     return true
                 }
             } catch {
@@ -103,31 +110,61 @@ package final class ReadAhead: @unchecked Sendable {
     // The reader thread holds `self` until it has finished, so nothing uses `frames` after this.
     deinit { frames.deallocate() }
 
-    /// The next block in reading order, lent to `body`; nil once the reader has finished. Rethrows the
-    /// reader's error after the blocks read before it.
-    package func next<R>(_ body: (AudioBlock) throws(ShadesError) -> R) throws(ShadesError) -> R? {
-        try next(waiting: true, body)
-    }
-
-    /// Like ``next(_:)``; without `waiting`, returns nil at once when no block is ready yet (see
-    /// ``isFinished`` to tell that from the end).
-    package func next<R>(waiting: Bool, _ body: (AudioBlock) throws(ShadesError) -> R) throws(ShadesError) -> R? {
+    /// Takes the next block in reading order and holds it (its slot is not refilled) until the next call:
+    /// its frame count, nil once the reader has finished. Rethrows the reader's error after the blocks read
+    /// before it. ``withHeldBlock(_:)`` lends it.
+    ///
+    /// Without `waiting`, it also returns nil at once when no block is ready yet (``ended`` tells that from
+    /// the end), and it never blocks: real-time safe. (A semaphore polled with a zero timeout is not: when
+    /// the reader has raised its count but not yet posted its wake-up, the poll waits for that post, which
+    /// a preempted reader of normal priority can delay by tens of milliseconds, seen here as a 44 ms audio
+    /// callback. So the count of ready blocks is read first.) Holding the block instead of copying it out
+    /// keeps the call short too (a 131,072-frame stereo block is a megabyte).
+    package func holdNext(waiting: Bool) throws(ShadesError) -> Int? {
+        if held { free.signal() }   // the previous block's slot goes back to the reader
+        held = false
         if waiting {
             filled.wait()
-        } else if filled.wait(timeout: .now()) == .timedOut {
-            return nil
+            if taken == finalCount.load(ordering: .acquiring) {
+                filled.signal()   // later calls see the end too
+                ended = true
+                if let failure { throw failure }
+                return nil
+            }
+        } else {
+            guard ready.load(ordering: .acquiring) > 0 else {
+                if taken == finalCount.load(ordering: .acquiring) {
+                    ended = true
+                    if let failure { throw failure }
+                }
+                return nil
+            }
+            filled.wait()   // signalled before it was counted ready: returns at once
         }
-        if taken == finalCount.load(ordering: .acquiring) {
-            filled.signal()   // later calls see the end too
-            ended = true
-            if let failure { throw failure }
-            return nil
-        }
-        let slot = takeSlot
-        takeSlot = (slot + 1) % Self.slotCount
+        heldSlot = takeSlot
+        takeSlot = (heldSlot + 1) % Self.slotCount
         taken += 1
-        defer { free.signal() }
-        return try slots[slot].withBlock(frames: 0..<frames[slot], body)
+        ready.subtract(1, ordering: .relaxed)
+        held = true
+        return frames[heldSlot]
+    }
+
+    /// Lends the block ``holdNext(waiting:)`` holds (its frames only).
+    package func withHeldBlock<R>(_ body: (AudioBlock) -> R) -> R {
+        precondition(held, "no block is held")
+        return slots[heldSlot].withBlock(frames: 0..<frames[heldSlot], body)
+    }
+
+    /// Waits (polling every millisecond, at most `timeoutSeconds`) until a block not yet taken is ready or
+    /// the reader has finished: a real-time consumer then starts with its current block and the next one
+    /// decoded (a block is seconds of sound; the reader stays ahead from there). Not for an audio thread.
+    package func waitUntilAhead(timeoutSeconds: Double = 10) {
+        var waitedMilliseconds = 0
+        while ready.load(ordering: .acquiring) < 1 && finalCount.load(ordering: .acquiring) < 0
+                && Double(waitedMilliseconds) < timeoutSeconds * 1000 {
+            usleep(1_000)
+            waitedMilliseconds += 1
+        }
     }
 
     /// Stops the reader (after its current block) and waits for it. Call it once.

@@ -8,8 +8,9 @@ import ShadesPlatform
 /// link (SIGKILL, the OOM killer, a power cut) leaves nothing, and after a power cut the target is either
 /// the old file or the whole new one. Where there is no O_TMPFILE (Darwin, file systems without it), the
 /// file is written as `.NAME.PID-N.tmp` beside the target; a later write to the same target removes such
-/// temporaries whose process is gone. SIGINT and SIGTERM remove the named ones through
-/// ``removeTemporaryFiles()``.
+/// temporaries whose process is gone. SIGINT, SIGTERM and SIGHUP remove the named ones
+/// (``InterruptCleanup``): each is registered while it exists, and linking and renaming it into place is
+/// one uninterrupted step.
 package enum AtomicFile {
     /// The file being written inside ``write(to:_:)``: write it through ``AudioFileOutput`` or
     /// ``write(_:)``. Valid only inside the closure.
@@ -35,8 +36,6 @@ package enum AtomicFile {
     /// False makes every write take the named path, as on a system without O_TMPFILE (for tests).
     package nonisolated(unsafe) static var usesUnnamedFiles = true
 
-    /// Temporary names in use, removed by ``removeTemporaryFiles()`` (e.g. on SIGINT).
-    nonisolated(unsafe) private static var active: Set<String> = []
     nonisolated(unsafe) private static var counter = 0
     private static let lock = PosixLock()
 
@@ -60,8 +59,12 @@ package enum AtomicFile {
             result = try body(Temporary(path: path, descriptor: descriptor))
             do throws(ShadesError) {
                 try FileSystem.sync(descriptor)
-                if named == nil { named = try linkUnnamed(descriptor, as: name, in: folder) }
-                try FileSystem.rename(named!, to: path)
+                // One step for an interrupt: the named temporary exists only inside it (when unnamed).
+                try InterruptCleanup.uninterrupted { () throws(ShadesError) in
+                    if named == nil { named = try linkUnnamed(descriptor, as: name, in: folder) }
+                    try FileSystem.rename(named!, to: path)
+                    forget(named!)
+                }
             } catch {
                 let size = (try? FileSystem.status(descriptor)).map { Int($0.st_size) } ?? 0
                 throw error.isNoSpace ? noSpace(writing: path, neededBytes: size) : .runtime("cannot write \(path): \(error.reason)")
@@ -74,7 +77,6 @@ package enum AtomicFile {
             }
             throw error
         }
-        forget(named!)
         FileSystem.close(descriptor)
         do throws(ShadesError) { try FileSystem.syncFolder(folder) } catch {
             throw .runtime("cannot write \(path): its folder could not be synced (\(error.reason))")
@@ -85,12 +87,6 @@ package enum AtomicFile {
     /// Writes `bytes` as the file `path` (see ``write(to:_:)``).
     package static func write(_ bytes: [UInt8], to path: String) throws(ShadesError) {
         try write(to: path) { (file: Temporary) throws(ShadesError) in try file.write(bytes) }
-    }
-
-    /// Removes every named temporary file still being written (call from a signal handler's exit path;
-    /// unnamed ones vanish with the process).
-    package static func removeTemporaryFiles() {
-        lock.withLock { for path in active { unlink(path) } }
     }
 
     /// The disk-full error: "cannot write X: no space left on device (needed about N MB)", N rounded up.
@@ -173,31 +169,35 @@ package enum AtomicFile {
     private static func createNamed(_ name: String, in folder: String) throws(ShadesError) -> (Int32, String) {
         while true {
             let temporary = temporaryName(name, in: folder)
-            remember(temporary)
-            do {
-                return (try FileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o666), temporary)
-            } catch {
-                forget(temporary)
-                if error.code != EEXIST { throw error }
+            // Created and registered in one step: an interrupt removes it, and only it.
+            let descriptor: Int32? = try InterruptCleanup.uninterrupted { () throws(ShadesError) -> Int32? in
+                do throws(ShadesError) {
+                    let descriptor = try FileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o666)
+                    remember(temporary)
+                    return descriptor
+                } catch where error.code == EEXIST {
+                    return nil
+                }
             }
+            if let descriptor { return (descriptor, temporary) }
         }
     }
 
-    /// Gives an unnamed file a temporary name in `folder` (linkat cannot replace the target itself).
+    /// Gives an unnamed file a temporary name in `folder` (linkat cannot replace the target itself); call it
+    /// in an uninterrupted step.
     private static func linkUnnamed(_ descriptor: Int32, as name: String, in folder: String) throws(ShadesError) -> String {
         while true {
             let temporary = temporaryName(name, in: folder)
-            remember(temporary)
-            do {
+            do throws(ShadesError) {
                 try FileSystem.link(descriptor: descriptor, to: temporary)
+                remember(temporary)   // inside the caller's uninterrupted step
                 return temporary
-            } catch {
-                forget(temporary)
-                if error.code != EEXIST { throw error }
+            } catch where error.code == EEXIST {
+                continue
             }
         }
     }
 
-    private static func remember(_ path: String) { lock.withLock { _ = active.insert(path) } }
-    private static func forget(_ path: String) { lock.withLock { _ = active.remove(path) } }
+    private static func remember(_ path: String) { InterruptCleanup.register(path, .file) }
+    private static func forget(_ path: String) { InterruptCleanup.forget(path) }
 }

@@ -97,11 +97,17 @@ package enum FolderCreation {
         return missing
     }
 
-    /// Creates `folders` (outermost first); returns those it made.
+    /// Creates `folders` (outermost first); returns those it made. Each is registered with
+    /// ``InterruptCleanup`` (an interrupt removes it while empty) until ``keep(_:)`` or ``remove(_:)``.
     package static func create(_ folders: [String]) throws(ShadesError) -> [String] {
         var made: [String] = []
         for folder in folders {
-            if mkdir(folder, 0o777) == 0 {
+            let created = InterruptCleanup.uninterrupted { () -> Bool in
+                guard mkdir(folder, 0o777) == 0 else { return false }
+                InterruptCleanup.register(folder, .emptyFolder)
+                return true
+            }
+            if created {
                 made.append(folder)
             } else {
                 var info = stat()
@@ -156,7 +162,15 @@ package enum FolderCreation {
 
     /// Removes `folders` innermost first, where empty.
     package static func remove(_ folders: [String]) {
-        for folder in folders.reversed() { rmdir(folder) }
+        for folder in folders.reversed() {
+            rmdir(folder)
+            InterruptCleanup.forget(folder)
+        }
+    }
+
+    /// Keeps `folders` (the output is in them): an interrupt no longer removes them.
+    package static func keep(_ folders: [String]) {
+        for folder in folders { InterruptCleanup.forget(folder) }
     }
 }
 

@@ -207,9 +207,8 @@ package enum NotchedMusic {
             created = try FolderCreation.create(plan.foldersToCreate)
             let comment = Self.comment(for: job, inputRate: plan.inputRate, outputRate: plan.outputRate,
                                        gainDB: Decibels.fromAmplitude(Double(gain)))
-            do throws(ShadesError) { try plan.write(gain: gain, measured: measured, comment: comment) } catch {
-                throw error
-            }
+            try plan.write(gain: gain, measured: measured, comment: comment)
+            FolderCreation.keep(created)
             let suitability = plan.suitability(measured.spectra)
             return NotchReport(
                 input: job.inputPath, output: job.outputPath, inputSampleRate: plan.inputRate, sampleRate: plan.outputRate,
@@ -515,6 +514,9 @@ final class KeepingTap: AudioSource {
         self.scratch = scratch
     }
 
+    /// Prepares its source (a tap runs offline, but it answers like every source).
+    func prepareForRealTime(_ preparation: RealTimePreparation) { source.prepareForRealTime(preparation) }
+
     func render(into block: AudioBlock) {
         source.render(into: block)
         scratch.append(block)
@@ -533,6 +535,9 @@ final class InputPeakTap: AudioSource {
         self.file = file
         peaks = Array(repeating: TruePeakMeter(sampleRate: file.sampleRate), count: file.channelCount)
     }
+
+    /// Prepares the file (a tap runs offline, but it answers like every source).
+    func prepareForRealTime(_ preparation: RealTimePreparation) { file.prepareForRealTime(preparation) }
 
     func render(into block: AudioBlock) {
         file.render(into: block)

@@ -173,7 +173,9 @@ package enum StimulusSets {
     }
 
     /// Renders `items` into `folder` (created if missing) with an `index.json`. Everything is written into
-    /// a temporary folder first and moved into place, so a failure leaves the folder as it was.
+    /// a temporary folder first and moved into place in one uninterrupted step, so a failure or an
+    /// interrupt (``InterruptCleanup``: the staging folder and any folder made for it are removed) leaves
+    /// the folder as it was.
     package static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
                              container: Container) throws(ShadesError) -> StimulusIndex {
         let manager = FileManager.default
@@ -183,13 +185,31 @@ package enum StimulusSets {
         }
         let name = folder.split(separator: "/").last.map(String.init) ?? folder
         let staging = AtomicFile.directory(of: folder) + "/.\(name).\(getpid()).tmp"
+        try? manager.removeItem(atPath: staging)
+        // The folders above the staging folder that do not exist yet (`-o new/set`), made and registered.
+        var missing: [String] = []
+        var parent = AtomicFile.directory(of: folder)
+        while stat(parent, &info) != 0 {
+            missing.insert(parent, at: 0)
+            let up = AtomicFile.directory(of: parent)
+            if up == parent { break }
+            parent = up
+        }
+        var created = try FolderCreation.create(missing)
         do {
-            try? manager.removeItem(atPath: staging)
-            try manager.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            try InterruptCleanup.uninterrupted {
+                try manager.createDirectory(atPath: staging, withIntermediateDirectories: false)
+                InterruptCleanup.register(staging, .tree)
+            }
         } catch {
+            FolderCreation.remove(created)
             throw .runtime("cannot create the output folder \(folder): \(fileSystemReason(error))")
         }
-        defer { try? manager.removeItem(atPath: staging) }
+        defer {
+            try? manager.removeItem(atPath: staging)
+            InterruptCleanup.forget(staging)
+            FolderCreation.remove(created)   // only what is still empty: nothing once the set is in place
+        }
         var entries: [StimulusFile] = []
         for item in items {
             let name = "\(item.entry.file).\(container.rawValue)"
@@ -207,11 +227,16 @@ package enum StimulusSets {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(index).write(to: URL(fileURLWithPath: "\(staging)/index.json"))
-            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            for name in entries.map(\.file) + ["index.json"] {
-                let target = "\(folder)/\(name)"
-                if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
-                try manager.moveItem(atPath: "\(staging)/\(name)", toPath: target)
+            // One step for an interrupt: the set is moved in whole, or not at all.
+            try InterruptCleanup.uninterrupted {
+                try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                for name in entries.map(\.file) + ["index.json"] {
+                    let target = "\(folder)/\(name)"
+                    if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
+                    try manager.moveItem(atPath: "\(staging)/\(name)", toPath: target)
+                }
+                FolderCreation.keep(created)
+                created = []
             }
         } catch {
             throw .runtime("cannot write into \(folder): \(fileSystemReason(error))")
