@@ -50,8 +50,8 @@ public struct ModulationReport: Encodable, Sendable, Equatable {
 
 /// Everything `shades analyze` reports about one file (its JSON form).
 public struct FileAnalysisReport: Encodable, Sendable {
-    public let file: String
-    public let container: String
+    package let file: String
+    package let container: String
     public let sampleRate: Double
     public let channels: Int
     /// Frames measured: all those decoded.
@@ -73,7 +73,7 @@ public struct FileAnalysisReport: Encodable, Sendable {
     /// The loop seam of each channel; empty unless ``isLoop`` (a file that is not a loop has no seam).
     public let seams: [SeamReport]
     /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
-    public let tone: ToneEstimate?
+    package let tone: ToneEstimate?
     /// The same for every channel, from its first ``ToneAnalysis/maximumSeconds`` (a sound per ear: a tone in
     /// one, noise in the other; binaural beats: a tone in each).
     public let channelTones: [ToneEstimate?]

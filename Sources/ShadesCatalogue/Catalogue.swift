@@ -86,7 +86,7 @@ public enum Catalogue {
     /// naming existing sounds, `index.html` present.
     /// - Returns: one line per problem, each naming the sound or file (empty: the catalogue is fine).
     /// - Throws: when `folder/manifest.json` cannot be read.
-    public static func check(folder: String) throws(ShadesError) -> [String] {
+    package static func check(folder: String) throws(ShadesError) -> [String] {
         try CatalogueBuilder.check(folder: folder)
     }
 
@@ -94,7 +94,7 @@ public enum Catalogue {
     /// would, without rendering anything.
     /// - Returns: the ids of its sounds, in display order.
     /// - Throws: every problem, one line each with file, line and column.
-    public static func validatePresets(json: [UInt8], file: String) throws(PresetErrors) -> [String] {
+    package static func validatePresets(json: [UInt8], file: String) throws(PresetErrors) -> [String] {
         let document: CatalogueDocument
         do throws(ShadesError) { document = try PresetParser.parse(data: Data(json), file: file) } catch {
             throw PresetErrors([error])

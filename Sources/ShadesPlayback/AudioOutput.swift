@@ -49,10 +49,10 @@ public enum OutputDeviceChoice: Sendable, Equatable {
 ///
 /// Control calls (init, ``start()``, ``stop()``, deinit) from one thread.
 public final class AudioOutput {
-    public let engine: PlayerEngine
+    package let engine: PlayerEngine
     public let device: OutputDevice
     /// Frames per callback asked of PortAudio (the period).
-    public let bufferFrames: Int
+    package let bufferFrames: Int
     /// Whether real-time scheduling is asked for the audio threads.
     package let asksRealTime: Bool
     private var stream: UnsafeMutableRawPointer?
@@ -143,7 +143,7 @@ public final class AudioOutput {
 
     /// The callbacks so far and the time they took (the engine's render, on the monotonic clock): the
     /// cost of what plays, e.g. total / played time is the share of one core it takes.
-    public var callbackStatistics: (callbacks: Int, totalSeconds: Double, longestSeconds: Double) {
+    package var callbackStatistics: (callbacks: Int, totalSeconds: Double, longestSeconds: Double) {
         (state.callbacks.load(ordering: .relaxed), Double(state.totalNanoseconds.load(ordering: .relaxed)) / 1e9,
          Double(state.longestNanoseconds.load(ordering: .relaxed)) / 1e9)
     }

@@ -53,18 +53,18 @@ public struct Manifest: Sendable, Codable, Equatable {
         public package(set) var durationSeconds: Double
         package var frames: Int
         /// Hz.
-        public package(set) var sampleRate: Int
-        public package(set) var channels: Int
-        public package(set) var container: Container
-        public package(set) var sampleFormat: SampleFormat
+        package var sampleRate: Int
+        package var channels: Int
+        package var container: Container
+        package var sampleFormat: SampleFormat
         /// Whether the file repeats seamlessly (checked with the seam test).
         public package(set) var loop: Bool
         /// The asked integrated loudness in LUFS.
         package var targetLoudnessLUFS: Double
         /// Integrated loudness of the written file in LUFS, measured by libebur128.
-        public package(set) var integratedLoudnessLUFS: Double
+        package var integratedLoudnessLUFS: Double
         /// True peak of the written file in dBTP (libebur128's 4× interpolator, run in SIMD by `TruePeakMeter`).
-        public package(set) var truePeakDBTP: Double
+        package var truePeakDBTP: Double
         /// SHA-256 of the file's bytes, 64 lowercase hex digits.
         public package(set) var sha256: String
         /// The sound, resolved (its channels and seed stated; a file's path relative to the music folder,

@@ -128,8 +128,8 @@ package enum PresetID {
 }
 
 /// Every problem found in the catalogue files, one line each (validation reports all of them at once).
-public struct PresetErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public var errors: [ShadesError]
+package struct PresetErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    package var errors: [ShadesError]
     package init(_ errors: [ShadesError]) { self.errors = errors }
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
+    package var description: String { errors.map(\.description).joined(separator: "\n") }
 }

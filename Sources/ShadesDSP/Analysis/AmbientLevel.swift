@@ -163,7 +163,7 @@ public struct SPLCalibration: Encodable, Sendable, Equatable {
 
     /// Parses "94dB@-20dBFS" (spaces, "dB SPL"/"dBSPL" and case are free; the "dB" units may be left out):
     /// `<dB SPL>[dB[SPL]]@<dBFS>[dBFS]`.
-    public init(parsing text: String) throws(ShadesError) {
+    package init(parsing text: String) throws(ShadesError) {
         let bad = Parameter.calibration.error(.notParseable(expected: "a calibration", examples: "94dB@-20dBFS"), value: .given(text),
                                               allowed: AllowedValues(note: "<dB SPL>dB@<level>dBFS"))
         let compact = text.lowercased().filter { !$0.isWhitespace }

@@ -101,11 +101,11 @@ public struct LevelReport: Encodable, Sendable, Equatable {
         /// Samples with |x| ≥ ``LevelStatistics/clipThreshold`` (1 − 2⁻¹⁵).
         public let clippedSamples: Int
         /// Mean sample value (linear, full scale 1.0).
-        public let dcOffset: Double
+        package let dcOffset: Double
     }
 
     /// Frames measured.
-    public let frameCount: Int
+    package let frameCount: Int
     public let channels: [Channel]
     /// Pearson correlation of channels 0 and 1 (mean removed), −1 … 1: 1 for identical channels, −1 for
     /// one inverted, near 0 for independent noise. nil for one channel or when a channel is constant.

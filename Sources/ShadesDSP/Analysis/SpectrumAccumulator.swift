@@ -163,7 +163,7 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
     package let fitLowerHz: Double
     package let fitUpperHz: Double
     /// Fitted slope of the power spectral density in dB per octave.
-    public let slopeDecibelsPerOctave: Double
+    package let slopeDecibelsPerOctave: Double
     /// The band deviation from the fitted line with the largest magnitude (signed), in dB.
     package let largestFitDeviationDB: Double
     /// β of the fitted slope (slope / −3.0103): PSD ∝ f^−β.

@@ -189,7 +189,7 @@ public final class PlayerEngine: @unchecked Sendable {
     // MARK: Status (any thread)
 
     /// Frames rendered since the start.
-    public var framesRendered: Int { renderedFrames.load(ordering: .relaxed) }
+    package var framesRendered: Int { renderedFrames.load(ordering: .relaxed) }
     /// Frames played since the start: ``framesRendered`` less those rendered while everything was paused
     /// and silent (a player's clock).
     public var framesPlayed: Int { playedFrames.load(ordering: .relaxed) }
@@ -204,7 +204,7 @@ public final class PlayerEngine: @unchecked Sendable {
     /// calls), or sources refused because the engine held as many as it can hand back.
     package var droppedCommands: Int { droppedCommandCount.load(ordering: .relaxed) }
     /// Voices sounding or fading.
-    public var activeVoices: Int { activeVoiceCount.load(ordering: .relaxed) }
+    package var activeVoices: Int { activeVoiceCount.load(ordering: .relaxed) }
     /// The largest |sample| rendered since the last call (linear), for a level meter; resets it.
     package func takePeak() -> Float { Float(bitPattern: peakBits.exchange(0, ordering: .relaxed)) }
 

@@ -25,7 +25,7 @@ public final class RealTimePreparation {
     /// Prepares `source` for a real-time thread and finishes (see the type); returns the counter of its
     /// readers' underruns.
     @discardableResult
-    public static func prepare(_ source: any AudioSource, readerUnderruns: UnderrunCounter = UnderrunCounter()) -> UnderrunCounter {
+    package static func prepare(_ source: any AudioSource, readerUnderruns: UnderrunCounter = UnderrunCounter()) -> UnderrunCounter {
         let preparation = RealTimePreparation(readerUnderruns: readerUnderruns)
         source.prepareForRealTime(preparation)
         preparation.finish()
@@ -50,13 +50,13 @@ public final class RealTimePreparation {
 }
 
 /// A count of underruns any thread may read while the audio thread adds to it (relaxed atomic).
-public final class UnderrunCounter: Sendable {
+package final class UnderrunCounter: Sendable {
     private let value = Atomic<Int>(0)
 
-    public init() {}
+    package init() {}
 
     /// Underruns so far.
-    public var count: Int { value.load(ordering: .relaxed) }
+    package var count: Int { value.load(ordering: .relaxed) }
 
     /// Adds one (real-time safe).
     package func add() { value.add(1, ordering: .relaxed) }

@@ -26,7 +26,7 @@ public struct OctaveBand: Sendable, Encodable, Equatable {
     }
 
     /// Lower edge, centre·2^(−width/2), Hz.
-    public var lowerEdgeHz: Double { centreHz * pow(2, -widthOctaves / 2) }
+    package var lowerEdgeHz: Double { centreHz * pow(2, -widthOctaves / 2) }
     /// Upper edge, centre·2^(width/2), Hz.
-    public var upperEdgeHz: Double { centreHz * pow(2, widthOctaves / 2) }
+    package var upperEdgeHz: Double { centreHz * pow(2, widthOctaves / 2) }
 }

@@ -307,7 +307,7 @@ package struct AllowedValues: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What is wrong with a parameter's value.
-public enum ParameterProblem: Sendable, Hashable {
+package enum ParameterProblem: Sendable, Hashable {
     /// The value is outside what is allowed: "AM depth 1.5 is out of range (allowed: 0 … 1)".
     case outOfRange
     /// The text does not read as the kind of value expected: `'6 kHz': not a frequency (e.g. 6kHz, 6000)`;

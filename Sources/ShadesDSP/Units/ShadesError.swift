@@ -26,7 +26,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// ``ParameterProblem/missing`` and errors of text alone.
     public var valueDescription: String? { value?.description }
     /// What is wrong with the parameter; nil for an error of text alone.
-    public package(set) var problem: ParameterProblem?
+    package var problem: ParameterProblem?
     /// What the parameter allows here.
     package var allowedValues: AllowedValues?
     /// What the problem is in, shown before it: "loudness" gives "loudness: channels 0 is out of range …".
@@ -101,7 +101,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The problem in one line, after the file's position if there is one, with the library's names.
     /// Setting it makes the error one of text alone.
-    public package(set) var message: String {
+    package var message: String {
         get { body(naming: { _ in nil }) }
         set {
             text = newValue

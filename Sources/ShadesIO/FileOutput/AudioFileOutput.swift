@@ -35,6 +35,6 @@ package enum AudioFileWriter {
 }
 
 /// The library version, stored in files and manifests.
-public enum ShadesVersion {
-    public static let string = "0.1.0"
+package enum ShadesVersion {
+    package static let string = "0.1.0"
 }

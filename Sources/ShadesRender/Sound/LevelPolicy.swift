@@ -18,7 +18,7 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
 
     /// The default for `sound`: a file at its own level under a −1 dBTP ceiling; anything else at −20 dBFS
     /// RMS (a spectral ripple at −30 dBFS: its sine-phase harmonic complex has a crest factor near 20 dB).
-    public static func `default`(for sound: Sound) -> LevelPolicy {
+    package static func `default`(for sound: Sound) -> LevelPolicy {
         if sound.file != nil { return .truePeakCeiling(dBTP: -1) }
         if case .spectralRipple = sound.generator { return .rms(dBFS: -30) }
         return .rms(dBFS: -20)

@@ -155,9 +155,9 @@ public struct Layer: Sendable, Equatable {
 public struct SoundFileReference: Sendable, Equatable, Encodable {
     public var path: String
     /// Size of the file in bytes, when recorded.
-    public var bytes: Int?
+    package var bytes: Int?
     /// Frames decoded (at the file's own rate), when recorded.
-    public var frames: Int?
+    package var frames: Int?
     /// The file's own sample rate in Hz, when recorded.
     public var sampleRate: Double?
 

@@ -31,7 +31,7 @@ public struct SoundGraph: Sendable {
     /// played to its end: the frames its header announces (``Renderer`` counts the decoded ones).
     public let frames: Int
     /// Sample rate, Hz.
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// A fresh source of group `g` as written (with pulses and fades), before its gain.
     package let makeGroup: @Sendable (_ group: Int) -> any AudioSource
     /// A fresh source of group `g`, its sustained sound (what the level refers to) or as written, and the

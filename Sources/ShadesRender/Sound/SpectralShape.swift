@@ -45,7 +45,7 @@ public struct SpectralShape: Sendable, Encodable, Equatable {
     }
 
     /// The gain at `frequencyHz`, dB.
-    public func gainDB(atHz frequencyHz: Double) -> Double { curve.gainDB(atHz: frequencyHz) }
+    package func gainDB(atHz frequencyHz: Double) -> Double { curve.gainDB(atHz: frequencyHz) }
 
     package var curve: GainCurve { GainCurve(frequenciesHz: frequenciesHz, gainsDB: gainsDB) }
 
