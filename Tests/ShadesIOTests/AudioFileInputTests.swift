@@ -47,7 +47,7 @@ import ShadesIO
         let reference = try AudioFileSource(path: path, sampleRate: 48_000, blockFrames: 4_096).renderBuffer(frameCount: 512)
         let live = try AudioFileSource(path: path, sampleRate: 48_000, blockFrames: 4_096)
         #expect(live.waitsForReader)
-        let counter = RealTimePreparation.prepare(live)
+        let counter = RealTimePreparation.prepare(live, readerUnderruns: UnderrunCounter())
         #expect(!live.waitsForReader)
         let first = live.renderBuffer(frameCount: 512)
         #expect(live.readerUnderruns == 0 && counter.count == 0)

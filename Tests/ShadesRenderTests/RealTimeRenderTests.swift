@@ -140,7 +140,7 @@ import ShadesTestSupport
         let offline = try SoundGraph(request).makeLiveStream()
         let live = try SoundGraph(request).makeLiveStream()
         #expect(offline.frames == 3 * Int(Self.rate) && live.frames == offline.frames)
-        let readerUnderruns = RealTimePreparation.prepare(live.source)
+        let readerUnderruns = RealTimePreparation.prepare(live.source, readerUnderruns: UnderrunCounter())
         let frames = live.frames! + 1_000
         let a = offline.source.renderBuffer(frameCount: frames)
         let b = AudioBuffer(channelCount: 2, frameCapacity: frames)

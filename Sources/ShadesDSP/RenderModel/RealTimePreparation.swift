@@ -22,10 +22,13 @@ public final class RealTimePreparation {
         self.readerUnderruns = readerUnderruns
     }
 
+    /// Prepares `source` for a real-time thread and finishes (see the type).
+    public static func prepare(_ source: any AudioSource) { prepare(source, readerUnderruns: UnderrunCounter()) }
+
     /// Prepares `source` for a real-time thread and finishes (see the type); returns the counter of its
     /// readers' underruns.
     @discardableResult
-    package static func prepare(_ source: any AudioSource, readerUnderruns: UnderrunCounter = UnderrunCounter()) -> UnderrunCounter {
+    package static func prepare(_ source: any AudioSource, readerUnderruns: UnderrunCounter) -> UnderrunCounter {
         let preparation = RealTimePreparation(readerUnderruns: readerUnderruns)
         source.prepareForRealTime(preparation)
         preparation.finish()

@@ -10,7 +10,7 @@ public struct SpectralShape: Sendable, Encodable, Equatable {
     public var frequenciesHz: [Double]
     public var gainsDB: [Double]
     /// Where the gains come from, for the record (e.g. "half-gain rule, right ear of audiogram.json").
-    public var rule: String?
+    package var rule: String?
 
     public init(frequenciesHz: [Double], gainsDB: [Double], rule: String? = nil) {
         (self.frequenciesHz, self.gainsDB, self.rule) = (frequenciesHz, gainsDB, rule)
