@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "ShadesCatalogue", targets: ["ShadesCatalogue"]),
         /// Live playback of a `PlayerEngine` through the sound card (PortAudio).
         .library(name: "ShadesPlayback", targets: ["ShadesPlayback"]),
+        /// The clinician's procedures as state machines: pitch match, audiometry, tinnitus loudness and MML.
+        .library(name: "ShadesProcedures", targets: ["ShadesProcedures"]),
         .executable(name: "shades", targets: ["shades"]),
     ],
     dependencies: [
@@ -64,12 +66,13 @@ let package = Package(
         /// ALSA's error handler set to drop its messages (PortAudio's ALSA back end prints them on every start).
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
+        .target(name: "ShadesProcedures", dependencies: ["ShadesDSP", "ShadesRender", "ShadesPlatform"]),
         /// SIGINT, SIGTERM and SIGHUP handled on a normal thread: the handler only stores the signal and writes
         /// to a pipe (async-signal-safe); a watcher thread does the cleanup.
         .target(name: "CInterrupts"),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesPlatform", "CInterrupts",
+            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesProcedures", "ShadesPlatform", "CInterrupts",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
@@ -88,7 +91,7 @@ let package = Package(
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(
             name: "ShadesCommandLineTests",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesTestSupport", "shades"]),
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesProcedures", "ShadesTestSupport", "shades"]),
         /// `shades play` through a real audio server (a headless PulseAudio started by scripts/live-tests.sh,
         /// `make test-live`); skipped when none is reachable.
         .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesAnalysis", "ShadesTestSupport", "shades"]),
@@ -96,7 +99,8 @@ let package = Package(
         /// (`make api-listing` regenerates it). It reads the modules' symbol graphs, so it depends on them.
         .testTarget(
             name: "ShadesAPITests",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback"]),
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback",
+                           "ShadesProcedures"]),
     ]
 )
 

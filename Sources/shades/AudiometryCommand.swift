@@ -7,6 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 
 /// `shades audiometry`: pure-tone thresholds per ear (modified Hughson–Westlake, ASHA 2005) in the terminal,
 /// or answered by a simulated listener.

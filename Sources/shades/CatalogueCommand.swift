@@ -8,6 +8,7 @@ import ShadesCatalogue
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 import ShadesPlatform
 
 /// `shades catalogue build|check`: the app's sound catalogue from Presets/.

@@ -7,6 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 import ShadesPlayback
 import ShadesPlatform
 

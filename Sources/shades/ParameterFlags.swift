@@ -1,5 +1,6 @@
 import ArgumentParser
 import ShadesDSP
+import ShadesProcedures
 
 /// How the command line names the library's parameters: the option a user typed, e.g. `--am-depth` for
 /// ``ParameterID/amDepth``. Errors are shown through ``ShadesError/described(naming:)`` with the running

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import ShadesDSP
 import ShadesRender
+import ShadesProcedures
 import ShadesPlayback
 import ShadesPlatform
 

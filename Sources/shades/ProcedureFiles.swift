@@ -6,6 +6,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 
 // The JSON files the procedures write and read: a pitch match, an audiogram, a headphone calibration, a
 // loudness match or minimum masking level; and the ears they are for.

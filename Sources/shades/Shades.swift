@@ -2,6 +2,7 @@ import ArgumentParser
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 import ShadesPlatform
 
 /// Keeps `main` thin: parse, run, and turn every error into one line and an exit code

@@ -2,6 +2,7 @@ import ArgumentParser
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 import ShadesPlatform
 
 /// The options that describe a sound (everything but its name, length and destination), shared by

@@ -7,6 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 
 /// `shades stimuli …`: folders of study stimuli with an index.json.
 struct StimuliCommand: ParsableCommand {

@@ -7,6 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 
 /// The options `loudness-match` and `mml` share: the frequency, the ear, where the threshold comes from, the
 /// simulated tinnitus and the output.

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesRender
+import ShadesProcedures
 import ShadesTestSupport
 
 /// Audiogram-shaped sounds (issue 22): `--audiogram FILE --ear E` shapes a sound by the half-gain rule (half the

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import ShadesTestSupport
+import ShadesProcedures
 
 /// The clinician's procedures from the command line (issue 22): `audiometry`, `loudness-match` and `mml`
 /// answered by simulated listeners, their JSON, the files that read it, and every bad input refused in one line

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesRender
+import ShadesProcedures
 
 /// Pure-tone audiometry (issue 22; modified Hughson–Westlake, ASHA 2005) driven by simulated listeners of known
 /// thresholds: the thresholds found lie within 5 dB of the listener's at every frequency, also with false

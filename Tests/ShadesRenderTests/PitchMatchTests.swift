@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesRender
+import ShadesProcedures
 
 /// The pitch-matching procedure (issue 14; Henry et al. 2001), driven by simulated listeners: one who picks
 /// the tone closer in log frequency to a hidden target lands within one whole tone of it for targets from

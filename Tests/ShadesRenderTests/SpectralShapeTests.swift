@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesRender
+import ShadesProcedures
 
 /// The spectral shape of a sound (issue 22): the half-gain rule from an audiogram, a shaped stream the same
 /// whatever the block sizes, the JSON form, and the kernel's response against the curve.

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesRender
+import ShadesProcedures
 
 /// Tinnitus loudness matching and the minimum masking level (issue 22), driven by simulated tinnitus: the loudness
 /// lands within half a step of the simulated one at every level tried, in steps of 1 or 2 dB; the MML is the first

@@ -1,7 +1,7 @@
 import ShadesDSP
 
 /// A gain over frequency applied to a sound, after its notches: gains at frequencies, linear in log frequency
-/// between them and constant beyond. Made from an audiogram by a fitting rule (``halfGain(_:ear:maximumGainDB:)``),
+/// between them and constant beyond. Made from an audiogram by a fitting rule (``halfGain(frequenciesHz:thresholdsDBHL:maximumGainDB:)``; ShadesProcedures reads it from an `Audiogram`),
 /// it shapes any sound by the listener's hearing loss, as Cuesta et al. 2022 (Brain Sci 12:82) shaped therapy
 /// noise by the patient's audiogram. A zero-phase FIR (FFTW frequency sampling, Hann window; a loop's spectrum
 /// is shaped exactly); the sound's level policy applies to the shaped sound.
@@ -25,23 +25,6 @@ public struct SpectralShape: Sendable, Encodable, Equatable {
     public static func halfGain(frequenciesHz: [Double], thresholdsDBHL: [Double], maximumGainDB: Double = 30) -> SpectralShape {
         SpectralShape(frequenciesHz: frequenciesHz, gainsDB: thresholdsDBHL.map { min(maximumGainDB, max(0, $0 / 2)) },
                       rule: "half-gain rule (capped at \(formatNumber(maximumGainDB)) dB)")
-    }
-
-    /// The half-gain rule of `ear`'s thresholds in `audiogram` (dB HL: a calibrated or simulated audiogram).
-    package static func halfGain(_ audiogram: Audiogram, ear: Ears, maximumGainDB: Double = defaultMaximumGainDB,
-                                 source: String? = nil) throws(ShadesError) -> SpectralShape {
-        guard audiogram.scale == .hearingLevel else {
-            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB re full scale, not dB HL",
-                              allowed: "an audiogram in dB HL (`shades audiometry --calibration`) for the half-gain rule")
-        }
-        let points = audiogram.thresholds(ear: ear)
-        guard !points.isEmpty else {
-            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
-                              allowed: [("left", audiogram.left), ("right", audiogram.right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
-        }
-        var shape = halfGain(frequenciesHz: points.map(\.frequencyHz), thresholdsDBHL: points.map(\.thresholdDB), maximumGainDB: maximumGainDB)
-        shape.rule = (shape.rule ?? "") + ", \(ear.rawValue) ear" + (source.map { " of \($0)" } ?? "")
-        return shape
     }
 
     /// The gain at `frequencyHz`, dB.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ShadesDSP
+import ShadesRender
 import ShadesPlatform
 
 /// Interactive pitch matching by the binary (bracketing) two-alternative method (Henry et al. 2001,
@@ -29,9 +30,9 @@ import ShadesPlatform
 /// one position (order effects are a known bias of two-alternative matching) does not steer the match;
 /// one who always answers the same position answers every repeat the other way and is flagged. A match
 /// at the range's end is flagged too (``Result/atLimit``): the tinnitus may lie beyond it.
-package struct PitchMatch: Sendable {
+public struct PitchMatch: Sendable {
     /// What to present next.
-    package enum Step: Sendable, Equatable {
+    public enum Step: Sendable, Equatable {
         /// Play a tone at `frequencyHz` and let the listener set its level to the tinnitus loudness.
         case balance(frequencyHz: Double)
         /// Play `first` then `second` (1 s each, 10 ms ramps, a gap between) at their balanced levels; the
@@ -41,12 +42,12 @@ package struct PitchMatch: Sendable {
         case done
     }
 
-    package enum Stage: String, Sendable, Codable {
+    public enum Stage: String, Sendable, Codable {
         case octave, wholeTone = "whole-tone", octaveCheck = "octave-check", `repeat`
     }
 
     /// The listener's answer to the current step.
-    package enum Answer: Sendable, Equatable {
+    public enum Answer: Sendable, Equatable {
         /// The level set in a loudness balance, dB re the start level.
         case level(Double)
         case first
@@ -71,27 +72,27 @@ package struct PitchMatch: Sendable {
     }
 
     /// Which end of the range a match lies at.
-    package enum Limit: String, Sendable, Codable { case lower, upper }
+    public enum Limit: String, Sendable, Codable { case lower, upper }
 
     /// The outcome: the matched frequency, the range it stands for, its flags, the loudness balances and
     /// every choice. Fields added after the first version are optional, so older results still read.
-    package struct Result: Sendable, Codable, Equatable {
+    public struct Result: Sendable, Codable, Equatable {
         /// The matched tinnitus frequency, Hz.
-        package let frequency: Double
+        public let frequency: Double
         /// The range the match stands for: half a whole tone each side (the step of the last stage), Hz.
-        package let rangeLow: Double
-        package let rangeHigh: Double
+        public let rangeLow: Double
+        public let rangeHigh: Double
         /// True when the listener chose F/2 or 2F over F in the octave-confusion check.
-        package let octaveConfusion: Bool
+        public let octaveConfusion: Bool
         /// Set when the match is the lowest or highest frequency of the range: the tinnitus may lie beyond.
-        package let atLimit: Limit?
+        public let atLimit: Limit?
         /// Pairs repeated in the reverse order, and how many of them got the same tone.
         package let repeatedPairs: Int?
         package let sameAnswers: Int?
         /// True when fewer than half the repeats got the same tone (e.g. a listener answering by position).
-        package let inconsistent: Bool?
+        public let inconsistent: Bool?
         /// The seed the pair orders were drawn from (the same seed and answers give the same procedure).
-        package let seed: UInt64?
+        public let seed: UInt64?
         /// The balanced level of each frequency heard, in frequency order.
         package let loudness: [Balance]
         package let choices: [Choice]
@@ -99,7 +100,7 @@ package struct PitchMatch: Sendable {
 
         /// One line per flag, for a screen or a warning ("the match is at the upper limit …"); empty when
         /// the match is unflagged.
-        package var warnings: [String] {
+        public var warnings: [String] {
             var lines: [String] = []
             switch atLimit {
             case .lower?: lines.append("the match is at the lower limit of the range (\(formatNumber(frequency)) Hz): the tinnitus may be lower")
@@ -124,7 +125,7 @@ package struct PitchMatch: Sendable {
     /// The frequencies a procedure's range may span, Hz.
     package static let allowedRangeHz: ClosedRange<Double> = 20...20_000
 
-    package private(set) var step: Step
+    public private(set) var step: Step
     package private(set) var choices: [Choice] = []
     package private(set) var levels: [Double: Double] = [:]
 
@@ -144,7 +145,7 @@ package struct PitchMatch: Sendable {
 
     /// A procedure over `lowestHz` … `highestHz` (500 Hz … 16 kHz by default, within 20 Hz … 20 kHz),
     /// starting from the pair `startHz`, 2·`startHz`; the order of each pair drawn from `seed`.
-    package init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000, seed: UInt64 = 1) throws(ShadesError) {
+    public init(lowestHz: Double = 500, highestHz: Double = 16_000, startHz: Double = 1_000, seed: UInt64 = 1) throws(ShadesError) {
         guard lowestHz.isFinite, highestHz.isFinite, Self.allowedRangeHz.contains(lowestHz), Self.allowedRangeHz.contains(highestHz),
               highestHz >= 2 * lowestHz else {
             throw ShadesError(parameter: .matchRange, value: "\(formatNumber(lowestHz)) … \(formatNumber(highestHz)) Hz",
@@ -161,7 +162,7 @@ package struct PitchMatch: Sendable {
     }
 
     /// The result once ``step`` is ``Step/done``.
-    package var result: Result? {
+    public var result: Result? {
         guard step == .done else { return nil }
         let half = Self.wholeTone.squareRoot()
         let repeated = choices.filter { $0.repeatOf != nil }
@@ -174,7 +175,7 @@ package struct PitchMatch: Sendable {
     }
 
     /// Takes the answer to the current step and moves on.
-    package mutating func answer(_ answer: Answer) throws(ShadesError) {
+    public mutating func answer(_ answer: Answer) throws(ShadesError) {
         switch (step, answer) {
         case (.balance(let f), .level(let db)):
             guard db.isFinite, abs(db) <= 60 else {

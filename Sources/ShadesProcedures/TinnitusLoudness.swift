@@ -1,13 +1,14 @@
 import ShadesDSP
+import ShadesRender
 
 /// Tinnitus loudness matching, as a pure state machine: a tone at the tinnitus frequency, starting 10 dB above
 /// the threshold there, moves up or down in steps of 1 or 2 dB as the listener says it is softer or louder than
 /// the tinnitus, until "equal" (or, after six reversals, the mean of the last four reversal levels). The match
 /// is reported as sensation level, dB above the threshold at that frequency (Henry et al. 2013, "Tinnitus
 /// Evaluation"; Neff et al. 2019 set their stimuli in dB SL). Levels are the tone's RMS in dBFS.
-package struct LoudnessMatch: Sendable {
+public struct LoudnessMatch: Sendable {
     /// The listener's judgement of the tone against the tinnitus.
-    package enum Answer: String, Sendable, Codable {
+    public enum Answer: String, Sendable, Codable {
         /// The tone is softer than the tinnitus: up a step.
         case softer
         /// The tone is louder: down a step.
@@ -23,14 +24,14 @@ package struct LoudnessMatch: Sendable {
     }
 
     /// The outcome; `stimuli residual-inhibition --reference-from` reads `frequencyHz` and `levelDBFS`.
-    package struct Result: Sendable, Codable, Equatable {
+    public struct Result: Sendable, Codable, Equatable {
         package let procedure: String
-        package let frequencyHz: Double
+        public let frequencyHz: Double
         /// The threshold at the frequency, dBFS (tone RMS).
         package let thresholdDBFS: Double
         /// The tone as loud as the tinnitus, dBFS, and its sensation level (dB above the threshold).
-        package let levelDBFS: Double
-        package let sensationLevelDB: Double
+        public let levelDBFS: Double
+        public let sensationLevelDB: Double
         package let stepDB: Double
         package let trials: [Trial]
         package let method: String
@@ -40,7 +41,7 @@ package struct LoudnessMatch: Sendable {
     package let thresholdDBFS: Double
     package let stepDB: Double
     /// The tone's level now, dBFS; nil once the match is done (see ``result``).
-    package private(set) var levelDBFS: Double?
+    public private(set) var levelDBFS: Double?
     package private(set) var trials: [Trial] = []
     private var reversals: [Double] = []
     private var matched: Double?
@@ -54,7 +55,7 @@ package struct LoudnessMatch: Sendable {
     ///   - frequencyHz: the tinnitus frequency, 125 … 16,000 Hz.
     ///   - thresholdDBFS: the threshold there, −130 … −6 dBFS.
     ///   - stepDB: 1 or 2 dB.
-    package init(frequencyHz: Double, thresholdDBFS: Double, stepDB: Double = 2) throws(ShadesError) {
+    public init(frequencyHz: Double, thresholdDBFS: Double, stepDB: Double = 2) throws(ShadesError) {
         guard frequencyHz.isFinite, Audiometry.allowedFrequencyHz.contains(frequencyHz) else {
             throw ShadesError(parameter: .frequency, value: "\(formatNumber(frequencyHz)) Hz", allowed: "125 … 16000 Hz")
         }
@@ -67,7 +68,7 @@ package struct LoudnessMatch: Sendable {
     }
 
     /// Takes the listener's judgement of the tone at ``levelDBFS``.
-    package mutating func answer(_ answer: Answer) {
+    public mutating func answer(_ answer: Answer) {
         guard let level = levelDBFS else { return }
         trials.append(Trial(levelDBFS: level, answer: answer))
         if answer == .equal { return finish(level) }
@@ -81,7 +82,7 @@ package struct LoudnessMatch: Sendable {
     }
 
     /// The match once ``levelDBFS`` is nil.
-    package var result: Result? {
+    public var result: Result? {
         guard let matched else { return nil }
         return Result(procedure: "loudness match", frequencyHz: frequencyHz, thresholdDBFS: thresholdDBFS, levelDBFS: matched,
                       sensationLevelDB: matched - thresholdDBFS, stepDB: stepDB, trials: trials,
@@ -98,7 +99,7 @@ package struct LoudnessMatch: Sendable {
 /// rises in 2 dB steps (from the threshold, or a start level) until the listener no longer hears the tinnitus;
 /// that level is the MML (Henry et al. 2013). Residual inhibition is tested with a masker at MML + 10 dB
 /// (`stimuli residual-inhibition --reference-from`). Levels are the noise's RMS in dBFS.
-package struct MinimumMaskingLevel: Sendable {
+public struct MinimumMaskingLevel: Sendable {
     /// One presentation: the noise level and whether the tinnitus was still heard under it.
     package struct Trial: Sendable, Codable, Equatable {
         package let levelDBFS: Double
@@ -106,14 +107,14 @@ package struct MinimumMaskingLevel: Sendable {
     }
 
     /// The outcome; `stimuli residual-inhibition --reference-from` reads `frequencyHz`, `widthOctaves` and `levelDBFS`.
-    package struct Result: Sendable, Codable, Equatable {
+    public struct Result: Sendable, Codable, Equatable {
         package let procedure: String
-        package let frequencyHz: Double
-        package let widthOctaves: Double
+        public let frequencyHz: Double
+        public let widthOctaves: Double
         /// The lowest noise level that covered the tinnitus, dBFS; nil when the highest level did not.
-        package let levelDBFS: Double?
+        public let levelDBFS: Double?
         /// The MML above the threshold given, dB.
-        package let sensationLevelDB: Double?
+        public let sensationLevelDB: Double?
         package let thresholdDBFS: Double?
         package let stepDB: Double
         package let trials: [Trial]
@@ -125,7 +126,7 @@ package struct MinimumMaskingLevel: Sendable {
     package let thresholdDBFS: Double?
     package let stepDB: Double
     /// The noise level to present now, dBFS; nil once done.
-    package private(set) var levelDBFS: Double?
+    public private(set) var levelDBFS: Double?
     package private(set) var trials: [Trial] = []
     private var masked: Double?
 
@@ -135,7 +136,7 @@ package struct MinimumMaskingLevel: Sendable {
     /// - Parameters:
     ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3.
     ///   - startDBFS: the first level (default: the threshold, else −70 dBFS); `stepDB` 1 or 2 dB (2 by default).
-    package init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
+    public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2) throws(ShadesError) {
         guard frequencyHz.isFinite, Audiometry.allowedFrequencyHz.contains(frequencyHz) else {
             throw ShadesError(parameter: .frequency, value: "\(formatNumber(frequencyHz)) Hz", allowed: "125 … 16000 Hz")
@@ -153,7 +154,7 @@ package struct MinimumMaskingLevel: Sendable {
     }
 
     /// Takes whether the tinnitus is still heard under the noise at ``levelDBFS``.
-    package mutating func answer(tinnitusHeard: Bool) {
+    public mutating func answer(tinnitusHeard: Bool) {
         guard let level = levelDBFS else { return }
         trials.append(Trial(levelDBFS: level, tinnitusHeard: tinnitusHeard))
         if !tinnitusHeard {
@@ -165,7 +166,7 @@ package struct MinimumMaskingLevel: Sendable {
     }
 
     /// The result once ``levelDBFS`` is nil.
-    package var result: Result? {
+    public var result: Result? {
         guard levelDBFS == nil else { return nil }
         return Result(procedure: "minimum masking level", frequencyHz: frequencyHz, widthOctaves: widthOctaves, levelDBFS: masked,
                       sensationLevelDB: masked.flatMap { m in thresholdDBFS.map { m - $0 } }, thresholdDBFS: thresholdDBFS,

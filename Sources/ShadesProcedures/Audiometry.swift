@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ShadesDSP
+import ShadesRender
 import ShadesPlatform
 
 /// Pure-tone audiometry by the modified Hughson–Westlake method (Carhart & Jerger 1959; ASHA 2005, "Guidelines
@@ -23,19 +24,19 @@ import ShadesPlatform
 ///
 /// Levels are dB HL through an ``AudiometerCalibration`` (the tone played at the reference level in dBFS plus
 /// the hearing level), or dB re full scale (the tone's RMS in dBFS) without one.
-package struct Audiometry: Sendable {
+public struct Audiometry: Sendable {
     /// One tone to present: a pulsed tone (three 200 ms pulses, 25 ms ramps) in one ear.
-    package struct Presentation: Sendable, Equatable {
-        package let ear: Ears
-        package let frequencyHz: Double
+    public struct Presentation: Sendable, Equatable {
+        public let ear: Ears
+        public let frequencyHz: Double
         /// The level in the audiogram's scale (dB HL or dBFS).
-        package let levelDB: Double
+        public let levelDB: Double
         /// The tone's RMS level to play, dBFS; nil for dB HL without a calibration (a simulated listener).
-        package let levelDBFS: Double?
+        public let levelDBFS: Double?
     }
 
     /// The tone to present next; nil when the procedure has ended (see ``result``).
-    package private(set) var presentation: Presentation?
+    public private(set) var presentation: Presentation?
     /// The scale of the levels.
     package let scale: AudiogramScale
     package let calibration: AudiometerCalibration?
@@ -72,7 +73,7 @@ package struct Audiometry: Sendable {
     ///   - scale: dB HL (with a calibration to play, or without one for a simulated listener) or dB re full
     ///     scale (no calibration).
     ///   - startLevelDB: the familiarisation level (default 30 dB HL or −40 dBFS).
-    package init(ears: [Ears], frequenciesHz: [Double], scale: AudiogramScale, calibration: AudiometerCalibration? = nil,
+    public init(ears: [Ears], frequenciesHz: [Double], scale: AudiogramScale, calibration: AudiometerCalibration? = nil,
                 startLevelDB: Double? = nil) throws(ShadesError) {
         guard !ears.isEmpty, !ears.contains(.both) else {
             throw ShadesError(parameter: .ear, value: ears.map(\.rawValue).joined(separator: ","), allowed: "left and/or right")
@@ -108,7 +109,7 @@ package struct Audiometry: Sendable {
     package static let allowedFrequencyHz: ClosedRange<Double> = 125...16_000
 
     /// Takes the listener's answer to ``presentation`` and moves on.
-    package mutating func answer(heard: Bool) {
+    public mutating func answer(heard: Bool) {
         guard presentation != nil else { return }
         let ascending = state.familiarised && state.lastMissed
         state.trials.append(Audiogram.Trial(levelDB: state.level, heard: heard, ascending: ascending))
@@ -158,14 +159,14 @@ package struct Audiometry: Sendable {
     }
 
     /// The audiogram once ``presentation`` is nil.
-    package var result: Audiogram? {
+    public var result: Audiogram? {
         guard presentation == nil else { return nil }
         return Audiogram(scale: scale, calibration: calibration, left: finished[.left]?.sorted { $0.frequencyHz < $1.frequencyHz },
                          right: finished[.right]?.sorted { $0.frequencyHz < $1.frequencyHz })
     }
 
     /// The ear and frequency tested now, its index and the number of tests (for a progress line).
-    package var progress: (test: Int, of: Int) { (min(current + 1, tests.count), tests.count) }
+    public var progress: (test: Int, of: Int) { (min(current + 1, tests.count), tests.count) }
 
     // MARK: Steps
 
@@ -201,14 +202,14 @@ package struct Audiometry: Sendable {
 
     /// The pulsed tone of `presentation`: three 200 ms pulses with 25 ms raised-cosine ramps, 200 ms apart,
     /// in its ear; play it at ``Presentation/levelDBFS``.
-    package static func tone(for presentation: Presentation) -> Sound {
+    public static func tone(for presentation: Presentation) -> Sound {
         Sound(.generator(.tone(frequencyHz: presentation.frequencyHz)), pulses: Pulses(onSeconds: 0.2, offSeconds: 0.2, rampSeconds: 0.025, count: 3),
               channels: presentation.ear == .left ? .left : .right)
     }
 }
 
 /// The scale of an audiogram's levels.
-package enum AudiogramScale: String, Sendable, Codable {
+public enum AudiogramScale: String, Sendable, Codable {
     /// dB hearing level: 0 is the reference equivalent threshold (through a calibration).
     case hearingLevel = "dB HL"
     /// dB re full scale: the tone's RMS level in dBFS (no calibration; depends on the volume setting).
@@ -220,13 +221,13 @@ package enum AudiogramScale: String, Sendable, Codable {
 /// plays it. A tone of L dB HL is played at reference + L dBFS.
 ///
 /// JSON: `{"headphones": "Sennheiser HDA 300", "referenceDBFS": {"1000": -95.5, "2000": -97, …}}`.
-package struct AudiometerCalibration: Sendable, Codable, Equatable {
+public struct AudiometerCalibration: Sendable, Codable, Equatable {
     /// The headphones (and volume setting) this calibration holds for.
     package var headphones: String?
     /// Per frequency in Hz (the key, e.g. "1000"), the level in dBFS heard at 0 dB HL.
     package var referenceDBFS: [String: Double]
 
-    package init(headphones: String? = nil, referenceDBFS: [Double: Double]) {
+    public init(headphones: String? = nil, referenceDBFS: [Double: Double]) {
         self.headphones = headphones
         self.referenceDBFS = Dictionary(uniqueKeysWithValues: referenceDBFS.map { (formatNumber($0.key), $0.value) })
     }
@@ -244,7 +245,7 @@ package struct AudiometerCalibration: Sendable, Codable, Equatable {
 
 /// Hearing thresholds per ear and frequency, with every trial that found them (``Audiometry``'s result;
 /// `shades audiometry -o` writes it as JSON).
-package struct Audiogram: Sendable, Codable, Equatable {
+public struct Audiogram: Sendable, Codable, Equatable {
     /// One presentation: its level, whether it was heard, and whether it followed a miss.
     package struct Trial: Sendable, Codable, Equatable {
         package let levelDB: Double
@@ -253,10 +254,10 @@ package struct Audiogram: Sendable, Codable, Equatable {
     }
 
     /// One frequency of one ear.
-    package struct Threshold: Sendable, Codable, Equatable {
-        package let frequencyHz: Double
+    public struct Threshold: Sendable, Codable, Equatable {
+        public let frequencyHz: Double
         /// The threshold in the audiogram's scale; nil when none was found (see `note`).
-        package let thresholdDB: Double?
+        public let thresholdDB: Double?
         /// Why there is no threshold, or what limits it.
         package let note: String?
         package let trials: [Trial]
@@ -270,11 +271,11 @@ package struct Audiogram: Sendable, Codable, Equatable {
         }
     }
 
-    package let scale: AudiogramScale
+    public let scale: AudiogramScale
     package let method: String
     package let calibration: AudiometerCalibration?
-    package let left: [Threshold]?
-    package let right: [Threshold]?
+    public let left: [Threshold]?
+    public let right: [Threshold]?
     /// For an audiogram a simulated listener answered: who it was (not a person's hearing).
     package var simulatedListener: String?
 
@@ -292,7 +293,7 @@ package struct Audiogram: Sendable, Codable, Equatable {
 
     /// The threshold of `ear` at `frequencyHz`, linear in log frequency between the measured ones and the
     /// nearest one's beyond them; throws when the ear has none.
-    package func thresholdDB(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
+    public func thresholdDB(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
         let points = thresholds(ear: ear)
         guard !points.isEmpty else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
