@@ -29,9 +29,10 @@ public struct CatalogueOptions: Sendable, Equatable {
     package var parameters: [String: String]
 
     public init(tinnitusFrequencyHz: Double? = nil, musicFolder: String? = nil, sampleRate: Double? = nil,
-                container: Container? = nil, loudnessLUFS: Double? = nil, parameters: [String: String] = [:]) {
-        (self.tinnitusFrequencyHz, self.musicFolder, self.sampleRate, self.container, self.loudnessLUFS, self.parameters) =
-            (tinnitusFrequencyHz, musicFolder, sampleRate, container, loudnessLUFS, parameters)
+                container: Container? = nil, loudnessLUFS: Double? = nil, shape: SpectralShape? = nil,
+                parameters: [String: String] = [:]) {
+        (self.tinnitusFrequencyHz, self.musicFolder, self.sampleRate, self.container, self.loudnessLUFS, self.shape,
+         self.parameters) = (tinnitusFrequencyHz, musicFolder, sampleRate, container, loudnessLUFS, shape, parameters)
     }
 }
 
@@ -59,13 +60,10 @@ public enum Catalogue {
             throw .usage(error.description)
         }
         if options.musicFolder != nil && options.tinnitusFrequencyHz == nil {
-            throw .usage("a music folder needs a tinnitus frequency (the notch is at the patient's frequency)")
+            throw ShadesError(.tinnitusFrequency, .missing, allowed: AllowedValues(note: "a frequency with a music folder: the music is notched at it"))
         }
         if options.shape != nil && options.tinnitusFrequencyHz == nil {
-            throw .usage("a shape is for the personalised sounds: it needs a tinnitus frequency")
-        }
-        if let container = options.container, ![.wav, .flac].contains(container) {
-            throw .usage("format \(container.rawValue) is unknown (allowed: wav, flac)")
+            throw ShadesError(.tinnitusFrequency, .missing, allowed: AllowedValues(note: "a frequency with a shape: it shapes the personalised sounds"))
         }
         let overrides = CatalogueOverrides(rate: options.sampleRate, format: options.container?.rawValue,
                                            loudnessLUFS: options.loudnessLUFS)
@@ -88,22 +86,5 @@ public enum Catalogue {
     /// - Throws: when `folder/manifest.json` cannot be read.
     package static func check(folder: String) throws(ShadesError) -> [String] {
         try CatalogueBuilder.check(folder: folder)
-    }
-
-    /// Reads one preset file's JSON (`file` names it in messages) and checks it as ``build(presets:into:options:warning:progress:)``
-    /// would, without rendering anything.
-    /// - Returns: the ids of its sounds, in display order.
-    /// - Throws: every problem, one line each with file, line and column.
-    package static func validatePresets(json: [UInt8], file: String) throws(PresetErrors) -> [String] {
-        let document: CatalogueDocument
-        do throws(ShadesError) { document = try PresetParser.parse(data: Data(json), file: file) } catch {
-            throw PresetErrors([error])
-        }
-        try PresetParser.validate([(file, document)])
-        do throws(ShadesError) {
-            return try PresetAssets.resolve([(file, document)]).assets.map(\.id)
-        } catch {
-            throw PresetErrors([error])
-        }
     }
 }

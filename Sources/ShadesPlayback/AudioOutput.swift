@@ -49,6 +49,11 @@ public enum OutputDeviceChoice: Sendable, Equatable {
 ///
 /// Control calls (init, ``start()``, ``stop()``, deinit) from one thread.
 public final class AudioOutput {
+    /// The output latency asked by default, s: 40 ms. Under load (a busy loop per core) a 10 ms device
+    /// buffer underran about once in 10 s and 20 ms about once a minute; 40 ms gave none in 10 minutes
+    /// (`make load-test`, README: Live playback under load).
+    public static let defaultLatencySeconds = 0.04
+
     package let engine: PlayerEngine
     public let device: OutputDevice
     /// Frames per callback asked of PortAudio (the period).
@@ -74,11 +79,11 @@ public final class AudioOutput {
     /// - Parameters:
     ///   - bufferFrames: frames per callback (the period).
     ///   - latencySeconds: the output latency asked (PortAudio's suggested latency: the device's buffer),
-    ///     at least two periods; nil asks two periods.
+    ///     at least two periods; by default ``defaultLatencySeconds``.
     /// - Throws: a runtime error naming the devices and host APIs tried when there is no output device
-    ///   or it cannot be opened; a parameter error for an unknown `--device`.
+    ///   or it cannot be opened; a parameter error for a device that is not there.
     public init(engine: PlayerEngine, device choice: OutputDeviceChoice = .systemDefault, bufferFrames: Int,
-                latencySeconds: Double? = nil, realTime: Bool = true) throws(ShadesError) {
+                latencySeconds: Double = AudioOutput.defaultLatencySeconds, realTime: Bool = true) throws(ShadesError) {
         precondition(bufferFrames > 0, "bufferFrames must be > 0")
         self.engine = engine
         self.bufferFrames = bufferFrames
@@ -91,7 +96,7 @@ public final class AudioOutput {
             var parameters = PaStreamParameters(
                 device: PaDeviceIndex(device.index), channelCount: Int32(engine.channelCount),
                 sampleFormat: paFloat32Format | paNonInterleavedFormat,
-                suggestedLatency: max(2 * Double(bufferFrames) / engine.sampleRate, latencySeconds ?? 0),
+                suggestedLatency: max(2 * Double(bufferFrames) / engine.sampleRate, latencySeconds),
                 hostApiSpecificStreamInfo: nil)
             var opened: UnsafeMutableRawPointer?
             let user = Unmanaged.passUnretained(state).toOpaque()
@@ -286,12 +291,14 @@ enum PortAudioLibrary {
             return device
         case .index(let wanted):
             guard let device = devices.first(where: { index($0) == wanted }) else {
-                throw ShadesError(parameter: "device", value: "\(wanted)", allowed: "an \(kind) device: \(names)")
+                throw ShadesError(.device, .other("is not an \(kind) device here"), value: .text("\(wanted)"),
+                                  allowed: AllowedValues(note: names))
             }
             return device
         case .name(let text):
             guard let device = devices.first(where: { name($0).lowercased().contains(text.lowercased()) }) else {
-                throw ShadesError(parameter: "device", value: "'\(text)'", allowed: "an \(kind) device: \(names)")
+                throw ShadesError(.device, .other("is not an \(kind) device here"), value: .text("'\(text)'"),
+                                  allowed: AllowedValues(note: names))
             }
             return device
         }

@@ -7,7 +7,7 @@ extension SpectralShape {
                                  source: String? = nil) throws(ShadesError) -> SpectralShape {
         guard audiogram.scale == .hearingLevel else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB re full scale, not dB HL",
-                              allowed: "an audiogram in dB HL (`shades audiometry --calibration`) for the half-gain rule")
+                              allowed: "an audiogram in dB HL (measured through a headphone calibration) for the half-gain rule")
         }
         let points = audiogram.thresholds(ear: ear)
         guard !points.isEmpty else {

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ShadesDSP
 import ShadesRender
 import ShadesPlatform
@@ -223,7 +218,7 @@ public enum AudiogramScale: String, Sendable, Codable {
 /// JSON: `{"headphones": "Sennheiser HDA 300", "referenceDBFS": {"1000": -95.5, "2000": -97, …}}`.
 public struct AudiometerCalibration: Sendable, Codable, Equatable {
     /// The headphones (and volume setting) this calibration holds for.
-    package var headphones: String?
+    public private(set) var headphones: String?
     /// Per frequency in Hz (the key, e.g. "1000"), the level in dBFS heard at 0 dB HL.
     package var referenceDBFS: [String: Double]
 
@@ -233,7 +228,7 @@ public struct AudiometerCalibration: Sendable, Codable, Equatable {
     }
 
     /// The reference level at `frequencyHz`, dBFS; refused for a frequency the calibration does not hold.
-    package func referenceDBFS(atHz frequencyHz: Double) throws(ShadesError) -> Double {
+    public func referenceDBFS(atHz frequencyHz: Double) throws(ShadesError) -> Double {
         for (key, value) in referenceDBFS {
             if let f = Double(key), abs(f - frequencyHz) <= 1e-6 * frequencyHz, value.isFinite { return value }
         }
@@ -309,7 +304,7 @@ public struct Audiogram: Sendable, Codable, Equatable {
         guard scale == .hearingLevel else { return try thresholdDB(atHz: frequencyHz, ear: ear) }
         guard let calibration else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB HL without a calibration",
-                              allowed: "an audiogram measured with --calibration, or in dB re full scale")
+                              allowed: "an audiogram measured through a headphone calibration, or in dB re full scale")
         }
         var points: [(Double, Double)] = []
         for t in thresholds(ear: ear) { points.append((t.frequencyHz, t.thresholdDB + (try calibration.referenceDBFS(atHz: t.frequencyHz)))) }

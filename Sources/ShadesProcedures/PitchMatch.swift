@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ShadesDSP
 import ShadesRender
 import ShadesPlatform
@@ -78,10 +73,10 @@ public struct PitchMatch: Sendable {
     /// every choice. Fields added after the first version are optional, so older results still read.
     public struct Result: Sendable, Codable, Equatable {
         /// The matched tinnitus frequency, Hz.
-        public let frequency: Double
+        public let frequencyHz: Double
         /// The range the match stands for: half a whole tone each side (the step of the last stage), Hz.
-        public let rangeLow: Double
-        public let rangeHigh: Double
+        public let rangeLowHz: Double
+        public let rangeHighHz: Double
         /// True when the listener chose F/2 or 2F over F in the octave-confusion check.
         public let octaveConfusion: Bool
         /// Set when the match is the lowest or highest frequency of the range: the tinnitus may lie beyond.
@@ -98,13 +93,19 @@ public struct PitchMatch: Sendable {
         package let choices: [Choice]
         package let method: String
 
+        /// The JSON keys of the first version (`frequency`, `rangeLow`, `rangeHigh`: Hz), so results read both ways.
+        private enum CodingKeys: String, CodingKey {
+            case frequencyHz = "frequency", rangeLowHz = "rangeLow", rangeHighHz = "rangeHigh", octaveConfusion, atLimit,
+                 repeatedPairs, sameAnswers, inconsistent, seed, loudness, choices, method
+        }
+
         /// One line per flag, for a screen or a warning ("the match is at the upper limit …"); empty when
         /// the match is unflagged.
         public var warnings: [String] {
             var lines: [String] = []
             switch atLimit {
-            case .lower?: lines.append("the match is at the lower limit of the range (\(formatNumber(frequency)) Hz): the tinnitus may be lower")
-            case .upper?: lines.append("the match is at the upper limit of the range (\(formatNumber(frequency)) Hz): the tinnitus may be higher")
+            case .lower?: lines.append("the match is at the lower limit of the range (\(formatNumber(frequencyHz)) Hz): the tinnitus may be lower")
+            case .upper?: lines.append("the match is at the upper limit of the range (\(formatNumber(frequencyHz)) Hz): the tinnitus may be higher")
             case nil: break
             }
             if octaveConfusion { lines.append("octave confusion: F/2 or 2F was chosen over the match F") }
@@ -168,7 +169,7 @@ public struct PitchMatch: Sendable {
         let repeated = choices.filter { $0.repeatOf != nil }
         let same = repeated.filter { $0.chosenHz == choices[$0.repeatOf!].chosenHz }.count
         let limit: Limit? = current <= lowestHz * (1 + 1e-9) ? .lower : current >= highestHz * (1 - 1e-9) ? .upper : nil
-        return Result(frequency: current, rangeLow: current / half, rangeHigh: current * half, octaveConfusion: confusion,
+        return Result(frequencyHz: current, rangeLowHz: current / half, rangeHighHz: current * half, octaveConfusion: confusion,
                       atLimit: limit, repeatedPairs: repeated.count, sameAnswers: same, inconsistent: 2 * same < repeated.count,
                       seed: seed, loudness: levels.sorted { $0.key < $1.key }.map { Balance(frequencyHz: $0.key, levelDB: $0.value) },
                       choices: choices, method: "binary two-alternative forced choice (Henry et al. 2001), pair order randomised, decisive pairs repeated reversed")

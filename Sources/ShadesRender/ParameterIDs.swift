@@ -34,6 +34,8 @@ extension ParameterID {
     package static let startLevel = ParameterID("startLevel", name: "start level")
     /// A spectral shape (gains over frequency) of a sound.
     package static let shape = ParameterID("shape", name: "spectral shape")
+    /// The patient's tinnitus frequency, Hz (the catalogue's personalised sounds).
+    package static let tinnitusFrequency = ParameterID("tinnitusFrequency", name: "tinnitus frequency")
     /// The fitting rule of a shape made from an audiogram, and its largest gain, dB.
     package static let fittingRule = ParameterID("fittingRule", name: "fitting rule")
     package static let maximumGain = ParameterID("maximumGain", name: "maximum gain")

@@ -68,8 +68,7 @@ struct AudiometryCommand: ParsableCommand {
 
     func run() throws {
         let ears = try parseEars(ear)
-        var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
-        if extended { list += StimulusSets.extendedHighFrequencies }
+        let list = try audiometricFrequencies(frequencies, extended: extended)
         let calibrationFile = try calibration.map(readCalibration)
         let start = try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) }
         if let output { try AtomicFile.checkWritable(output) }

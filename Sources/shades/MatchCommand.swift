@@ -75,8 +75,8 @@ struct MatchCommand: ParsableCommand {
         if json {
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print("matched \(formatNumber(result.frequency, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLow, roundedTo: 1)) … "
-                  + "\(formatNumber(result.rangeHigh, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)")
+            print("matched \(formatNumber(result.frequencyHz, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLowHz, roundedTo: 1)) … "
+                  + "\(formatNumber(result.rangeHighHz, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)")
             for warning in result.warnings { print("flagged: \(warning)") }
         }
     }
@@ -102,7 +102,7 @@ private struct InteractiveMatch {
             switch match.step {
             case .done:
                 let result = match.result!
-                console.say("Done: \(formatNumber(result.frequency, roundedTo: 1)) Hz.")
+                console.say("Done: \(formatNumber(result.frequencyHz, roundedTo: 1)) Hz.")
                 for warning in result.warnings { console.say("Flagged: \(warning)") }
                 return result
             case .balance(let f):

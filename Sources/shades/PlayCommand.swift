@@ -52,11 +52,6 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output latency to ask of the device (its buffer): 40ms by default, at least two callbacks.")
     var latency: String?
 
-    /// The device latency asked by default, seconds. Through PulseAudio with every core busy, two 5 ms
-    /// periods (10 ms) underran about once in 10 s and 20 ms about once a minute; 40 ms none in 10 minutes
-    /// (README, "Live playback under load").
-    static let defaultLatencySeconds = 0.04
-
     @Flag(name: .customLong("no-realtime"), help: "Do not ask for real-time scheduling of the audio threads.")
     var noRealtime = false
 
@@ -93,7 +88,7 @@ struct PlayCommand: ParsableCommand {
         // The source is prepared for real time here, before the stream starts (a notch's pre-roll, a file's
         // reader decoded ahead).
         try engine.play(source, gainDB: gainDB, fadeInSeconds: fadeIn)
-        let latencySeconds = try latency.map { try parsePositiveSeconds($0, option: "latency") } ?? Self.defaultLatencySeconds
+        let latencySeconds = try latency.map { try parsePositiveSeconds($0, option: "latency") } ?? AudioOutput.defaultLatencySeconds
         let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames, latencySeconds: latencySeconds,
                                      realTime: !noRealtime)
         if let end = [timerSeconds, length].compactMap({ $0 }).min() {

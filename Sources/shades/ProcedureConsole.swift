@@ -36,7 +36,7 @@ final class ProcedureConsole {
         }
         engine = PlayerEngine(sampleRate: Self.sampleRate, channelCount: 2)
         let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
-        output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480, latencySeconds: PlayCommand.defaultLatencySeconds)
+        output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480, latencySeconds: AudioOutput.defaultLatencySeconds)
         try output.start()
         tcgetattr(0, &saved)
         var raw = saved

@@ -35,7 +35,7 @@ func matchedFrequency(_ path: String) throws -> Double {
     let result = try readProcedureFile(PitchMatch.Result.self, path, option: "from-match", what: "a `shades match` result",
                                        allowed: "the JSON `shades match -o FILE` writes")
     if !result.warnings.isEmpty { printWarning("\(path): " + result.warnings.joined(separator: "; ")) }
-    return result.frequency
+    return result.frequencyHz
 }
 
 /// An audiogram file (`shades audiometry -o`).
@@ -71,4 +71,11 @@ func parseEars(_ text: String, allowingBoth: Bool = true) throws -> [Ears] {
     case "both" where allowingBoth: return [.right, .left]
     default: throw ShadesError(parameter: .ear, value: "'\(text)'", allowed: allowingBoth ? "left, right or both" : "left or right")
     }
+}
+
+/// `--frequencies` (else the audiometric frequencies) and `--extended` (the high ones added), Hz.
+func audiometricFrequencies(_ text: String?, extended: Bool) throws -> [Double] {
+    var list = try text.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
+    if extended { list += StimulusSets.extendedHighFrequencies }
+    return list
 }

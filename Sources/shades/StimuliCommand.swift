@@ -72,15 +72,9 @@ struct StimuliCommand: ParsableCommand {
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
-            let ears: [ChannelLayout]
-            switch ear {
-            case "left": ears = [.left]
-            case "right": ears = [.right]
-            case "both": ears = [.left, .right]
-            default: throw ShadesError(parameter: "ear", value: "'\(ear)'", allowed: "left, right or both")
-            }
-            var list = try frequencies.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
-            if extended { list += StimulusSets.extendedHighFrequencies }
+            // The set's files go left ear first.
+            let ears: [ChannelLayout] = try parseEars(ear).reversed().map { $0 == .left ? .left : .right }
+            let list = try audiometricFrequencies(frequencies, extended: extended)
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2 else {
                 throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")

@@ -8,6 +8,7 @@ import ShadesDSP
         let error = Parameter.frequency.outOfRange(30_000, range: .above(0, below: 24_000, unit: .hertz), note: "(Nyquist)")
         #expect(error.kind == .parameter && error.parameter == .frequency && error.path == nil)
         #expect(error.value == .number(30_000, .hertz) && error.problem == .outOfRange)
+        #expect(error.valueDescription == "30000 Hz")
         #expect(error.allowedValues == AllowedValues(range: .above(0, below: 24_000, unit: .hertz), note: "(Nyquist)"))
         #expect(error.description == "frequency 30000 Hz is out of range (allowed: above 0 and below 24000 Hz (Nyquist))")
         #expect(error.message == error.description)

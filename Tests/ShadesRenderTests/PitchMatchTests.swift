@@ -16,13 +16,13 @@ import ShadesProcedures
     @Test func idealListenerLandsWithinAWholeTone() throws {
         for target in Self.targets {
             let result = try SimulatedListener(targetHz: target).run(try PitchMatch())
-            let error = abs(log2(result.frequency / target))
-            #expect(error <= 1.0 / 6 + 1e-9, "target \(target) Hz: matched \(result.frequency) Hz (\(error * 6) whole tones off)")
+            let error = abs(log2(result.frequencyHz / target))
+            #expect(error <= 1.0 / 6 + 1e-9, "target \(target) Hz: matched \(result.frequencyHz) Hz (\(error * 6) whole tones off)")
             #expect(!result.octaveConfusion, "target \(target) Hz")
             #expect(result.inconsistent == false && (result.repeatedPairs ?? 0) >= 2, "target \(target) Hz: \(result.sameAnswers ?? -1) of \(result.repeatedPairs ?? -1)")
             let inside = target > 500 * PitchMatch.wholeTone.squareRoot() && target < 16_000 / PitchMatch.wholeTone.squareRoot()
             if inside { #expect(result.atLimit == nil && result.warnings.isEmpty, "target \(target) Hz: \(result.warnings)") }
-            #expect(result.rangeLow < result.frequency && result.frequency < result.rangeHigh)
+            #expect(result.rangeLowHz < result.frequencyHz && result.frequencyHz < result.rangeHighHz)
             // Every frequency heard was balanced first; every choice is recorded, the stages in order.
             let heard = Set(result.choices.flatMap { [$0.firstHz, $0.secondHz] })
             #expect(heard.isSubset(of: Set(result.loudness.map(\.frequencyHz))))
@@ -35,7 +35,7 @@ import ShadesProcedures
     @Test func octaveConfusionIsFlagged() throws {
         for target in Self.targets where target >= 1_000 {
             let result = try SimulatedListener(targetHz: target, octaveConfusion: true).run(try PitchMatch())
-            #expect(result.octaveConfusion, "target \(target) Hz matched at \(result.frequency) Hz")
+            #expect(result.octaveConfusion, "target \(target) Hz matched at \(result.frequencyHz) Hz")
         }
     }
 
@@ -77,8 +77,8 @@ import ShadesProcedures
             var matched: Set<Double> = []
             for seed in UInt64(1)...200 {
                 let result = try SimulatedListener(alwaysAnswering: position).run(try PitchMatch(seed: seed))
-                matched.insert(result.frequency)
-                #expect(!result.warnings.isEmpty, "always \(position), seed \(seed): unflagged match at \(result.frequency) Hz")
+                matched.insert(result.frequencyHz)
+                #expect(!result.warnings.isEmpty, "always \(position), seed \(seed): unflagged match at \(result.frequencyHz) Hz")
                 #expect(result.inconsistent == true && result.sameAnswers == 0, "always \(position), seed \(seed)")
                 // Every repeat is the pair it repeats, reversed.
                 for choice in result.choices where choice.stage == .repeat {
@@ -94,8 +94,8 @@ import ShadesProcedures
     @Test func matchesAtTheRangeEndsAreFlagged() throws {
         for (target, limit) in [(20_000.0, PitchMatch.Limit.upper), (17_000, .upper), (400, .lower), (100, .lower)] {
             let result = try SimulatedListener(targetHz: target).run(try PitchMatch(seed: 3))
-            #expect(result.atLimit == limit, "target \(target) Hz: matched \(result.frequency) Hz, atLimit \(String(describing: result.atLimit))")
-            #expect(result.frequency == (limit == .upper ? 16_000 : 500))
+            #expect(result.atLimit == limit, "target \(target) Hz: matched \(result.frequencyHz) Hz, atLimit \(String(describing: result.atLimit))")
+            #expect(result.frequencyHz == (limit == .upper ? 16_000 : 500))
             #expect(result.warnings.contains { $0.contains("\(limit.rawValue) limit") })
         }
         #expect(throws: ShadesError.self) { try PitchMatch(lowestHz: 10, highestHz: 800) }

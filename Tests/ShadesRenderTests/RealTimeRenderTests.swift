@@ -38,6 +38,11 @@ import ShadesTestSupport
             ("spectral ripple", try stream(Sound(.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4_000))))),
             ("mix with swells", try stream(.mix([Layer(Sound(.generator(.noise(colour: .brown, distribution: .gaussian)), swell: Swell(periodSeconds: 4))),
                                                    Layer(Sound(pink), gainDB: -6)]))),
+            ("binaural beat", try stream(Sound(.binauralBeat(carrierHz: 200, beatHz: 10)))),
+            ("isochronic tone", try stream(Sound(.isochronicTone(frequencyHz: 200, rateHz: 10, duty: 0.5, rampSeconds: 0.005)))),
+            ("velvet noise", try stream(Sound(.velvetNoise(densityHz: 2_000)))),
+            ("fractal tones", try stream(Sound(.fractalTones()))),
+            ("pink shaped by an audiogram", try stream(Sound(.generator(pink), shape: SpectralShape(frequenciesHz: [500, 4_000], gainsDB: [0, 20])))),
             ("music notched at 500 Hz (ends)", try stream(notchedMusic, seconds: RenderRequest.untilEndOfFile)),
             ("music (ends)", try stream(.file(path: music), seconds: RenderRequest.untilEndOfFile)),
         ]

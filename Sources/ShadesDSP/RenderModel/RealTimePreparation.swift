@@ -46,9 +46,15 @@ public final class RealTimePreparation {
     /// ``AudioSource/prepareForRealTime(_:)`` of the graph's top source; the preparation can then prepare
     /// another graph (``PlayerEngine`` keeps one, so preparing a generator allocates nothing).
     package func finish() {
-        let actions = whenReady
+        guard !whenReady.isEmpty else { return }
+        // By index, then emptied in place: copying the array first would share its buffer, and emptying it
+        // while shared would allocate a new one on every later preparation.
+        var index = 0
+        while index < whenReady.count {
+            whenReady[index]()
+            index += 1
+        }
         whenReady.removeAll(keepingCapacity: true)
-        for action in actions { action() }
     }
 }
 

@@ -33,6 +33,8 @@ extension ParameterID {
     package static let loop = ParameterID("loop", name: "loop")
     package static let layout = ParameterID("layout", name: "channel layout")
     package static let channels = ParameterID("channels", name: "channels")
+    /// An audio device (playback or recording).
+    package static let device = ParameterID("device", name: "device")
 
     // MARK: Generators
     package static let beta = ParameterID("beta", name: "beta")

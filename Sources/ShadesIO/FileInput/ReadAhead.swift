@@ -36,7 +36,7 @@ package final class ReadAhead: @unchecked Sendable {
     private var taken = 0
     /// The consumer holds `heldSlot` (``holdNext(waiting:)``).
     private var held = false, heldSlot = 0
-    /// True once ``next(_:)`` has returned the end.
+    /// True once ``holdNext(waiting:)`` has returned the end.
     package private(set) var ended = false
 
     /// Starts the reader: `read` calls its argument once per block (`fill`, which returns false once the
@@ -62,7 +62,7 @@ package final class ReadAhead: @unchecked Sendable {
                     readSlot = (slot + 1) % Self.slotCount
                     handed += 1
                     // Signalled before it is counted ready: a consumer that sees it ready finds the
-                    // semaphore's count raised and never waits (see next(waiting:_:)).
+                    // semaphore's count raised and never waits (see holdNext(waiting:)).
                     filled.signal()
                     ready.add(1, ordering: .releasing)
                     return true

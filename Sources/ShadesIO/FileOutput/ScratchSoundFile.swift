@@ -45,6 +45,8 @@ package final class ScratchSoundFile {
             }
             guard let created else { throw .runtime("cannot create a scratch file in \(folder)") }
             (descriptor, name) = created
+            // A named scratch file goes with an interrupt too (Ctrl-C exits without running deinit).
+            InterruptCleanup.register(created.1, .file)
         }
         self.descriptor = descriptor
         named = name
@@ -59,7 +61,10 @@ package final class ScratchSoundFile {
         } catch {
             interleaved.deallocate()
             FileSystem.close(descriptor)
-            if let name { try? FileSystem.unlink(name) }
+            if let name {
+                try? FileSystem.unlink(name)
+                InterruptCleanup.forget(name)
+            }
             throw error
         }
     }
@@ -68,7 +73,10 @@ package final class ScratchSoundFile {
         if let file { try? file.close() }
         interleaved.deallocate()
         FileSystem.close(descriptor)
-        if let named { try? FileSystem.unlink(named) }
+        if let named {
+            try? FileSystem.unlink(named)
+            InterruptCleanup.forget(named)
+        }
     }
 
     /// Appends every frame of `block` (its channel count must be this file's).

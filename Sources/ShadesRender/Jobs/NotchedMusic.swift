@@ -302,7 +302,7 @@ struct NotchPlan {
         var plain = job.sound
         plain.notches = nil
         guard job.sound.file != nil, plain == Sound(job.sound.source) else {
-            throw .usage("a notch job is a sound file and its notches (allowed: no other modifiers; render --sound takes any sound)")
+            throw .usage("a notch job is a sound file and its notches (allowed: no other modifiers; a render of the sound takes any)")
         }
         if let rate = job.outputRateHz {
             try validateSampleRate(rate)

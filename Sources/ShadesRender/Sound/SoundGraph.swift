@@ -463,7 +463,7 @@ extension SoundGraph {
         var frames: Int?
         switch level {
         case .loudness:
-            throw .usage("a loudness target needs the whole sound rendered first (a catalogue sound: play --preset)")
+            throw .usage("a loudness target needs the whole sound rendered first (allowed live: an RMS level or a true-peak ceiling)")
         case .rms:
             let (measured, measuredFrames) = measureSustainedSignals()
             if playsFileToEnd { frames = measuredFrames }
