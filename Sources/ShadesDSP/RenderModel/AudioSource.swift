@@ -21,7 +21,7 @@ public protocol AudioSource: AnyObject {
 
 extension AudioSource {
     /// Renders `frameCount` frames into a new buffer (not real-time: allocates the buffer).
-    public func renderBuffer(frameCount: Int) -> AudioBuffer {
+    package func renderBuffer(frameCount: Int) -> AudioBuffer {
         let buffer = AudioBuffer(channelCount: channelCount, frameCapacity: frameCount)
         buffer.withBlock { render(into: $0) }
         return buffer
