@@ -157,8 +157,8 @@ static void KERNEL(unit_phasors)(const uint32_t words[8], float cosines[8], floa
 
 // MARK: - Quantiser
 
-/// Eight samples × scale + TPDF dither, rounded and clamped to 16 bits, packed two to a word.
-static inline __attribute__((always_inline)) u4 quantize_eight(f8 x, f8 scale, u8 s[4]) {
+/// Eight samples × scale + TPDF dither, rounded and clamped to 16 bits (in 32-bit lanes).
+static inline __attribute__((always_inline)) i8 quantize_eight(f8 x, f8 scale, u8 s[4]) {
     u8 words = random_next(s);
     f8 tpdf = (float_of_small(words >> 16) - float_of_small(words & 0xFFFFu)) * (1.0f / 65536);
     // Exact zeros get no dither: all ones where x ≠ 0.
@@ -170,30 +170,59 @@ static inline __attribute__((always_inline)) u4 quantize_eight(f8 x, f8 scale, u
     i8 aboveTop = rounded - 32767;
     i8 belowTop = rounded - (aboveTop & ~(aboveTop >> 31));
     i8 aboveBottom = belowTop + 32768;
-    i8 clamped = belowTop - (aboveBottom & (aboveBottom >> 31));
-    u8 values = (u8)clamped;
-    return (values.even & 0xFFFFu) | (values.odd << 16);
+    return belowTop - (aboveBottom & (aboveBottom >> 31));
+}
+
+/// Eight 16-bit values in 32-bit lanes, packed two to a word.
+static inline __attribute__((always_inline)) u4 pack16(i8 values) {
+    u8 words = (u8)values;
+    return (words.even & 0xFFFFu) | (words.odd << 16);
+}
+
+typedef uint64_t u64x4 __attribute__((ext_vector_type(4)));
+
+/// Adds the squares of eight 16-bit values (x² ≤ 2³⁰, so a pair sums in 32 bits unsigned; pairs are summed
+/// in 64-bit lanes: exact) and keeps their largest magnitude.
+static inline __attribute__((always_inline)) void measure_eight16(i8 values, u64x4 *sums, i8 *largest) {
+    u8 squares = (u8)(values * values);
+    *sums += __builtin_convertvector(squares.even + squares.odd, u64x4);
+    i8 sign = values >> 31;
+    i8 difference = ((values ^ sign) - sign) - *largest;
+    *largest += difference & ~(difference >> 31);
 }
 
 static void KERNEL(quantize16)(const float *samples, size_t count, float scale, int16_t *output,
-                               shades_lane_random *random) {
+                               shades_lane_random *random, int64_t *sum_of_squares, int32_t *peak) {
     u8 s[4];
     random_load(random, s);
     f8 scales = splat8(scale);
+    u64x4 sums = (u64x4)0;
+    i8 largest = (i8)0;
     size_t whole = count - count % 8, i = 0;
     for (; i < whole; i += 8) {
-        u4 packed = quantize_eight(load8(samples + i), scales, s);
+        i8 values = quantize_eight(load8(samples + i), scales, s);
+        measure_eight16(values, &sums, &largest);
+        u4 packed = pack16(values);
         memcpy(output + i, &packed, sizeof packed);
     }
     if (i < count) {
         float tail[8] = {0};
         memcpy(tail, samples + i, (count - i) * sizeof(float));
-        u4 packed = quantize_eight(load8(tail), scales, s);
-        int16_t values[8];
-        memcpy(values, &packed, sizeof packed);
-        memcpy(output + i, values, (count - i) * sizeof(int16_t));
+        i8 values = quantize_eight(load8(tail), scales, s);
+        // The tail's zeros stay zero (no dither on exact zeros): they add nothing to the sums.
+        measure_eight16(values, &sums, &largest);
+        u4 packed = pack16(values);
+        int16_t words[8];
+        memcpy(words, &packed, sizeof packed);
+        memcpy(output + i, words, (count - i) * sizeof(int16_t));
     }
     random_store(random, s);
+    int64_t total = 0;
+    int32_t top = 0;
+    for (int lane = 0; lane < 8; lane++) top = largest[lane] > top ? largest[lane] : top;
+    for (int lane = 0; lane < 4; lane++) total += (int64_t)sums[lane];
+    *sum_of_squares = total;
+    *peak = top;
 }
 
 // MARK: - Modulation
@@ -251,6 +280,7 @@ static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, 
     *sum_of_squares = total;
     *peak = largest;
 }
+
 
 #include "kernel_filters.h"
 #include "kernel_analysis.h"

@@ -76,8 +76,8 @@ struct RenderCommand: ParsableCommand {
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }
         let seconds = (Double(report.frames) / request.sampleRate * 1000).rounded() / 1000
-        // The written file's own level, read back: what a meter shows, quantisation included.
-        let written = try Self.measureWritten(output)
+        // The file's own level, quantisation included (what a meter reading it shows), measured as it was written.
+        let written = (rms: report.written.rmsDBFS, peak: report.written.samplePeakDBFS)
         var level = "RMS \(written.rms.map { String(format: $0) } ?? "-inf") dBFS, peak \(written.peak.map { String(format: $0) } ?? "-inf") dBFS"
         if let sustained = report.rmsDBFS, request.pulses != nil || request.fades != nil {
             level = "file " + level + " (sustained sound \(String(format: sustained)) dBFS)"
@@ -85,20 +85,6 @@ struct RenderCommand: ParsableCommand {
             level += ", gain \(String(format: Decibels.fromAmplitude(Double(report.gains.first ?? 1)))) dB, true peak \(String(format: report.truePeakDBTP ?? -300)) dBTP"
         }
         print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.resolvedLayout.rawValue), \(format.rawValue), \(level)")
-    }
-
-    /// The RMS of the loudest channel and the sample peak of a written file, dBFS (nil: silent), read back.
-    static func measureWritten(_ path: String) throws -> (rms: Double?, peak: Double?) {
-        let input = try AudioFileInput(path: path)
-        var statistics = LevelStatistics(channelCount: input.channelCount)
-        let block = AudioBuffer(channelCount: input.channelCount, frameCapacity: 65_536, zeroed: false)
-        while true {
-            let frames: Int = try block.withBlock { (b: AudioBlock) throws(ShadesError) in try input.read(into: b) }
-            if frames == 0 { break }
-            block.withBlock(frames: 0..<frames) { statistics.add($0) }
-        }
-        let report = statistics.report()
-        return (report.channels.compactMap(\.rmsDBFS).max(), report.samplePeakDBFS)
     }
 
     func makeRequest() throws -> RenderRequest {

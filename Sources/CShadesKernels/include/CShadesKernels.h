@@ -66,8 +66,9 @@ typedef struct {
     /// Eight points uniformly on the unit circle from eight random words: (cos θ, sin θ).
     void (*unit_phasors)(const uint32_t words[8], float cosines[8], float sines[8]);
     /// `count` samples × `gain` × 32768 + TPDF dither (from `random`), rounded and clamped to 16 bits;
-    /// exact zeros stay zero. `count` whole groups of 8 only; `output` gets `count` values.
-    void (*quantize16)(const float *samples, size_t count, float scale, int16_t *output, shades_lane_random *random);
+    /// exact zeros stay zero; `output` gets `count` values. Also gives the values' Σx² (exact) and largest |x|.
+    void (*quantize16)(const float *samples, size_t count, float scale, int16_t *output, shades_lane_random *random,
+                       int64_t *sum_of_squares, int32_t *peak);
     /// Amplitude-modulation gains (`AmplitudeModulatedSource`) of four segments of `count` (a multiple of 8)
     /// gains each, one after the other in `gains`: segment k starts from its 8 lanes' phasors re[8k …],
     /// im[8k …]; for each group of 8 gains, (float)(offset + scale·im) per lane, then the Double phasors

@@ -60,11 +60,16 @@ extension LaneRandom {
 
 extension LaneRandom {
     /// `samples` × `scale` + TPDF dither of ±1 LSB from this stream, rounded to nearest and clamped to
-    /// 16 bits into `output` (the first `samples.count` values); exact zeros stay zero.
+    /// 16 bits into `output` (the first `samples.count` values); exact zeros stay zero. Returns the level of
+    /// the values written: Σx² (exact) and the largest |x|, in full-scale units (32,768 = 1.0).
+    @discardableResult
     package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
-                                     into output: UnsafeMutableBufferPointer<Int16>) {
+                                     into output: UnsafeMutableBufferPointer<Int16>) -> SignalMeasurement {
         precondition(output.count >= samples.count)
-        guard let source = samples.baseAddress, let target = output.baseAddress else { return }
-        withKernelState { Kernels.table.quantize16!(source, samples.count, scale, target, $0) }
+        guard let source = samples.baseAddress, let target = output.baseAddress else { return SignalMeasurement(sumOfSquares: 0, peak: 0) }
+        var sumOfSquares: Int64 = 0
+        var peak: Int32 = 0
+        withKernelState { Kernels.table.quantize16!(source, samples.count, scale, target, $0, &sumOfSquares, &peak) }
+        return SignalMeasurement(sumOfSquares: Double(sumOfSquares) / (32_768 * 32_768), peak: Float(peak) / 32_768)
     }
 }

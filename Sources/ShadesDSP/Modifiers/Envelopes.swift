@@ -34,14 +34,34 @@ struct EnvelopePiece {
 /// buffer, found by the preset fuzzer).
 final class EnvelopeApplier {
     static let scratchFrames = 256
+    /// Longest ramp whose gains are tabulated (1.4 s at 48 kHz; 256 KB): pulses repeat their ramps.
+    static let longestTabulatedRamp = 65_536
     private let scratch: UnsafeMutablePointer<Float>
+    /// Gains 0 … R of the one ramp length R that repeats (`raisedCosineGain(x, rampFrames: R)` as Float:
+    /// the same values, without a cosine per frame), or empty.
+    private let rampTable: UnsafeMutableBufferPointer<Float>
 
-    init() {
+    /// An applier; `repeatedRampFrames` (a pulse's ramp length, in frames) has its gains tabulated.
+    init(repeatedRampFrames: Int? = nil) {
         scratch = .allocate(capacity: Self.scratchFrames)
         scratch.initialize(repeating: 0, count: Self.scratchFrames)
+        if let ramp = repeatedRampFrames, ramp > 0, ramp <= Self.longestTabulatedRamp {
+            rampTable = .allocate(capacity: ramp + 1)
+            for x in 0...ramp { rampTable[x] = Float(raisedCosineGain(x, rampFrames: ramp)) }
+        } else {
+            rampTable = UnsafeMutableBufferPointer(start: nil, count: 0)
+        }
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        rampTable.deallocate()
+    }
+
+    /// Gain `x` frames into a ramp of `frames` frames (0 ≤ x ≤ frames), from the table when it holds that ramp.
+    @inline(__always) private func rampGain(_ x: Int, rampFrames frames: Int) -> Float {
+        frames == rampTable.count - 1 ? rampTable[x] : Float(raisedCosineGain(x, rampFrames: frames))
+    }
 
     /// Renders `source` into `block` (whose frame 0 is absolute frame `position`) shaped by `piece`,
     /// silent from absolute frame `end` on (the source is not rendered there).
@@ -72,13 +92,13 @@ final class EnvelopeApplier {
                 let count = min(range.upperBound - done, Self.scratchFrames)
                 for i in 0..<count {
                     let frame = blockStart + done + i
-                    let gain: Double
+                    let gain: Float
                     switch shape {
-                    case let .rise(start, frames): gain = raisedCosineGain(frame - start, rampFrames: frames)
-                    case let .fall(end, frames): gain = raisedCosineGain(end - frame, rampFrames: frames)
+                    case let .rise(start, frames): gain = rampGain(frame - start, rampFrames: frames)
+                    case let .fall(end, frames): gain = rampGain(end - frame, rampFrames: frames)
                     default: gain = 1
                     }
-                    scratch[i] = Float(gain)
+                    scratch[i] = gain
                 }
                 block.multiply(frames: done..<done + count, by: UnsafePointer(scratch))
                 done += count
@@ -192,7 +212,7 @@ package final class PulsedSource: AudioSource {
     package var sampleRate: Double { source.sampleRate }
     package var channelCount: Int { source.channelCount }
     private let periodFrames: Double          // (on + off)·rate, not rounded
-    private let applier = EnvelopeApplier()
+    private let applier: EnvelopeApplier
     private var position = 0
     private var pulse = 0                     // the pulse holding `position`: start(pulse) ≤ position
 
@@ -224,6 +244,7 @@ package final class PulsedSource: AudioSource {
         onFrames = Int((onSeconds * rate).rounded())
         rampFrames = min(onFrames / 2, Int((rampSeconds * rate).rounded()))
         periodFrames = (onSeconds + offSeconds) * rate
+        applier = EnvelopeApplier(repeatedRampFrames: rampFrames)
     }
 
     /// First frame of pulse `pulse` (0-based): round(pulse·(on + off)·rate).

@@ -91,10 +91,11 @@ package struct FileSink: Sendable {
         }
     }
 
-    /// Writes the file once, atomically, at `gains` (one per signal).
-    package func write(_ groups: SourceGroups, frames: Int, gains: [Float]) throws(ShadesError) {
+    /// Writes the file once, atomically, at `gains` (one per signal); returns the level written.
+    @discardableResult
+    package func write(_ groups: SourceGroups, frames: Int, gains: [Float]) throws(ShadesError) -> WrittenLevel {
         try create { (writer: Writer) throws(ShadesError) in
-            _ = try writer.write(groups, frames: frames, gains: gains, meters: [SignalMeasurement]?.none)
+            try writer.write(groups, frames: frames, gains: gains, meters: [SignalMeasurement]?.none).written
         }
     }
 
@@ -104,9 +105,10 @@ package struct FileSink: Sendable {
         let temporary: AtomicFile.Temporary
 
         /// Renders `frames` frames of `groups` at `gains` (linear, one per signal) and writes them; with
-        /// `meters` (one per signal), measures each signal before its gain and returns the meters.
+        /// `meters` (one per signal), measures each signal before its gain and returns the meters. Also
+        /// returns the level of the samples handed to the file.
         package func write<M: SampleMeter>(_ groups: SourceGroups, frames: Int, gains: [Float],
-                                          meters: [M]?) throws(ShadesError) -> [M]? {
+                                          meters: [M]?) throws(ShadesError) -> (meters: [M]?, written: WrittenLevel) {
             precondition(gains.count == groups.signalCount && sink.ditherKeys.count == groups.signalCount,
                          "one gain and one dither key per signal")
             let output = try AudioFileOutput(file: temporary, sampleRate: sink.sampleRate, channelCount: sink.channelMap.count,
@@ -114,7 +116,7 @@ package struct FileSink: Sendable {
             let engine = WriteEngine(sink: sink, groups: groups, frames: frames, gains: gains, meters: meters)
             try engine.run(into: output)
             try output.close()
-            return engine.meters
+            return (engine.meters, engine.writtenLevel(channelMap: sink.channelMap))
         }
     }
 
@@ -163,6 +165,25 @@ package struct FileSink: Sendable {
     }
 }
 
+/// The level of the samples a write handed to the file, measured as they were written (16-bit: the
+/// integers themselves; 24-bit and float: the Float values libsndfile converts), so a caller need not read
+/// the file back.
+package struct WrittenLevel: Sendable, Equatable {
+    /// RMS of the loudest sounding channel, dBFS (nil: every channel silent).
+    package let rmsDBFS: Double?
+    /// Largest |sample| over all channels, dBFS (nil: silent).
+    package let samplePeakDBFS: Double?
+
+    /// The level of the signals measured in `perSignal` (sums of squares and peaks in full-scale units)
+    /// over `frames` frames.
+    init(perSignal: [SignalMeasurement], frames: Int) {
+        let loudest = perSignal.map(\.sumOfSquares).max() ?? 0
+        rmsDBFS = frames > 0 && loudest > 0 ? Decibels.fromPower(loudest / Double(frames)) : nil
+        let peak = perSignal.map(\.peak).max() ?? 0
+        samplePeakDBFS = peak > 0 ? Decibels.fromAmplitude(Double(peak)) : nil
+    }
+}
+
 /// One write: one worker thread per group renders a chunk, measures it if asked, applies each signal's
 /// gain and quantises it into a slot of a ring; the calling thread interleaves each finished chunk and
 /// hands it to libsndfile while the workers make the next.
@@ -180,6 +201,8 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let measured: ResultSlots<[M]>?
     private let startMeters: [M]?
+    /// Each group's signals as written (after gain and quantisation).
+    private let written: ResultSlots<[SignalMeasurement]>
 
     private static var slots: Int { 3 }
 
@@ -197,6 +220,7 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
         free = (0..<Self.slots).map { _ in (0..<groups.count).map { _ in DispatchSemaphore(value: 1) } }
         startMeters = meters
         measured = meters.map { _ in ResultSlots(count: groups.count) }
+        written = ResultSlots(count: groups.count)
     }
 
     deinit {
@@ -206,6 +230,13 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
 
     /// What each signal measured before its gain (after ``run(into:)``), or nil.
     var meters: [M]? { measured?.values.flatMap { $0 } }
+
+    /// The level written to the output channels of `channelMap` (after ``run(into:)``).
+    func writtenLevel(channelMap: [Int?]) -> WrittenLevel {
+        let signals = written.values.flatMap { $0 }
+        let sounding = Set(channelMap.compactMap { $0 }).sorted().map { signals[$0] }
+        return WrittenLevel(perSignal: sounding, frames: frames)
+    }
 
     private func planeOffset(slot: Int, signal: Int) -> Int { (slot * groups.signalCount + signal) * sink.chunkFrames }
 
@@ -259,7 +290,11 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
         var quantizers = (0..<channels).map { SignalQuantizer(ditherKey: sink.ditherKeys[first + $0]) }
         let scratch = AudioBuffer(channelCount: channels, frameCapacity: sink.chunkFrames, zeroed: false)
         var meters = startMeters.map { Array($0[first..<first + channels]) }
-        defer { if let meters { measured?[g] = meters } }
+        var writtenLevels = Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: channels)
+        defer {
+            if let meters { measured?[g] = meters }
+            written[g] = writtenLevels
+        }
         for k in 0..<chunkCount {
             let slot = k % Self.slots
             free[slot][g].wait()
@@ -272,11 +307,14 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
                     meters?[c].add(samples)
                     let offset = planeOffset(slot: slot, signal: first + c)
                     if sixteen {
-                        quantizers[c].quantize16(samples, gain: gains[first + c],
-                                                 into: UnsafeMutableBufferPointer(start: planes16 + offset, count: n))
+                        let plane = UnsafeMutableBufferPointer(start: planes16 + offset, count: n)
+                        let chunk = quantizers[c].quantize16(samples, gain: gains[first + c], into: plane)
+                        writtenLevels[c].sumOfSquares += chunk.sumOfSquares
+                        writtenLevels[c].peak = max(writtenLevels[c].peak, chunk.peak)
                     } else {
-                        SignalQuantizer.scale(samples, gain: gains[first + c],
-                                              into: UnsafeMutableBufferPointer(start: planesFloat + offset, count: n))
+                        let plane = UnsafeMutableBufferPointer(start: planesFloat + offset, count: n)
+                        SignalQuantizer.scale(samples, gain: gains[first + c], into: plane)
+                        writtenLevels[c].add(UnsafeBufferPointer(plane))
                     }
                 }
             }

@@ -10,9 +10,11 @@ package struct SignalQuantizer: Sendable {
     /// `ditherKey` selects the dither stream (see `SeedStream.dither`).
     package init(ditherKey: UInt64) { dither = LaneRandom(key: ditherKey) }
 
-    /// `samples` × `gain` → 16-bit values in `output` (same count), TPDF dithered and rounded.
+    /// `samples` × `gain` → 16-bit values in `output` (same count), TPDF dithered and rounded; returns the
+    /// level of the values written (full scale 1.0).
+    @discardableResult
     package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, gain: Float,
-                                    into output: UnsafeMutableBufferPointer<Int16>) {
+                                    into output: UnsafeMutableBufferPointer<Int16>) -> SignalMeasurement {
         dither.quantize16(samples, scale: gain * 32_768, into: output)
     }
 

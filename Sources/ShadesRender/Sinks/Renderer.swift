@@ -33,6 +33,8 @@ public struct FileRenderReport: Sendable {
     public let truePeakDBTP: Double?
     /// Frames written.
     public let frames: Int
+    /// The level of the samples in the file (quantisation included), measured as they were written.
+    package let written: WrittenLevel
     package let renderedFrequencyHz: Double?
     public let notes: [String]
     public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
@@ -161,10 +163,10 @@ public enum Renderer {
             if let failure = graph.failures.error { throw failure }
             let peak = peaks.map(\.peak).max() ?? 0
             let gain = LevelPolicy.ceilingGain(forPeak: peak, ceilingDBTP: ceiling, format: sampleFormat)
-            try sink.write(signals, frames: frames, gains: Array(repeating: gain, count: graph.signalCount))
+            let level = try sink.write(signals, frames: frames, gains: Array(repeating: gain, count: graph.signalCount))
             if let failure = graph.failures.error { throw failure }
             return FileRenderReport(gains: Array(repeating: gain, count: graph.signalCount), rmsDBFS: nil, peak: peak * Double(gain),
-                                    truePeakDBTP: Decibels.fromAmplitude(peak * Double(gain)), frames: frames,
+                                    truePeakDBTP: Decibels.fromAmplitude(peak * Double(gain)), frames: frames, written: level,
                                     renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
         case .rms(let level):
             try LevelPolicy.refuseBelowFloor(levelDBFS: level, format: sampleFormat)
@@ -173,6 +175,7 @@ public enum Renderer {
         let onePass = graph.knownMeasurements == nil && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
 
         var written: (gains: [Float], peak: Double) = ([], 0)
+        var level: WrittenLevel
         var frames = graph.frames
         if !onePass {
             let measured = graph.knownMeasurements.map { ($0, graph.frames) } ?? graph.measureSustainedSignals()
@@ -180,28 +183,29 @@ public enum Renderer {
             frames = measured.1
             written = graph.gainsAndPeak(for: measured.0, frames: frames)
             try LevelPolicy.refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, format: sampleFormat)
-            try sink.write(signals, frames: frames, gains: written.gains)
+            level = try sink.write(signals, frames: frames, gains: written.gains)
             if let failure = graph.failures.error { throw failure }
         } else {
-            try sink.create { (writer: FileSink.Writer) throws(ShadesError) in
+            level = try sink.create { (writer: FileSink.Writer) throws(ShadesError) -> WrittenLevel in
                 // The expected gain: the stream's level is the asked one, times the modulation's ratio.
                 let expected = [Float](repeating: Float(graph.levelRatio), count: graph.signalCount)
-                let measured = try writer.write(signals, frames: graph.frames, gains: expected,
-                                                meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))!
+                let first = try writer.write(signals, frames: graph.frames, gains: expected,
+                                             meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))
+                let measured = first.meters!
                 let exact = graph.gainsAndPeak(for: measured)
                 try LevelPolicy.refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, format: sampleFormat)
                 let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
                 let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
                 if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
                     written = (expected, peakAsWritten)
-                } else {
-                    _ = try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none)
-                    written = exact
+                    return first.written
                 }
+                written = exact
+                return try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none).written
             }
         }
         return FileRenderReport(gains: written.gains, rmsDBFS: request.levelDBFS + Decibels.fromAmplitude(graph.levelRatio),
-                                peak: written.peak, truePeakDBTP: nil, frames: frames,
+                                peak: written.peak, truePeakDBTP: nil, frames: frames, written: level,
                                 renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
     }
 
