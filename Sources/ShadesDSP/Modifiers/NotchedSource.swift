@@ -1,3 +1,4 @@
+import Dispatch
 /// Any source with notches applied per channel (notched white or pink noise for the catalogue, notched
 /// music from a file source), delay compensated: frame t of the output is frame t of the source filtered
 /// by the zero-phase (centred) kernel, Σ h[k]·x[t − k] with the source taken as silent before its frame 0
@@ -186,9 +187,20 @@ package final class NotchedSource: AudioSource {
         return made
     }
 
+    /// Blocks of at least this many frames have their channels filtered at once, one thread each (offline
+    /// only: notched stereo music takes one core per ear instead of both ears on one).
+    static let parallelChannelFrames = 16_384
+
     private func renderSilentPast(into block: AudioBlock, _ channels: [DelayedNotch]) {
         source.render(into: block)
-        for (c, channel) in channels.enumerated() { channel.process(block.channel(c)) }
+        if channels.count > 1 && block.frameCount >= Self.parallelChannelFrames {
+            // The offline engine never renders on an audio thread (a prepared source streams in partitions),
+            // and each channel's filter has its own FFT plan and buffers.
+            let work = ParallelChannels(block: block, channels: channels)
+            DispatchQueue.concurrentPerform(iterations: channels.count) { c in work.channels[c].process(work.block.channel(c)) }
+        } else {
+            for (c, channel) in channels.enumerated() { channel.process(block.channel(c)) }
+        }
     }
 
     /// Channel `c`'s input Welch spectrum, from the filter's own FFT frames (see
@@ -297,6 +309,12 @@ private final class DelayedNotch {
         if let delay { delay.process(UnsafeBufferPointer(samples), into: samples) }
         if let filter { filter.process(UnsafeBufferPointer(samples), into: samples) }
     }
+}
+
+/// One block's channels handed to one thread each: thread c touches only channel c's samples and filter.
+private struct ParallelChannels: @unchecked Sendable {
+    let block: AudioBlock
+    let channels: [DelayedNotch]
 }
 
 /// The primed engine: shared chunking over all channels, the source's first 2M frames as the past.
