@@ -192,13 +192,50 @@ static inline __attribute__((always_inline)) void measure_eight16(i8 values, u64
 }
 
 static void KERNEL(quantize16)(const float *samples, size_t count, float scale, int16_t *output,
-                               shades_lane_random *random, int64_t *sum_of_squares, int32_t *peak) {
+                               shades_lane_random *random, int64_t *sum_of_squares, int32_t *peak,
+                               double *input_sum_of_squares, float *input_peak) {
     u8 s[4];
     random_load(random, s);
     f8 scales = splat8(scale);
     u64x4 sums = (u64x4)0;
     i8 largest = (i8)0;
     size_t whole = count - count % 8, i = 0;
+    if (input_sum_of_squares) {
+        // The input measured as `sum_of_squares_and_peak` measures it (same blocks, same order: the
+        // same bits), while the samples are at hand.
+        double inputTotal = 0;
+        i8 inputPeakBits = (i8)0;
+        while (i < whole) {
+            size_t end = whole < i + 1024 ? whole : i + 1024;
+            f8 partial0 = splat8(0), partial1 = splat8(0);
+            int odd = 0;
+            for (; i < end; i += 8) {
+                f8 x = load8(samples + i);
+                if (odd) partial1 = fma8(x, x, partial1); else partial0 = fma8(x, x, partial0);
+                odd = !odd;
+                i8 magnitude = (i8)(f8_to_bits(x) & 0x7FFFFFFFu);
+                i8 difference = (i8)((u8)inputPeakBits - (u8)magnitude);
+                inputPeakBits = (i8)((u8)inputPeakBits - (u8)(difference & (difference >> 31)));
+                i8 values = quantize_eight(x, scales, s);
+                measure_eight16(values, &sums, &largest);
+                u4 packed = pack16(values);
+                memcpy(output + i, &packed, sizeof packed);
+            }
+            inputTotal += (double)lane_sum(partial0 + partial1);
+        }
+        float inputLargest = 0;
+        for (int lane = 0; lane < 8; lane++) {
+            float value = __builtin_bit_cast(float, (uint32_t)inputPeakBits[lane]);
+            inputLargest = value >= inputLargest ? value : inputLargest;
+        }
+        for (size_t k = whole; k < count; k++) {
+            inputTotal += (double)samples[k] * (double)samples[k];
+            float value = __builtin_fabsf(samples[k]);
+            inputLargest = value >= inputLargest ? value : inputLargest;
+        }
+        *input_sum_of_squares = inputTotal;
+        *input_peak = inputLargest;
+    }
     for (; i < whole; i += 8) {
         i8 values = quantize_eight(load8(samples + i), scales, s);
         measure_eight16(values, &sums, &largest);

@@ -57,6 +57,29 @@ import ShadesIO
         #expect(Set(x).isSubset(of: [-1, 0, 1, 2]))
     }
 
+    /// The quantiser measures as it goes: the input as `SignalMeasurement.add` does (the same bits, so a
+    /// one-pass render decides alike), and the 16-bit values it wrote exactly (integers), clipped ones too.
+    @Test(arguments: [5, 13, 1_024, 1_030, 262_144 + 21])
+    func theQuantiserMeasuresItsInputAndItsOutput(count: Int) throws {
+        var random = SplitMix64(seed: 9)
+        let samples = (0..<count).map { i -> Float in
+            Float(random.nextUnit() * 2 - 1) * (i % 97 == 0 ? 1.3 : 0.4)  // a few beyond full scale
+        }
+        var fused = SignalQuantizer(ditherKey: 4), plain = SignalQuantizer(ditherKey: 4)
+        var out1 = [Int16](repeating: 0, count: count), out2 = out1
+        var input = SignalMeasurement(sumOfSquares: 0.5, peak: 0.1), reference = input
+        let (written1, written2) = samples.withUnsafeBufferPointer { x in
+            (out1.withUnsafeMutableBufferPointer { fused.quantize16(x, gain: 0.9, into: $0, measuringInput: &input) },
+             out2.withUnsafeMutableBufferPointer { o -> SignalMeasurement in reference.add(x); return plain.quantize16(x, gain: 0.9, into: o) })
+        }
+        #expect(out1 == out2)
+        #expect(input == reference)
+        #expect(written1 == written2)
+        let exact = out1.reduce(0.0) { $0 + Double($1) * Double($1) } / (32_768 * 32_768)
+        #expect(written1.sumOfSquares == exact)
+        #expect(written1.peak == Float(out1.map { abs(Int32($0)) }.max()!) / 32_768)
+    }
+
     @Test func failedWriteLeavesNothingAndKeepsTheOldFile() throws {
         let path = "\(folder)/keep.wav"
         try Data("good".utf8).write(to: URL(fileURLWithPath: path))

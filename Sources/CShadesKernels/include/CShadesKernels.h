@@ -66,9 +66,10 @@ typedef struct {
     /// Eight points uniformly on the unit circle from eight random words: (cos θ, sin θ).
     void (*unit_phasors)(const uint32_t words[8], float cosines[8], float sines[8]);
     /// `count` samples × `gain` × 32768 + TPDF dither (from `random`), rounded and clamped to 16 bits;
-    /// exact zeros stay zero; `output` gets `count` values. Also gives the values' Σx² (exact) and largest |x|.
+    /// exact zeros stay zero; `output` gets `count` values. Also gives the values' Σx² (exact) and largest |x|,
+    /// and with `input_sum_of_squares` non-null the input's as `sum_of_squares_and_peak` gives them (the same bits).
     void (*quantize16)(const float *samples, size_t count, float scale, int16_t *output, shades_lane_random *random,
-                       int64_t *sum_of_squares, int32_t *peak);
+                       int64_t *sum_of_squares, int32_t *peak, double *input_sum_of_squares, float *input_peak);
     /// Amplitude-modulation gains (`AmplitudeModulatedSource`) of four segments of `count` (a multiple of 8)
     /// gains each, one after the other in `gains`: segment k starts from its 8 lanes' phasors re[8k …],
     /// im[8k …]; for each group of 8 gains, (float)(offset + scale·im) per lane, then the Double phasors

@@ -65,11 +65,38 @@ extension LaneRandom {
     @discardableResult
     package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
                                      into output: UnsafeMutableBufferPointer<Int16>) -> SignalMeasurement {
+        var unused = 0.0, unusedPeak: Float = 0
+        return quantize16(samples, scale: scale, into: output, inputSumOfSquares: &unused, inputPeak: &unusedPeak, measuring: false)
+    }
+
+    /// ``quantize16(_:scale:into:)`` that also adds `samples` to `input` as ``SignalMeasurement/add(_:)``
+    /// would (the same sums, bit for bit), in the same pass over them.
+    package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
+                                     into output: UnsafeMutableBufferPointer<Int16>,
+                                     measuringInput input: inout SignalMeasurement) -> SignalMeasurement {
+        var chunkSumOfSquares = 0.0, chunkPeak: Float = 0
+        let written = quantize16(samples, scale: scale, into: output, inputSumOfSquares: &chunkSumOfSquares,
+                                 inputPeak: &chunkPeak, measuring: true)
+        input.sumOfSquares += chunkSumOfSquares
+        input.peak = max(input.peak, chunkPeak)
+        return written
+    }
+
+    private mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
+                                     into output: UnsafeMutableBufferPointer<Int16>, inputSumOfSquares: inout Double,
+                                     inputPeak: inout Float, measuring: Bool) -> SignalMeasurement {
         precondition(output.count >= samples.count)
         guard let source = samples.baseAddress, let target = output.baseAddress else { return SignalMeasurement(sumOfSquares: 0, peak: 0) }
         var sumOfSquares: Int64 = 0
         var peak: Int32 = 0
-        withKernelState { Kernels.table.quantize16!(source, samples.count, scale, target, $0, &sumOfSquares, &peak) }
+        withKernelState { state in
+            withUnsafeMutablePointer(to: &inputSumOfSquares) { inputSum in
+                withUnsafeMutablePointer(to: &inputPeak) { inputLargest in
+                    Kernels.table.quantize16!(source, samples.count, scale, target, state, &sumOfSquares, &peak,
+                                              measuring ? inputSum : nil, measuring ? inputLargest : nil)
+                }
+            }
+        }
         return SignalMeasurement(sumOfSquares: Double(sumOfSquares) / (32_768 * 32_768), peak: Float(peak) / 32_768)
     }
 }

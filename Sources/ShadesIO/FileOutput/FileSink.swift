@@ -304,14 +304,22 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
                 source.render(into: block)
                 for c in 0..<channels {
                     let samples = UnsafeBufferPointer(block.channel(c))
-                    meters?[c].add(samples)
                     let offset = planeOffset(slot: slot, signal: first + c)
                     if sixteen {
                         let plane = UnsafeMutableBufferPointer(start: planes16 + offset, count: n)
-                        let chunk = quantizers[c].quantize16(samples, gain: gains[first + c], into: plane)
+                        let chunk: SignalMeasurement
+                        if var meter = meters?[c] as? SignalMeasurement {
+                            // The level meter runs inside the quantiser: one pass over the samples (same sums).
+                            chunk = quantizers[c].quantize16(samples, gain: gains[first + c], into: plane, measuringInput: &meter)
+                            meters![c] = meter as! M
+                        } else {
+                            meters?[c].add(samples)
+                            chunk = quantizers[c].quantize16(samples, gain: gains[first + c], into: plane)
+                        }
                         writtenLevels[c].sumOfSquares += chunk.sumOfSquares
                         writtenLevels[c].peak = max(writtenLevels[c].peak, chunk.peak)
                     } else {
+                        meters?[c].add(samples)
                         let plane = UnsafeMutableBufferPointer(start: planesFloat + offset, count: n)
                         SignalQuantizer.scale(samples, gain: gains[first + c], into: plane)
                         writtenLevels[c].add(UnsafeBufferPointer(plane))

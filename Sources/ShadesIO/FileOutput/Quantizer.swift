@@ -18,6 +18,13 @@ package struct SignalQuantizer: Sendable {
         dither.quantize16(samples, scale: gain * 32_768, into: output)
     }
 
+    /// ``quantize16(_:gain:into:)`` that also adds `samples` (before the gain) to `input`, as
+    /// ``SignalMeasurement/add(_:)`` would, in the same pass.
+    package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, gain: Float, into output: UnsafeMutableBufferPointer<Int16>,
+                                    measuringInput input: inout SignalMeasurement) -> SignalMeasurement {
+        dither.quantize16(samples, scale: gain * 32_768, into: output, measuringInput: &input)
+    }
+
     /// `samples` × `gain` → Float `output` (for 24-bit and float files; libsndfile converts).
     package static func scale(_ samples: UnsafeBufferPointer<Float>, gain: Float, into output: UnsafeMutableBufferPointer<Float>) {
         for i in 0..<samples.count { output[i] = samples[i] * gain }
