@@ -318,7 +318,6 @@ static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, 
     *peak = largest;
 }
 
-
 #include "kernel_filters.h"
 #include "kernel_analysis.h"
 

@@ -1,4 +1,5 @@
 import Dispatch
+
 /// Any source with notches applied per channel (notched white or pink noise for the catalogue, notched
 /// music from a file source), delay compensated: frame t of the output is frame t of the source filtered
 /// by the zero-phase (centred) kernel, Σ h[k]·x[t − k] with the source taken as silent before its frame 0
