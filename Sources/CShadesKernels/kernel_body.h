@@ -155,6 +155,52 @@ static void KERNEL(unit_phasors)(const uint32_t words[8], float cosines[8], floa
     store8(sines, y);
 }
 
+// MARK: - Level sums
+
+/// Σx² and the largest |x| of a run of samples, summed as `sum_of_squares_and_peak` and the quantiser both
+/// sum (the same bits): blocks of up to 1,024 samples in two alternating 8-lane Float partial sums (so each
+/// add waits on the one before last), each block's sum added in Double; the peak kept as bits (for
+/// non-negative floats the integer order is the float order); samples past the last group of 8 in Double.
+typedef struct {
+    double total;
+    i8 peakBits;
+    f8 partial0, partial1;
+    int odd;
+} square_sum;
+
+static inline __attribute__((always_inline)) void square_sum_start_block(square_sum *m) {
+    m->partial0 = splat8(0);
+    m->partial1 = splat8(0);
+    m->odd = 0;
+}
+static inline __attribute__((always_inline)) void square_sum_add8(square_sum *m, f8 x) {
+    if (m->odd) m->partial1 = fma8(x, x, m->partial1); else m->partial0 = fma8(x, x, m->partial0);
+    m->odd = !m->odd;
+    i8 magnitude = (i8)(f8_to_bits(x) & 0x7FFFFFFFu);
+    i8 difference = (i8)((u8)m->peakBits - (u8)magnitude);
+    m->peakBits = (i8)((u8)m->peakBits - (u8)(difference & (difference >> 31)));
+}
+static inline __attribute__((always_inline)) void square_sum_end_block(square_sum *m) {
+    m->total += (double)lane_sum(m->partial0 + m->partial1);
+}
+/// Adds the `count` samples of `tail` (fewer than 8) and gives the totals.
+static inline __attribute__((always_inline)) void square_sum_finish(square_sum *m, const float *tail, size_t count,
+                                                                    double *sum_of_squares, float *peak) {
+    float largest = 0;
+    for (int lane = 0; lane < 8; lane++) {
+        float value = __builtin_bit_cast(float, (uint32_t)m->peakBits[lane]);
+        largest = value >= largest ? value : largest;
+    }
+    double total = m->total;
+    for (size_t k = 0; k < count; k++) {
+        total += (double)tail[k] * (double)tail[k];
+        float value = __builtin_fabsf(tail[k]);
+        largest = value >= largest ? value : largest;
+    }
+    *sum_of_squares = total;
+    *peak = largest;
+}
+
 // MARK: - Quantiser
 
 /// Eight samples × scale + TPDF dither, rounded and clamped to 16 bits (in 32-bit lanes).
@@ -201,40 +247,22 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
     i8 largest = (i8)0;
     size_t whole = count - count % 8, i = 0;
     if (input_sum_of_squares) {
-        // The input measured as `sum_of_squares_and_peak` measures it (same blocks, same order: the
-        // same bits), while the samples are at hand.
-        double inputTotal = 0;
-        i8 inputPeakBits = (i8)0;
+        // The input measured as `sum_of_squares_and_peak` measures it, while the samples are at hand.
+        square_sum input = {0};
         while (i < whole) {
             size_t end = whole < i + 1024 ? whole : i + 1024;
-            f8 partial0 = splat8(0), partial1 = splat8(0);
-            int odd = 0;
+            square_sum_start_block(&input);
             for (; i < end; i += 8) {
                 f8 x = load8(samples + i);
-                if (odd) partial1 = fma8(x, x, partial1); else partial0 = fma8(x, x, partial0);
-                odd = !odd;
-                i8 magnitude = (i8)(f8_to_bits(x) & 0x7FFFFFFFu);
-                i8 difference = (i8)((u8)inputPeakBits - (u8)magnitude);
-                inputPeakBits = (i8)((u8)inputPeakBits - (u8)(difference & (difference >> 31)));
+                square_sum_add8(&input, x);
                 i8 values = quantize_eight(x, scales, s);
                 measure_eight16(values, &sums, &largest);
                 u4 packed = pack16(values);
                 memcpy(output + i, &packed, sizeof packed);
             }
-            inputTotal += (double)lane_sum(partial0 + partial1);
+            square_sum_end_block(&input);
         }
-        float inputLargest = 0;
-        for (int lane = 0; lane < 8; lane++) {
-            float value = __builtin_bit_cast(float, (uint32_t)inputPeakBits[lane]);
-            inputLargest = value >= inputLargest ? value : inputLargest;
-        }
-        for (size_t k = whole; k < count; k++) {
-            inputTotal += (double)samples[k] * (double)samples[k];
-            float value = __builtin_fabsf(samples[k]);
-            inputLargest = value >= inputLargest ? value : inputLargest;
-        }
-        *input_sum_of_squares = inputTotal;
-        *input_peak = inputLargest;
+        square_sum_finish(&input, samples + whole, count - whole, input_sum_of_squares, input_peak);
     }
     for (; i < whole; i += 8) {
         i8 values = quantize_eight(load8(samples + i), scales, s);
@@ -285,37 +313,15 @@ static void KERNEL(am_gains)(const double re0[32], const double im0[32], double 
 // MARK: - Level
 
 static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak) {
-    double total = 0;
-    // |x| as bits: for non-negative floats the integer order is the float order.
-    i8 peakBits = (i8)0;
-    size_t i = 0;
-    while (i + 8 <= count) {
-        size_t whole = count - (count - i) % 8, end = whole < i + 1024 ? whole : i + 1024;
-        // Two partial sums, so each add waits on the one before last.
-        f8 partial0 = splat8(0), partial1 = splat8(0);
-        int odd = 0;
-        for (; i < end; i += 8) {
-            f8 x = load8(samples + i);
-            if (odd) partial1 = fma8(x, x, partial1); else partial0 = fma8(x, x, partial0);
-            odd = !odd;
-            i8 magnitude = (i8)(f8_to_bits(x) & 0x7FFFFFFFu);
-            i8 difference = (i8)((u8)peakBits - (u8)magnitude);
-            peakBits = (i8)((u8)peakBits - (u8)(difference & (difference >> 31)));
-        }
-        total += (double)lane_sum(partial0 + partial1);
+    square_sum sum = {0};
+    size_t whole = count - count % 8, i = 0;
+    while (i < whole) {
+        size_t end = whole < i + 1024 ? whole : i + 1024;
+        square_sum_start_block(&sum);
+        for (; i < end; i += 8) square_sum_add8(&sum, load8(samples + i));
+        square_sum_end_block(&sum);
     }
-    float largest = 0;
-    for (int lane = 0; lane < 8; lane++) {
-        float value = __builtin_bit_cast(float, (uint32_t)peakBits[lane]);
-        largest = value >= largest ? value : largest;
-    }
-    for (; i < count; i++) {
-        total += (double)samples[i] * (double)samples[i];
-        float value = __builtin_fabsf(samples[i]);
-        largest = value >= largest ? value : largest;
-    }
-    *sum_of_squares = total;
-    *peak = largest;
+    square_sum_finish(&sum, samples + whole, count - whole, sum_of_squares, peak);
 }
 
 #include "kernel_filters.h"
