@@ -110,11 +110,7 @@ public final class PlayerEngine: @unchecked Sendable {
     @discardableResult
     public func play(_ source: any AudioSource, gainDB: Double = 0, fadeInSeconds: Double = 0.05,
                      atFrame: Int? = nil) throws(ShadesError) -> VoiceID {
-        try checkFits(source)
-        let id = VoiceID(value: nextVoice)
-        nextVoice += 1
-        source.prepareForRealTime(preparation)
-        preparation.finish()
+        let id = try admit(source)
         send(.play(id, source, gain: Float(Self.amplitude(gainDB)), fadeFrames: frames(fadeInSeconds)), atFrame, carriesSource: true)
         return id
     }
@@ -144,11 +140,7 @@ public final class PlayerEngine: @unchecked Sendable {
     @discardableResult
     public func crossfade(_ voice: VoiceID, to source: any AudioSource, seconds: Double,
                           atFrame: Int? = nil) throws(ShadesError) -> VoiceID {
-        try checkFits(source)
-        let id = VoiceID(value: nextVoice)
-        nextVoice += 1
-        source.prepareForRealTime(preparation)
-        preparation.finish()
+        let id = try admit(source)
         send(.crossfade(from: voice, to: id, source, fadeFrames: frames(seconds)), atFrame, carriesSource: true)
         return id
     }
@@ -381,6 +373,16 @@ public final class PlayerEngine: @unchecked Sendable {
             return
         }
         if carriesSource { sourcesOut += 1 }
+    }
+
+    /// A new voice for `source`: checked against the engine's rate and channels, prepared for real time.
+    private func admit(_ source: any AudioSource) throws(ShadesError) -> VoiceID {
+        try checkFits(source)
+        let id = VoiceID(value: nextVoice)
+        nextVoice += 1
+        source.prepareForRealTime(preparation)
+        preparation.finish()
+        return id
     }
 
     private func checkFits(_ source: any AudioSource) throws(ShadesError) {
