@@ -69,7 +69,7 @@ import ShadesIO
         var out1 = [Int16](repeating: 0, count: count), out2 = out1
         var input = SignalMeasurement(sumOfSquares: 0.5, peak: 0.1), reference = input
         let (written1, written2) = samples.withUnsafeBufferPointer { x in
-            (out1.withUnsafeMutableBufferPointer { fused.quantize16(x, gain: 0.9, into: $0, measuringInput: &input) },
+            (out1.withUnsafeMutableBufferPointer { fused.quantize16(x, gain: 0.9, into: $0, measuring: &input) },
              out2.withUnsafeMutableBufferPointer { o -> SignalMeasurement in reference.add(x); return plain.quantize16(x, gain: 0.9, into: o) })
         }
         #expect(out1 == out2)

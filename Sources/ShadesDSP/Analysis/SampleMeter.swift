@@ -2,6 +2,19 @@
 /// meter.
 package protocol SampleMeter: Sendable {
     mutating func add(_ samples: UnsafeBufferPointer<Float>)
+    /// Adds `samples` and quantises them × `scale` to 16 bits with `dither` (see
+    /// ``LaneRandom/quantize16(_:scale:into:)``); returns the level of the values written.
+    mutating func addQuantizing16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
+                                  into output: UnsafeMutableBufferPointer<Int16>, dither: inout LaneRandom) -> SignalMeasurement
+}
+
+extension SampleMeter {
+    /// Measures, then quantises: two passes over the samples.
+    package mutating func addQuantizing16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
+                                          into output: UnsafeMutableBufferPointer<Int16>, dither: inout LaneRandom) -> SignalMeasurement {
+        add(samples)
+        return dither.quantize16(samples, scale: scale, into: output)
+    }
 }
 
 extension TruePeakMeter: SampleMeter {}
@@ -18,6 +31,12 @@ package struct SignalMeasurement: SampleMeter, Equatable {
         let m = SignalLevel.measure(samples)
         sumOfSquares += m.sumOfSquares
         peak = max(peak, m.peak)
+    }
+
+    /// Measures inside the quantiser: one pass over the samples, the same sums as ``add(_:)``.
+    package mutating func addQuantizing16(_ samples: UnsafeBufferPointer<Float>, scale: Float,
+                                          into output: UnsafeMutableBufferPointer<Int16>, dither: inout LaneRandom) -> SignalMeasurement {
+        dither.quantize16(samples, scale: scale, into: output, measuringInput: &self)
     }
 }
 

@@ -15,19 +15,30 @@ package struct GainCurve: Sendable, Equatable {
         (self.frequenciesHz, self.gainsDB) = (order.map { frequenciesHz[$0] }, order.map { gainsDB[$0] })
     }
 
-    /// The gain at `frequencyHz`, dB.
+    /// The gain at `frequencyHz`, dB (called once per FFT bin of a shaping design: no allocation).
     package func gainDB(atHz frequencyHz: Double) -> Double {
-        Self.interpolate(zip(frequenciesHz, gainsDB).map { ($0, $1) }, atHz: frequencyHz)
+        Self.interpolate(frequenciesHz: frequenciesHz, values: gainsDB, atHz: frequencyHz)
     }
 
     /// `points` (frequency in Hz, value; sorted by frequency) at `frequencyHz`: linear in log frequency,
     /// constant beyond the ends.
     package static func interpolate(_ points: [(Double, Double)], atHz frequencyHz: Double) -> Double {
-        guard let first = points.first, let last = points.last else { return 0 }
-        if frequencyHz <= first.0 { return first.1 }
-        if frequencyHz >= last.0 { return last.1 }
-        let upper = points.firstIndex { $0.0 >= frequencyHz }!
-        let (f0, v0) = points[upper - 1], (f1, v1) = points[upper]
+        interpolate(frequenciesHz: points.map(\.0), values: points.map(\.1), atHz: frequencyHz)
+    }
+
+    /// `values` at `frequenciesHz` (increasing) read at `frequencyHz`: linear in log frequency between the two
+    /// points around it (found by bisection), constant beyond the ends.
+    package static func interpolate(frequenciesHz: [Double], values: [Double], atHz frequencyHz: Double) -> Double {
+        guard let first = frequenciesHz.first, let last = frequenciesHz.last else { return 0 }
+        if frequencyHz <= first { return values[0] }
+        if frequencyHz >= last { return values[values.count - 1] }
+        // The first point at or above `frequencyHz`: in 1 ..< count, as the ends are handled above.
+        var low = 0, upper = frequenciesHz.count - 1
+        while upper - low > 1 {
+            let middle = (low + upper) / 2
+            if frequenciesHz[middle] >= frequencyHz { upper = middle } else { low = middle }
+        }
+        let (f0, v0) = (frequenciesHz[upper - 1], values[upper - 1]), (f1, v1) = (frequenciesHz[upper], values[upper])
         let t = log(frequencyHz / f0) / log(f1 / f0)
         return v0 + t * (v1 - v0)
     }

@@ -156,6 +156,8 @@ package final class FractalToneSource: AudioSource {
     private let decayPerFrame: SIMD4<Double>
     private let attackFrames: Int
     private let releaseFrames: Int
+    /// Gains 0 … R of the attack and the full release ramps (`raisedCosineGain`), made once: no cosine per frame.
+    private let attackRamp: [Double], releaseRamp: [Double]
     private var sequence: FractalToneSequence
     private var position = 0
 
@@ -186,6 +188,8 @@ package final class FractalToneSource: AudioSource {
         self.loopFrames = loopFrames
         attackFrames = max(1, Int((Self.attackSeconds * sampleRate).rounded()))
         releaseFrames = max(1, Int((Self.releaseSeconds * sampleRate).rounded()))
+        attackRamp = (0...attackFrames).map { [attackFrames] in raisedCosineGain($0, rampFrames: attackFrames) }
+        releaseRamp = (0...releaseFrames).map { [releaseFrames] in raisedCosineGain($0, rampFrames: releaseFrames) }
         sequence = FractalToneSequence(pitchCount: pitchesHz.count, seed: seed)
         partialAmplitudes = Self.partialGains
         let timeConstants = Self.decaySeconds * sampleRate / SIMD4<Double>(1, 2, 4, 1)
@@ -224,6 +228,12 @@ package final class FractalToneSource: AudioSource {
         decay = partialAmplitudes * audible
     }
 
+    /// `raisedCosineGain(x, rampFrames:)` from `table` when it holds that ramp and `x` (a note shorter than two
+    /// releases has a shorter one).
+    @inline(__always) private static func rampGain(_ x: Int, rampFrames frames: Int, table: [Double]) -> Double {
+        frames == table.count - 1 && x >= 0 && x <= frames ? table[x] : raisedCosineGain(x, rampFrames: frames)
+    }
+
     /// Nothing to prepare: every buffer is made in `init`.
     package func prepareForRealTime(_ preparation: RealTimePreparation) {}
 
@@ -238,8 +248,8 @@ package final class FractalToneSource: AudioSource {
             let attackEnd = noteOnset + attackFrames, releaseStart = noteEnd - noteRelease
             while n < stop {
                 var gain = amplitude
-                if n < attackEnd { gain *= raisedCosineGain(n - noteOnset, rampFrames: attackFrames) }
-                if n > releaseStart { gain *= raisedCosineGain(noteEnd - n, rampFrames: noteRelease) }
+                if n < attackEnd { gain *= Self.rampGain(n - noteOnset, rampFrames: attackFrames, table: attackRamp) }
+                if n > releaseStart { gain *= Self.rampGain(noteEnd - n, rampFrames: noteRelease, table: releaseRamp) }
                 out[n - position] = Float(gain * (sine * decay).sum())
                 (cosine, sine) = (cosine * rotationCos - sine * rotationSin, cosine * rotationSin + sine * rotationCos)
                 decay *= decayPerFrame

@@ -41,9 +41,8 @@ package final class AudioFileSource: AudioSource {
     /// default). ``prepareForRealTime(_:)`` sets it false: the call then renders silence for the rest of
     /// the block and counts an underrun, and the music goes on where it was on a later call.
     package private(set) var waitsForReader = true
-    /// Render calls that found the reader behind (only when not ``waitsForReader``).
-    package private(set) var readerUnderruns = 0
-    /// Also counts them, for the graph's player (set by ``prepareForRealTime(_:)``).
+    /// Counts the render calls that found the reader behind (only when not ``waitsForReader``): the
+    /// preparation's counter, set by ``prepareForRealTime(_:)``.
     private var underrunCounter: UnderrunCounter?
     /// The reader's error, taken on the render thread (no text is made there).
     private var readFailure: ShadesError?
@@ -143,7 +142,6 @@ package final class AudioFileSource: AudioSource {
         var done = 0
         while done < block.frameCount {
             if position == available && !ended && !takeNextBlock() {
-                readerUnderruns += 1
                 underrunCounter?.add()
                 for c in 0..<channelCount { block.channel(c)[done...].update(repeating: 0) }
                 return

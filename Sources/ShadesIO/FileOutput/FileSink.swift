@@ -307,15 +307,8 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
                     let offset = planeOffset(slot: slot, signal: first + c)
                     if sixteen {
                         let plane = UnsafeMutableBufferPointer(start: planes16 + offset, count: n)
-                        let chunk: SignalMeasurement
-                        if var meter = meters?[c] as? SignalMeasurement {
-                            // The level meter runs inside the quantiser: one pass over the samples (same sums).
-                            chunk = quantizers[c].quantize16(samples, gain: gains[first + c], into: plane, measuringInput: &meter)
-                            meters![c] = meter as! M
-                        } else {
-                            meters?[c].add(samples)
-                            chunk = quantizers[c].quantize16(samples, gain: gains[first + c], into: plane)
-                        }
+                        let chunk = meters == nil ? quantizers[c].quantize16(samples, gain: gains[first + c], into: plane)
+                                                  : quantizers[c].quantize16(samples, gain: gains[first + c], into: plane, measuring: &meters![c])
                         writtenLevels[c].sumOfSquares += chunk.sumOfSquares
                         writtenLevels[c].peak = max(writtenLevels[c].peak, chunk.peak)
                     } else {

@@ -18,11 +18,11 @@ package struct SignalQuantizer: Sendable {
         dither.quantize16(samples, scale: gain * 32_768, into: output)
     }
 
-    /// ``quantize16(_:gain:into:)`` that also adds `samples` (before the gain) to `input`, as
-    /// ``SignalMeasurement/add(_:)`` would, in the same pass.
-    package mutating func quantize16(_ samples: UnsafeBufferPointer<Float>, gain: Float, into output: UnsafeMutableBufferPointer<Int16>,
-                                    measuringInput input: inout SignalMeasurement) -> SignalMeasurement {
-        dither.quantize16(samples, scale: gain * 32_768, into: output, measuringInput: &input)
+    /// ``quantize16(_:gain:into:)`` that also adds `samples` (before the gain) to `meter` (a level meter in
+    /// the same pass).
+    package mutating func quantize16<M: SampleMeter>(_ samples: UnsafeBufferPointer<Float>, gain: Float,
+                                                    into output: UnsafeMutableBufferPointer<Int16>, measuring meter: inout M) -> SignalMeasurement {
+        meter.addQuantizing16(samples, scale: gain * 32_768, into: output, dither: &dither)
     }
 
     /// `samples` × `gain` → Float `output` (for 24-bit and float files; libsndfile converts).

@@ -69,8 +69,9 @@ package struct PathIdentity: Hashable {
 /// writable"), never "cannot create" a folder that exists.
 package enum FolderCreation {
     /// The folders to create for `path`, outermost first; throws if one cannot be created (a file is in
-    /// the way, or the nearest existing folder is not writable).
-    package static func missingFolders(for path: String) throws(ShadesError) -> [String] {
+    /// the way, or the nearest existing folder is not writable). `path` is a file unless `isFolder` (a
+    /// stimulus set's folder, replaced whole).
+    package static func missingFolders(for path: String, isFolder: Bool = false) throws(ShadesError) -> [String] {
         var missing: [String] = []
         var folder = AtomicFile.directory(of: path)
         var info = stat()
@@ -91,7 +92,7 @@ package enum FolderCreation {
         if let notWritable = notWritable(folder) {
             throw .runtime((missing.first.map { "cannot create folder \($0) for \(path)" } ?? "cannot write \(path)") + ": " + notWritable)
         }
-        if missing.isEmpty {
+        if missing.isEmpty && !isFolder {
             try AtomicFile.checkWritable(path)
         }
         return missing

@@ -187,15 +187,7 @@ package enum StimulusSets {
         let staging = AtomicFile.directory(of: folder) + "/.\(name).\(getpid()).tmp"
         try? manager.removeItem(atPath: staging)
         // The folders above the staging folder that do not exist yet (`-o new/set`), made and registered.
-        var missing: [String] = []
-        var parent = AtomicFile.directory(of: folder)
-        while stat(parent, &info) != 0 {
-            missing.insert(parent, at: 0)
-            let up = AtomicFile.directory(of: parent)
-            if up == parent { break }
-            parent = up
-        }
-        var created = try FolderCreation.create(missing)
+        var created = try FolderCreation.create(FolderCreation.missingFolders(for: folder, isFolder: true))
         do {
             try InterruptCleanup.uninterrupted {
                 try manager.createDirectory(atPath: staging, withIntermediateDirectories: false)

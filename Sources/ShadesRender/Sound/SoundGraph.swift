@@ -449,8 +449,6 @@ extension SoundGraph {
     /// target (the catalogue's: ``CatalogueAsset/makeLoop()``).
     public struct LiveStream {
         public let source: any AudioSource
-        /// The file the stream reads, when it is a file (its reader's underruns, its end).
-        package let file: AudioFileSource?
         /// Frames until the sound ends (a file's decoded length), nil for an endless stream.
         public let frames: Int?
         /// The gain applied to a mix or a file, dB (0 for a generator, set to its level by construction).
@@ -458,7 +456,7 @@ extension SoundGraph {
     }
 
     public func makeLiveStream() throws(ShadesError) -> LiveStream {
-        if layout != nil { return LiveStream(source: makeSource(), file: nil, frames: nil, gainDB: 0) }
+        if layout != nil { return LiveStream(source: makeSource(), frames: nil, gainDB: 0) }
         let gain: Float
         var frames: Int?
         switch level {
@@ -476,8 +474,7 @@ extension SoundGraph {
             gain = LevelPolicy.ceilingGain(forPeak: peaks.map(\.peak).max() ?? 0, ceilingDBTP: ceiling, format: .f32)
         }
         if let failure = failures.error { throw failure }
-        let (source, file) = makeChain(0, false)
-        let scaled = try! MixSource(layers: [MixSource.Layer(source: source, gain: gain)])
-        return LiveStream(source: scaled, file: file, frames: frames, gainDB: Decibels.fromAmplitude(Double(gain)))
+        let scaled = try! MixSource(layers: [MixSource.Layer(source: makeChain(0, false).source, gain: gain)])
+        return LiveStream(source: scaled, frames: frames, gainDB: Decibels.fromAmplitude(Double(gain)))
     }
 }
