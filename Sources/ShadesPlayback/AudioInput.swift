@@ -175,9 +175,8 @@ private func captureCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutable
 extension PortAudioLibrary {
     static func inputDevices() -> [InputDevice] {
         let defaultIndex = Pa_GetDefaultInputDevice()
-        return (0..<max(0, Pa_GetDeviceCount())).compactMap { i -> InputDevice? in
-            guard let info = Pa_GetDeviceInfo(i)?.pointee, info.maxInputChannels > 0 else { return nil }
-            let api = Pa_GetHostApiInfo(info.hostApi).map { String(cString: $0.pointee.name) } ?? "?"
+        return devices { i, info, api in
+            guard info.maxInputChannels > 0 else { return nil }
             return InputDevice(index: Int(i), name: String(cString: info.name), hostAPI: api,
                                maximumInputChannels: Int(info.maxInputChannels), defaultSampleRate: info.defaultSampleRate,
                                isDefault: i == defaultIndex)

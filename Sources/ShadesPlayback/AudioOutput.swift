@@ -260,11 +260,18 @@ enum PortAudioLibrary {
         (0..<max(0, Pa_GetHostApiCount())).compactMap { Pa_GetHostApiInfo($0).map { String(cString: $0.pointee.name) } }
     }
 
+    /// PortAudio's devices that `make` keeps (index, info, host API name → a device or nil).
+    static func devices<Device>(_ make: (PaDeviceIndex, PaDeviceInfo, String) -> Device?) -> [Device] {
+        (0..<max(0, Pa_GetDeviceCount())).compactMap { i -> Device? in
+            guard let info = Pa_GetDeviceInfo(i)?.pointee else { return nil }
+            return make(i, info, Pa_GetHostApiInfo(info.hostApi).map { String(cString: $0.pointee.name) } ?? "?")
+        }
+    }
+
     static func outputDevices() -> [OutputDevice] {
         let defaultIndex = Pa_GetDefaultOutputDevice()
-        return (0..<max(0, Pa_GetDeviceCount())).compactMap { i -> OutputDevice? in
-            guard let info = Pa_GetDeviceInfo(i)?.pointee, info.maxOutputChannels > 0 else { return nil }
-            let api = Pa_GetHostApiInfo(info.hostApi).map { String(cString: $0.pointee.name) } ?? "?"
+        return devices { i, info, api in
+            guard info.maxOutputChannels > 0 else { return nil }
             return OutputDevice(index: Int(i), name: String(cString: info.name), hostAPI: api,
                                 maximumOutputChannels: Int(info.maxOutputChannels), defaultSampleRate: info.defaultSampleRate,
                                 defaultLowLatencySeconds: info.defaultLowOutputLatency, isDefault: i == defaultIndex)

@@ -95,10 +95,7 @@ struct AnalyzeCommand: ParsableCommand {
         if let warning = analysis.report.lengthWarning { printWarning(warning) }
         if let plot { try writePlot(analysis, to: plot) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            print(String(decoding: try encoder.encode(analysis.report), as: UTF8.self))
+            print(String(decoding: try prettyJSON(analysis.report), as: UTF8.self))
         } else {
             print(ReportTable.text(analysis.report))
         }

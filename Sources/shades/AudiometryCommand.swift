@@ -88,7 +88,7 @@ struct AudiometryCommand: ParsableCommand {
             defer { console.close() }
             audiogram = try runAudiometry(procedure, console: console, seed: seed)
         }
-        let data = try encodeProcedureResult(audiogram)
+        let data = try prettyJSON(audiogram)
         if let output { try AtomicFile.write(Array(data), to: output) }
         if json {
             print(String(decoding: data, as: UTF8.self))

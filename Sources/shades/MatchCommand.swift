@@ -70,7 +70,7 @@ struct MatchCommand: ParsableCommand {
             defer { console.close() }
             result = try InteractiveMatch(levelDBFS: level, console: console).run(procedure)
         }
-        let data = try encodeProcedureResult(result)
+        let data = try prettyJSON(result)
         if let output { try AtomicFile.write(Array(data), to: output) }
         if json {
             print(String(decoding: data, as: UTF8.self))

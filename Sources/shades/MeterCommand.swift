@@ -1,5 +1,4 @@
 import ArgumentParser
-import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -70,7 +69,7 @@ struct MeterCommand: ParsableCommand {
             return try AudioFileFormat(container: container, sampleFormat: container == .flac ? .s24 : .f32)
         }
         if let output { try AtomicFile.checkWritable(output) }
-        let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
+        let choice = OutputDeviceChoice(flag: device)
         let input = try AudioInput(device: choice, channelCount: channels, sampleRate: rate)
         var session = MeterSession(input: input, meter: try SoundLevelMeter(sampleRate: rate, channelCount: input.channelCount, calibration: calibration),
                                    frames: seconds.map { Int(($0 * rate).rounded()) }, printsReadings: !json)
@@ -88,7 +87,7 @@ struct MeterCommand: ParsableCommand {
             let report = MeterReport(device: input.device.name, sampleRate: rate, channels: input.channelCount, calibration: calibration,
                                      seconds: session.readings, total: session.meter.total, inputOverflows: input.overflows,
                                      droppedFrames: input.droppedFrames)
-            print(String(decoding: try encodeProcedureResult(report), as: UTF8.self))
+            print(String(decoding: try prettyJSON(report), as: UTF8.self))
         } else {
             print("total " + MeterSession.line(session.meter.total, calibrated: calibration != nil))
         }
@@ -112,9 +111,6 @@ private struct MeterReport: Encodable {
     let droppedFrames: Int
 }
 
-/// Set by SIGINT/SIGTERM/SIGHUP while metering: the loop ends and the totals are written.
-private let meterInterrupted = Atomic<Bool>(false)
-
 /// The control thread while metering: frames from the input's ring into the meter (and the file), a line
 /// a second.
 private struct MeterSession {
@@ -130,25 +126,24 @@ private struct MeterSession {
     }
 
     mutating func run(writer: AudioFileOutput?) throws(ShadesError) {
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-            signal(signalNumber) { _ in meterInterrupted.store(true, ordering: .relaxed) }
-        }
+        // SIGINT/SIGTERM/SIGHUP end the loop; the totals are still written.
+        InterruptHandling.handOverToCommand()
         let buffer = AudioBuffer(channelCount: input.channelCount, frameCapacity: 8_192)
-        var interleaved = [Float](repeating: 0, count: 8_192 * input.channelCount)
+        let interleaved = UnsafeMutableBufferPointer<Float>.allocate(capacity: 8_192 * input.channelCount)
+        defer { interleaved.deallocate() }
         var recorded = 0
         try input.start()
         printToStandardError("metering '\(input.device.name)' (\(input.device.hostAPI)), \(input.channelCount) channels at \(Int(input.sampleRate)) Hz; Ctrl-C stops\n")
-        while !meterInterrupted.load(ordering: .relaxed) && recorded < (frames ?? .max) {
+        while !InterruptHandling.takeRequest() && recorded < (frames ?? .max) {
             let count = min(input.read(into: buffer), (frames ?? .max) - recorded)
             if count == 0 { usleep(20_000); continue }
             buffer.withBlock(frames: 0..<count) { meter.add($0) }
             if let writer {
-                for c in 0..<input.channelCount {
-                    buffer.withChannel(c) { samples in for i in 0..<count { interleaved[i * input.channelCount + c] = samples[i] } }
+                buffer.withBlock(frames: 0..<count) { block in
+                    Interleave.frames((0..<block.channelCount).map { UnsafePointer(block.channel($0).baseAddress) }, frames: count,
+                                      into: interleaved.baseAddress!)
                 }
-                try interleaved.withUnsafeBufferPointer { (all: UnsafeBufferPointer<Float>) throws(ShadesError) in
-                    try writer.write(UnsafeBufferPointer(rebasing: all[0..<(count * input.channelCount)]))
-                }
+                try writer.write(UnsafeBufferPointer(rebasing: interleaved[0..<(count * input.channelCount)]))
             }
             recorded += count
             for reading in meter.takeReadings() {

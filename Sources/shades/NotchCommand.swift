@@ -159,10 +159,7 @@ struct NotchCommand: ParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+            print(String(decoding: try prettyJSON(reports), as: UTF8.self))
         } else {
             for report in reports { print(Self.summary(report)) }
         }

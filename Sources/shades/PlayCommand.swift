@@ -82,7 +82,7 @@ struct PlayCommand: ParsableCommand {
         }
         let rate = source.sampleRate
         let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) } ?? Int(0.01 * rate)
-        let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
+        let choice = OutputDeviceChoice(flag: device)
 
         let engine = PlayerEngine(sampleRate: rate, channelCount: source.channelCount)
         // The source is prepared for real time here, before the stream starts (a notch's pre-roll, a file's
@@ -91,11 +91,11 @@ struct PlayCommand: ParsableCommand {
         let latencySeconds = try latency.map { try parsePositiveSeconds($0, option: "latency") } ?? AudioOutput.defaultLatencySeconds
         let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames, latencySeconds: latencySeconds,
                                      realTime: !noRealtime)
-        if let end = [timerSeconds, length].compactMap({ $0 }).min() {
-            engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05)))
-        }
+        // The timer or the file's end, whichever comes first.
+        let end = [timerSeconds, length].compactMap({ $0 }).min()
+        if let end { engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05))) }
 
-        let session = LiveSession(engine: engine, what: what, endSeconds: [timerSeconds, length].compactMap({ $0 }).min(),
+        let session = LiveSession(engine: engine, what: what, endSeconds: end,
                                   showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
         try output.start()
         session.run()

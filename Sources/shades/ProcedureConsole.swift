@@ -35,7 +35,7 @@ final class ProcedureConsole {
             throw ShadesError.usage("\(procedure) is interactive: it needs a terminal (allowed: a terminal, or --simulate)")
         }
         engine = PlayerEngine(sampleRate: Self.sampleRate, channelCount: 2)
-        let choice: OutputDeviceChoice = device.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
+        let choice = OutputDeviceChoice(flag: device)
         output = try AudioOutput(engine: engine, device: choice, bufferFrames: 480, latencySeconds: AudioOutput.defaultLatencySeconds)
         try output.start()
         tcgetattr(0, &saved)
@@ -132,5 +132,13 @@ final class ProcedureConsole {
     func wait(_ seconds: Double) {
         usleep(useconds_t(max(0, seconds) * 1e6))
         engine.collectGarbage()
+    }
+}
+
+extension OutputDeviceChoice {
+    /// `--device` (`play`, `meter`, the procedures): an index from `--list-devices` or a name; the system's
+    /// default without it.
+    init(flag text: String?) {
+        self = text.map { Int($0).map(OutputDeviceChoice.index) ?? .name($0) } ?? .systemDefault
     }
 }

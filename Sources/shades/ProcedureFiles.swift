@@ -11,10 +11,12 @@ import ShadesProcedures
 // The JSON files the procedures write and read: a pitch match, an audiogram, a headphone calibration, a
 // loudness match or minimum masking level; and the ears they are for.
 
-/// A procedure's result as the JSON files hold it (sorted keys, pretty).
-func encodeProcedureResult<T: Encodable>(_ value: T) throws -> Data {
+/// `value` as the command line prints and writes JSON: pretty, sorted keys, non-finite numbers as "inf",
+/// "-inf" and "nan" (procedure results, reports, readings).
+func prettyJSON<T: Encodable>(_ value: T) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return try encoder.encode(value)
 }
 

@@ -70,7 +70,7 @@ struct TinnitusOptions: ParsableArguments {
     }
 
     func write<T: Encodable>(_ result: T, summary: String) throws {
-        let data = try encodeProcedureResult(result)
+        let data = try prettyJSON(result)
         if let output { try AtomicFile.write(Array(data), to: output) }
         print(json ? String(decoding: data, as: UTF8.self) : summary)
     }
