@@ -9,11 +9,7 @@ extension SpectralShape {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has thresholds in dB re full scale, not dB HL",
                               allowed: "an audiogram in dB HL (measured through a headphone calibration) for the half-gain rule")
         }
-        let points = audiogram.thresholds(ear: ear)
-        guard !points.isEmpty else {
-            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
-                              allowed: [("left", audiogram.left), ("right", audiogram.right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
-        }
+        let points = try audiogram.someThresholds(ear: ear)
         var shape = halfGain(frequenciesHz: points.map(\.frequencyHz), thresholdsDBHL: points.map(\.thresholdDB), maximumGainDB: maximumGainDB)
         shape.rule = (shape.rule ?? "") + ", \(ear.rawValue) ear" + (source.map { " of \($0)" } ?? "")
         return shape

@@ -286,14 +286,20 @@ public struct Audiogram: Sendable, Codable, Equatable {
             .compactMap { t in t.thresholdDB.map { (t.frequencyHz, $0) } }.sorted { $0.frequencyHz < $1.frequencyHz }
     }
 
-    /// The threshold of `ear` at `frequencyHz`, linear in log frequency between the measured ones and the
-    /// nearest one's beyond them; throws when the ear has none.
-    public func thresholdDB(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
+    /// ``thresholds(ear:)``, at least one: throws when the ear has none, naming the ears that have some.
+    package func someThresholds(ear: Ears) throws(ShadesError) -> [(frequencyHz: Double, thresholdDB: Double)] {
         let points = thresholds(ear: ear)
         guard !points.isEmpty else {
             throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
                               allowed: [("left", left), ("right", right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
         }
+        return points
+    }
+
+    /// The threshold of `ear` at `frequencyHz`, linear in log frequency between the measured ones and the
+    /// nearest one's beyond them; throws when the ear has none.
+    public func thresholdDB(atHz frequencyHz: Double, ear: Ears) throws(ShadesError) -> Double {
+        let points = try someThresholds(ear: ear)
         return GainCurve.interpolate(points.map { ($0.frequencyHz, $0.thresholdDB) }, atHz: frequencyHz)
     }
 

@@ -112,8 +112,8 @@ package struct SpectralRippleSegment: Sendable, Equatable {
         var rng = SplitMix64(seed: key ^ (UInt64(segment) &* 0xD6E8_FEB8_6659_FD93))
         let span = UInt64(SpectralRipple.fundamentalRangeHz.count)
         fundamentalHz = SpectralRipple.fundamentalRangeHz.lowerBound + Int(rng.next() % span)
-        ripplePhaseCycles = Double(rng.next() >> 11) / Double(1 << 53)
-        densityPhase = 2 * Double.pi * Double(rng.next() >> 11) / Double(1 << 53)
+        ripplePhaseCycles = rng.nextUnit()
+        densityPhase = 2 * Double.pi * rng.nextUnit()
         noiseKey = rng.next()
     }
 }
@@ -380,7 +380,7 @@ package final class SpectralRippleSource: AudioSource {
                     bins[2 * k + 1] = 0
                     continue
                 }
-                let phase = 2 * Double.pi * Double(rng.next() >> 11) / Double(1 << 53)
+                let phase = 2 * Double.pi * rng.nextUnit()
                 let g = bandGains[Self.band(ofHz: f)]
                 bins[2 * k] = Float(g * cos(phase))
                 bins[2 * k + 1] = Float(g * sin(phase))

@@ -127,7 +127,7 @@ package struct SwellEnvelope: Sendable, Equatable {
         self.periodsSeconds = periodsSeconds ?? [periodSeconds, periodSeconds * golden, periodSeconds * golden * golden]
         self.depth = depth
         var mixer = SplitMix64(seed: SeedStream.phase.key(seed: seed, channel: 0))
-        phases = (0..<3).map { _ in Double(mixer.next() >> 11) / Double(1 << 53) * 2 * Double.pi }
+        phases = (0..<3).map { _ in mixer.nextUnit() * 2 * Double.pi }
     }
 
     /// Periods near P, P·φ, P·φ² with a whole number of cycles (at least one) in a loop of `frameCount`.
