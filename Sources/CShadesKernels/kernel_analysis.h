@@ -13,15 +13,13 @@ static inline __attribute__((always_inline)) int32_t analysis_max_lane(i8 x) {
     return largest;
 }
 
-/// |x| as bits: for non-negative floats the integer order is the float order.
-static inline __attribute__((always_inline)) i8 analysis_magnitude_bits(f8 x) { return (i8)(f8_to_bits(x) & 0x7FFFFFFFu); }
 
 // MARK: - True peak
 
 /// Keeps the larger magnitudes of `y` in `peak`; lanes outside `valid` (padding beyond the block) are
 /// not samples and count as zero.
 static inline __attribute__((always_inline)) i8 true_peak_keep_larger(i8 peak, f8 y, i8 valid) {
-    return __builtin_elementwise_max(peak, analysis_magnitude_bits(y) & valid);
+    return __builtin_elementwise_max(peak, magnitude_bits(y) & valid);
 }
 
 /// The oversampled outputs belonging to inputs j … j + 7 (newest input at work[keep + j]), and those
@@ -73,7 +71,7 @@ static inline __attribute__((always_inline)) void true_peak_run(const float *wor
         size_t last = keep + end - 8;
         for (size_t i = start;; i += 8) {
             size_t at = i < last ? i : last;
-            largest = __builtin_elementwise_max(largest, analysis_magnitude_bits(load8(work + at)));
+            largest = __builtin_elementwise_max(largest, magnitude_bits(load8(work + at)));
             if (at == last) break;
         }
         int32_t inputPeak = analysis_max_lane(largest);
@@ -196,7 +194,7 @@ typedef struct {
 static inline __attribute__((always_inline)) void level_add(level_lanes *l, f8 x, i8 clipBits) {
     l->sum = l->sum + x;
     l->squares = fma8(x, x, l->squares);
-    i8 magnitude = analysis_magnitude_bits(x);
+    i8 magnitude = magnitude_bits(x);
     l->peak = __builtin_elementwise_max(l->peak, magnitude);
     l->clipped = l->clipped - (magnitude >= clipBits);  // a true comparison is −1
 }

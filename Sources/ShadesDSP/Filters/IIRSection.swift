@@ -37,8 +37,11 @@ package struct IIRSection: Sendable, Equatable {
     }
 
     /// |H(e^{jω})| at normalised angular frequency ω (radians per sample).
-    package func magnitude(omega: Double) -> Double {
-        let c1 = cos(omega), s1 = sin(omega), c2 = cos(2 * omega), s2 = sin(2 * omega)
+    package func magnitude(omega: Double) -> Double { magnitude(at: UnitCirclePoint(omega: omega)) }
+
+    /// |H(e^{jω})| at a point whose cosines and sines are computed already (shared by a cascade's sections).
+    package func magnitude(at point: UnitCirclePoint) -> Double {
+        let (c1, s1, c2, s2) = (point.cos1, point.sin1, point.cos2, point.sin2)
         let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)
         let dr = 1 + a1 * c1 + a2 * c2, di = -(a1 * s1 + a2 * s2)
         return ((nr * nr + ni * ni) / (dr * dr + di * di)).squareRoot()
@@ -81,6 +84,17 @@ package struct IIRCascade: Sendable {
 
     /// |H(e^{jω})| of the whole cascade.
     package func magnitude(omega: Double) -> Double {
-        sections.reduce(1) { $0 * $1.magnitude(omega: omega) }
+        let point = UnitCirclePoint(omega: omega)
+        return sections.reduce(1) { $0 * $1.magnitude(at: point) }
+    }
+}
+
+/// cos ω, sin ω, cos 2ω and sin 2ω of a normalised angular frequency ω (radians per sample): what a section's
+/// response needs, computed once for all the sections of a cascade (libm, the same values each time).
+package struct UnitCirclePoint {
+    package let cos1: Double, sin1: Double, cos2: Double, sin2: Double
+
+    package init(omega: Double) {
+        (cos1, sin1, cos2, sin2) = (cos(omega), sin(omega), cos(2 * omega), sin(2 * omega))
     }
 }

@@ -69,8 +69,8 @@ package struct NoiseShapingDesign: Sendable {
     /// Magnitude of the whole shaping filter (including the normalising gain) at `frequencyHz`.
     package func magnitude(atFrequency frequencyHz: Double) -> Double {
         let omega = 2 * Double.pi * frequencyHz / sampleRate
-        return normalisingGain * IIRCascade(sections: sections).magnitude(omega: omega)
-            * Self.firMagnitude(firTaps, omega: omega)
+        let point = UnitCirclePoint(omega: omega)
+        return normalisingGain * sections.reduce(1) { $0 * $1.magnitude(at: point) } * Self.firMagnitude(firTaps, omega: omega)
     }
 
     /// Relative standard deviation of the mean square (the measured power) of `durationSeconds` of this
@@ -179,15 +179,24 @@ package struct NoiseShapingDesign: Sendable {
     /// Energy of the impulse response of cascade ∗ FIR (the output variance for unit-variance input).
     static func impulseEnergy(cascade: IIRCascade, fir: [Double]) -> Double {
         var system = cascade
-        var recent = [Double](repeating: 0, count: fir.count)
+        // The cascade's recent outputs, newest at `newest`, twice over (recent[i] = recent[i + taps]) so the
+        // FIR reads them oldest first in one run without wrapping.
+        let taps = fir.count
+        var recent = [Double](repeating: 0, count: 2 * taps)
+        var newest = taps - 1
+        func firOutput(after v: Double) -> Double {
+            newest = newest + 1 == taps ? 0 : newest + 1
+            recent[newest] = v
+            recent[newest + taps] = v
+            var y = 0.0
+            for t in 0..<taps { y += fir[t] * recent[newest + taps - t] }
+            return y
+        }
         var energy = 0.0, tail = 0.0
         var n = 0
         // Run until the last 10,000 samples carried less than 1e-15 of the energy.
         while true {
-            let v = system.step(n == 0 ? 1 : 0)
-            recent.removeFirst(); recent.append(v)
-            var y = 0.0
-            for t in 0..<fir.count { y += fir[t] * recent[fir.count - 1 - t] }
+            let y = firOutput(after: system.step(n == 0 ? 1 : 0))
             energy += y * y
             tail += y * y
             n += 1
@@ -197,10 +206,8 @@ package struct NoiseShapingDesign: Sendable {
             }
         }
         // Flush the FIR.
-        for _ in 0..<fir.count {
-            recent.removeFirst(); recent.append(0)
-            var y = 0.0
-            for t in 0..<fir.count { y += fir[t] * recent[fir.count - 1 - t] }
+        for _ in 0..<taps {
+            let y = firOutput(after: 0)
             energy += y * y
         }
         return energy
