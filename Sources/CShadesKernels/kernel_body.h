@@ -153,9 +153,11 @@ static inline __attribute__((always_inline)) void square_sum_end_block(square_su
 /// Adds the `count` samples of `tail` (fewer than 8) and gives the totals.
 static inline __attribute__((always_inline)) void square_sum_finish(square_sum *m, const float *tail, size_t count,
                                                                     double *sum_of_squares, float *peak) {
+    // Each lane's even and odd groups first, as bits (a NaN hides the rest of its lane, as it always has).
+    i8 lanes = __builtin_elementwise_max(m->peakBits.lo, m->peakBits.hi);
     float largest = 0;
-    for (int lane = 0; lane < 16; lane++) {
-        float value = __builtin_bit_cast(float, (uint32_t)m->peakBits[lane]);
+    for (int lane = 0; lane < 8; lane++) {
+        float value = __builtin_bit_cast(float, (uint32_t)lanes[lane]);
         largest = value >= largest ? value : largest;
     }
     double total = m->total;
