@@ -173,32 +173,36 @@ static inline __attribute__((always_inline)) void square_sum_finish(square_sum *
 // MARK: - Quantiser
 
 typedef uint64_t u64x4 __attribute__((ext_vector_type(4)));
+typedef uint64_t u64x8 __attribute__((ext_vector_type(8)));
+typedef int16_t i16x8 __attribute__((ext_vector_type(8)));
+typedef int16_t i16x16 __attribute__((ext_vector_type(16)));
 
 /// The quantiser's sums: Σ of the 16-bit values' squares (x² ≤ 2³⁰, so a pair sums in 32 bits unsigned;
 /// pairs are summed in 64-bit lanes: exact) and their largest magnitude.
 typedef struct {
-    u64x4 sums;
-    i8 largest;
+    u64x8 sums;
+    i32x16 largest;
 } value_sums;
 
 static inline __attribute__((always_inline)) void value_sums_add8(value_sums *m, i8 values) {
     u8 squares = (u8)(values * values);
-    m->sums += __builtin_convertvector(squares.even + squares.odd, u64x4);
+    m->sums.lo += __builtin_convertvector(squares.even + squares.odd, u64x4);
+    m->largest.lo = __builtin_elementwise_max(m->largest.lo, __builtin_elementwise_abs(values));
+}
+
+static inline __attribute__((always_inline)) void value_sums_add16(value_sums *m, i32x16 values) {
+    u32x16 squares = (u32x16)(values * values);
+    m->sums += __builtin_convertvector(squares.even + squares.odd, u64x8);
     m->largest = __builtin_elementwise_max(m->largest, __builtin_elementwise_abs(values));
 }
 
-/// 8 values: 16-bit values in 32-bit lanes, packed two to a word, stored at `output`.
-static inline __attribute__((always_inline)) void store_values8(int16_t *output, i8 values) {
-    u8 words = (u8)values;
-    u4 packed = (words.even & 0xFFFFu) | (words.odd << 16);
-    memcpy(output, &packed, sizeof packed);
-}
-
-/// Eight samples quantised with the next eight dither words, counted and stored.
+/// Eight samples quantised with the next eight dither words, counted and stored (the values are within
+/// 16 bits: narrowing keeps them).
 static inline __attribute__((always_inline)) void quantize8(f8 x, float scale, u8 s[4], value_sums *sums, int16_t *output) {
     i8 values = quantize_lanes(x, splat8(scale), random_next(s));
     value_sums_add8(sums, values);
-    store_values8(output, values);
+    i16x8 narrow = __builtin_convertvector(values, i16x8);
+    memcpy(output, &narrow, sizeof narrow);
 }
 
 /// Sixteen samples: the same as two calls of `quantize8`, in 16 lanes.
@@ -206,10 +210,9 @@ static inline __attribute__((always_inline)) void quantize16_lanes(f16 x, float 
                                                                   int16_t *output) {
     u8 first = random_next(s);
     i32x16 values = quantize_lanes(x, (f16)scale, join(first, random_next(s)));
-    value_sums_add8(sums, values.lo);
-    value_sums_add8(sums, values.hi);
-    store_values8(output, values.lo);
-    store_values8(output + 8, values.hi);
+    value_sums_add16(sums, values);
+    i16x16 narrow = __builtin_convertvector(values, i16x16);
+    memcpy(output, &narrow, sizeof narrow);
 }
 
 static void KERNEL(quantize16)(const float *samples, size_t count, float scale, int16_t *output,
@@ -217,7 +220,7 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
                                double *input_sum_of_squares, float *input_peak) {
     u8 s[4];
     random_load(random, s);
-    value_sums sums = {(u64x4)0, (i8)0};
+    value_sums sums = {(u64x8)0, (i32x16)0};
     size_t whole = count - count % 8, i = 0;
     if (input_sum_of_squares) {
         // The input measured as `sum_of_squares_and_peak` measures it, while the samples are at hand.
@@ -253,8 +256,8 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
     random_store(random, s);
     int64_t total = 0;
     int32_t top = 0;
-    for (int lane = 0; lane < 8; lane++) top = sums.largest[lane] > top ? sums.largest[lane] : top;
-    for (int lane = 0; lane < 4; lane++) total += (int64_t)sums.sums[lane];
+    for (int lane = 0; lane < 16; lane++) top = sums.largest[lane] > top ? sums.largest[lane] : top;
+    for (int lane = 0; lane < 8; lane++) total += (int64_t)sums.sums[lane];
     *sum_of_squares = total;
     *peak = top;
 }
@@ -263,6 +266,8 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
 
 typedef double d8 __attribute__((ext_vector_type(8)));
 
+// Eight Doubles per vector: one 512-bit register where the set has them (clang would split them in two).
+__attribute__((min_vector_width(512)))
 static void KERNEL(am_gains)(const double re0[32], const double im0[32], double c, double s, double offset, double scale,
                              size_t count, float *gains) {
     d8 re[4], im[4];
@@ -277,6 +282,29 @@ static void KERNEL(am_gains)(const double re0[32], const double im0[32], double 
             re[k] = turned;
         }
     }
+}
+
+static void KERNEL(interleave_stereo16)(const int16_t *left, const int16_t *right, size_t frames, int16_t *output) {
+    size_t i = 0;
+    for (; i + 16 <= frames; i += 16) {
+        i16x16 l, r;
+        memcpy(&l, left + i, sizeof l);
+        memcpy(&r, right + i, sizeof r);
+        i16x16 low = __builtin_shufflevector(l, r, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        i16x16 high = __builtin_shufflevector(l, r, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+        memcpy(output + 2 * i, &low, sizeof low);
+        memcpy(output + 2 * i + 16, &high, sizeof high);
+    }
+    for (; i < frames; i++) {
+        output[2 * i] = left[i];
+        output[2 * i + 1] = right[i];
+    }
+}
+
+static void KERNEL(multiply)(float *samples, const float *gains, size_t count) {
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) store16(samples + i, load16(samples + i) * load16(gains + i));
+    for (; i < count; i++) samples[i] *= gains[i];
 }
 
 // MARK: - Level
@@ -315,6 +343,8 @@ static const shades_kernels KERNEL(table) = {
     .quantize16 = KERNEL(quantize16),
     .am_gains = KERNEL(am_gains),
     .sum_of_squares_and_peak = KERNEL(sum_of_squares_and_peak),
+    .multiply = KERNEL(multiply),
+    .interleave_stereo16 = KERNEL(interleave_stereo16),
 
     // MARK: analysis
     .true_peak = KERNEL(true_peak),

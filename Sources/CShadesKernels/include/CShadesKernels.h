@@ -79,6 +79,10 @@ typedef struct {
                      size_t count, float *gains);
     /// Σx² (Double from 8-lane Float partial sums over 1,024 samples) and largest |x| of `count` samples.
     void (*sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak);
+    /// samples[i] × gains[i] for `count` samples, in place (a gain curve: modulation, envelopes).
+    void (*multiply)(float *samples, const float *gains, size_t count);
+    /// Two planes of 16-bit samples into `frames` interleaved stereo frames (left, right).
+    void (*interleave_stereo16)(const int16_t *left, const int16_t *right, size_t frames, int16_t *output);
 
     // MARK: Analysis
     /// True peak of one block (libebur128's polyphase interpolator, `TruePeakMeter`): `work` holds the
@@ -105,6 +109,12 @@ typedef struct {
     void (*level_moments_pair)(const float *a, const float *b, size_t count, float clip_threshold, double sums[5],
                                float peaks[2], int64_t clipped[2]);
 } shades_kernels;
+
+/// The lane phasors of four amplitude-modulation segments (`AmplitudeModulatedSource`): for segment k and
+/// lane l, cosines[8k + l] and sines[8k + l] of 2π·(segment_cycles[k] + l·cycles_per_frame), libm's values
+/// (one call of glibc's `sincos` where it has it: the bits of its `sin` and `cos`).
+void shades_modulation_phasors(const double segment_cycles[4], double cycles_per_frame, double cosines[32],
+                               double sines[32]);
 
 /// The kernels for `set`, or NULL when this CPU or build cannot run it.
 const shades_kernels *shades_kernels_for(shades_kernel_set set);

@@ -31,7 +31,7 @@ package enum KernelSet: String, CaseIterable, Sendable {
 }
 
 /// The kernel table in use, chosen once.
-enum Kernels {
+package enum Kernels {
     static let active: KernelSet = {
         if let name = getenv("SHADES_KERNELS").map({ String(cString: $0) }), let set = KernelSet(rawValue: name),
            set.isAvailable {
@@ -46,6 +46,12 @@ enum Kernels {
 
     /// The functions of ``active``.
     static let table: shades_kernels = shades_kernels_for(active.cValue)!.pointee
+
+    /// Two planes of 16-bit samples into `frames` interleaved stereo frames (left, right) at `output`.
+    package static func interleaveStereo16(left: UnsafePointer<Int16>, right: UnsafePointer<Int16>, frames: Int,
+                                           into output: UnsafeMutablePointer<Int16>) {
+        table.interleave_stereo16!(left, right, frames, output)
+    }
 }
 
 extension LaneRandom {

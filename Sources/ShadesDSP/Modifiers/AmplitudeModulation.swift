@@ -1,3 +1,4 @@
+import CShadesKernels
 import ShadesPlatform
 
 /// Which level amplitude modulation keeps equal to the unmodulated carrier's.
@@ -125,25 +126,26 @@ package final class AmplitudeModulatedSource: AudioSource {
     }
 
     /// Computes the gain curves of segments `firstSegment` … `firstSegment` + 3 (absolute frames
-    /// segment·1024 …) into `gains`: each segment's eight lanes' phasors from its own phase (libm), turned
-    /// in Double by the C kernel (`am_gains`, the four segments side by side).
+    /// segment·1024 …) into `gains`: each segment's eight lanes' phasors from its own phase (libm, in C:
+    /// `shades_modulation_phasors`), turned in Double by the C kernel (`am_gains`, the four segments side
+    /// by side).
     private func fillGains(firstSegment: Int) {
-        let twoPi = 2 * Double.pi
-        var re = (SIMD32<Double>(), SIMD32<Double>())
+        var cycles = SIMD4<Double>()
         for k in 0..<4 {
-            var cycles = Double((firstSegment + k) * Self.segmentFrames) * cyclesPerFrame + startCycles
-            cycles -= cycles.rounded(.down)
-            for lane in 0..<8 {
-                let angle = twoPi * (cycles + Double(lane) * cyclesPerFrame)
-                re.0[8 * k + lane] = cos(angle)
-                re.1[8 * k + lane] = sin(angle)
-            }
+            cycles[k] = Double((firstSegment + k) * Self.segmentFrames) * cyclesPerFrame + startCycles
+            cycles[k] -= cycles[k].rounded(.down)
         }
-        withUnsafeBytes(of: &re.0) { r in
-            withUnsafeBytes(of: &re.1) { i in
-                Kernels.table.am_gains!(r.baseAddress!.assumingMemoryBound(to: Double.self),
-                                        i.baseAddress!.assumingMemoryBound(to: Double.self), stepCosine, stepSine,
-                                        levelFactor, levelFactor * depth, Self.segmentFrames, gains)
+        var phasors = (SIMD32<Double>(), SIMD32<Double>())   // cosines, sines
+        withUnsafeBytes(of: &cycles) { segmentCycles in
+            withUnsafeMutableBytes(of: &phasors.0) { r in
+                withUnsafeMutableBytes(of: &phasors.1) { i in
+                    let re = r.baseAddress!.assumingMemoryBound(to: Double.self)
+                    let im = i.baseAddress!.assumingMemoryBound(to: Double.self)
+                    shades_modulation_phasors(segmentCycles.baseAddress!.assumingMemoryBound(to: Double.self),
+                                              cyclesPerFrame, re, im)
+                    Kernels.table.am_gains!(re, im, stepCosine, stepSine, levelFactor, levelFactor * depth,
+                                            Self.segmentFrames, gains)
+                }
             }
         }
     }
@@ -152,10 +154,8 @@ package final class AmplitudeModulatedSource: AudioSource {
 extension AudioBlock {
     /// Multiplies frames `range` of every channel by `gains[0 ..< range.count]`.
     @inline(__always) func multiply(frames range: Range<Int>, by gains: UnsafePointer<Float>) {
-        let n = range.count
         for c in 0..<channelCount {
-            let samples = channel(c).baseAddress! + range.lowerBound
-            for i in 0..<n { samples[i] *= gains[i] }
+            Kernels.table.multiply!(channel(c).baseAddress! + range.lowerBound, gains, range.count)
         }
     }
 }

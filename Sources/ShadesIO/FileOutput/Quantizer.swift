@@ -36,12 +36,7 @@ package enum Interleave {
     /// `planes[c]` (nil = silence) → `output[frame * planes.count + c]` for `frames` frames.
     package static func frames(_ planes: [UnsafePointer<Int16>?], frames: Int, into output: UnsafeMutablePointer<Int16>) {
         if planes.count == 2, let left = planes[0], let right = planes[1] {
-            // Stereo: pack each pair of 16-bit samples into one 32-bit word.
-            output.withMemoryRebound(to: UInt32.self, capacity: frames) { words in
-                for i in 0..<frames {
-                    words[i] = UInt32(UInt16(bitPattern: left[i])) | UInt32(UInt16(bitPattern: right[i])) << 16
-                }
-            }
+            Kernels.interleaveStereo16(left: left, right: right, frames: frames, into: output)
             return
         }
         interleave(planes, frames: frames, into: output)
