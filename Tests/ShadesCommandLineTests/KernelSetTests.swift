@@ -26,6 +26,11 @@ import ShadesTestSupport
         ("render pink --am 10 --duration 1s", "3552b7a4d49adcbf608c8765dbb1a6cf638a7f6ad4644bd7ca11e9d2a7edba56"),
         ("render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 1s --channels right",
          "04a0cf77abaf2855411d610b9267b0247055b60779373a3941fccd7730d0badd"),
+        // Frame counts that are not a multiple of 16 (48,010 and 24,005): the quantiser's and the level sums'
+        // last odd group of 8 and their tails. Recorded with the 8-lane C kernels, before the 16-lane ones.
+        ("render white --duration 1.0002s --seed 3", "d40cec239492ac8e6f7c2361114d7c3a68ffcd7adf4c62c2ab824c5903eb5503"),
+        ("render pink --am 10 --duration 1.0002s", "b5472626913d89d859f3890f0fc290e5313f241e26991f31f0513891b7b1c746"),
+        ("render brown --duration 0.5001s --channels mono", "ef6bbffb71b68abee498ef71fe88d6e6e9bf0c0904b8be839a23a8358658a4f9"),
     ]
 
     /// Sources through FFTW (loops, narrow-band noise, the notch): the same bytes from every kernel set.
