@@ -13,7 +13,6 @@ static inline __attribute__((always_inline)) int32_t analysis_max_lane(i8 x) {
     return largest;
 }
 
-
 // MARK: - True peak
 
 /// Keeps the larger magnitudes of `y` in `peak`; lanes outside `valid` (padding beyond the block) are

@@ -198,7 +198,8 @@ static inline __attribute__((always_inline)) void value_sums_add16(value_sums *m
 
 /// Eight samples quantised with the next eight dither words, counted and stored (the values are within
 /// 16 bits: narrowing keeps them).
-static inline __attribute__((always_inline)) void quantize8(f8 x, float scale, u8 s[4], value_sums *sums, int16_t *output) {
+static inline __attribute__((always_inline)) void quantize8(f8 x, float scale, u8 s[4], value_sums *sums,
+                                                           int16_t *output) {
     i8 values = quantize_lanes(x, splat8(scale), random_next(s));
     value_sums_add8(sums, values);
     i16x8 narrow = __builtin_convertvector(values, i16x8);

@@ -1,6 +1,5 @@
 // The filter kernels (part of kernel_body.h, included once per instruction set).
 
-
 // MARK: - Block modal IIR
 
 // Both kernels keep the loop-carried path short: the input terms of the next state are summed first

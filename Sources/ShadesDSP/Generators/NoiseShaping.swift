@@ -70,7 +70,8 @@ package struct NoiseShapingDesign: Sendable {
     package func magnitude(atFrequency frequencyHz: Double) -> Double {
         let omega = 2 * Double.pi * frequencyHz / sampleRate
         let point = UnitCirclePoint(omega: omega)
-        return normalisingGain * sections.reduce(1) { $0 * $1.magnitude(at: point) } * Self.firMagnitude(firTaps, omega: omega)
+        return normalisingGain * sections.reduce(1) { $0 * $1.magnitude(at: point) }
+            * Self.firMagnitude(firTaps, omega: omega)
     }
 
     /// Relative standard deviation of the mean square (the measured power) of `durationSeconds` of this
