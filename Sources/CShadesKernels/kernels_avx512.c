@@ -1,6 +1,6 @@
 // The kernels for x86-64 with AVX-512 (F, VL, BW, DQ): 256-bit vectors with 32 registers, and 512-bit ones
-// where a kernel works in 16 lanes (the block IIR, the FIR, the quantiser, the level sums, and with
-// SHADES_SIXTEEN_LANES the white noise).
+// where a kernel works in 16 Float or 8 Double lanes (the block IIR, the FIR, the quantiser, the level
+// sums, the modulation's gains, and with SHADES_SIXTEEN_LANES the white noise).
 #if defined(__x86_64__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,prefer-256-bit"))), apply_to = function)
 #define KERNEL(name) avx512_##name

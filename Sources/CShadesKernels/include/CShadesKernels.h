@@ -111,8 +111,8 @@ typedef struct {
 } shades_kernels;
 
 /// The lane phasors of four amplitude-modulation segments (`AmplitudeModulatedSource`): for segment k and
-/// lane l, cosines[8k + l] and sines[8k + l] of 2π·(segment_cycles[k] + l·cycles_per_frame), libm's values
-/// (one call of glibc's `sincos` where it has it: the bits of its `sin` and `cos`).
+/// lane l, cosines[8k + l] and sines[8k + l] of 2π·(segment_cycles[k] + l·cycles_per_frame): the values of
+/// libm's `sin` and `cos` (with glibc, mostly from one `sincos` call; see modulation.c).
 void shades_modulation_phasors(const double segment_cycles[4], double cycles_per_frame, double cosines[32],
                                double sines[32]);
 

@@ -20,6 +20,9 @@ public final class RealTimePreparation {
     /// A preparation whose file sources count their reader's underruns in `readerUnderruns`.
     package init(readerUnderruns: UnderrunCounter = UnderrunCounter()) {
         self.readerUnderruns = readerUnderruns
+        // The kernel table is chosen on its first use (reading the environment, under a once-lock): here,
+        // not in a render call of a source whose first kernel call comes late (a pulsed tone's envelope).
+        _ = Kernels.table
     }
 
     /// Prepares `source` for a real-time thread and finishes (see the type).
