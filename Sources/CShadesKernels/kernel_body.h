@@ -13,7 +13,6 @@ typedef float f8 __attribute__((ext_vector_type(8)));
 typedef float f16 __attribute__((ext_vector_type(16)));
 typedef uint32_t u8 __attribute__((ext_vector_type(8)));
 typedef int32_t i8 __attribute__((ext_vector_type(8)));
-typedef uint32_t u4 __attribute__((ext_vector_type(4)));
 typedef uint32_t u32x16 __attribute__((ext_vector_type(16)));
 typedef int32_t i32x16 __attribute__((ext_vector_type(16)));
 
