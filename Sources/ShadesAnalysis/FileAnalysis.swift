@@ -187,7 +187,11 @@ final class AnalysisState: @unchecked Sendable {
                                   min(1 << 20, 1 << Int(log2(wanted).rounded(.up))))
                 notch = try NotchCheckAccumulator(sampleRate: sampleRate, band: options.notch, segmentLength: segment)
             }
-        } catch { throw .input("cannot analyse \(input.path): \(error.description)") }
+        } catch {
+            // A band the file's rate cannot carry is the caller's --notch, not the file's fault.
+            if error.parameter == .bandCentre || error.parameter == .bandWidth { throw error }
+            throw .input("cannot analyse \(input.path): \(error.description)")
+        }
         headCapacity = Int(FileAnalysis.headSeconds * sampleRate)
         head.reserveCapacity(min(headCapacity, input.frameCount))
         channelHeadCapacity = Int(ToneAnalysis.maximumSeconds * sampleRate)

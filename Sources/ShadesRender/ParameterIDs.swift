@@ -15,6 +15,19 @@ extension ParameterID {
     package static let frequencyRange = ParameterID("frequencyRange", name: "frequency range")
     /// A step between frequencies, octaves.
     package static let step = ParameterID("step", name: "step")
+    /// The lowest and highest frequency of the pitch-match grid, Hz.
+    package static let fromFrequency = ParameterID("fromFrequency", name: "lowest frequency")
+    package static let toFrequency = ParameterID("toFrequency", name: "highest frequency")
+    /// A residual-inhibition masker's length and its onset and offset ramps, s.
+    package static let masker = ParameterID("masker", name: "masker length")
+    package static let onsetRamp = ParameterID("onsetRamp", name: "onset ramp")
+    package static let offsetRamp = ParameterID("offsetRamp", name: "offset ramp")
+    /// The masker's level above the reference, dB.
+    package static let above = ParameterID("above", name: "masker level above the reference")
+    /// A minimum-masking-level probe's length, s, and the lowest and highest probe re the reference, dB.
+    package static let probe = ParameterID("probe", name: "probe length")
+    package static let probeFrom = ParameterID("probeFrom", name: "lowest probe level")
+    package static let probeTo = ParameterID("probeTo", name: "highest probe level")
     /// The frequency of an octave-confusion check, Hz.
     package static let octaveCheck = ParameterID("octaveCheck", name: "octave check")
     /// Silence after a residual-inhibition masker, s.
@@ -39,6 +52,11 @@ extension ParameterID {
     /// The fitting rule of a shape made from an audiogram, and its largest gain, dB.
     package static let fittingRule = ParameterID("fittingRule", name: "fitting rule")
     package static let maximumGain = ParameterID("maximumGain", name: "maximum gain")
+}
+
+extension Parameter {
+    /// The patient's tinnitus frequency, Hz; below Nyquist where it is used.
+    package static let tinnitusFrequency = Parameter(.tinnitusFrequency, unit: .hertz, range: Parameter.frequency.range)
 }
 
 extension ShadesError {

@@ -47,6 +47,25 @@ package enum ValueParsing {
         try parse(text, parameter: parameter, form: .number)
     }
 
+    /// A whole number in `parameter`'s range ("3", "1e3"): the range is checked before the number becomes an
+    /// `Int`, so no value typed (1e15, -1, 2.5) can overflow or be cut: each is out of range.
+    package static func count(_ text: String, _ parameter: Parameter) throws(ShadesError) -> Int {
+        let value = try number(text, parameter: parameter.id)
+        try parameter.check(value)
+        guard let count = Int(exactly: value) else { throw parameter.outOfRange(value) }
+        return count
+    }
+
+    /// A seed: a whole number 0 … 2⁶⁴ − 1, exact ("18446744073709551615"); "-1" and "1e30" are out of
+    /// ``Parameter/seed``'s range.
+    package static func seed(_ text: String) throws(ShadesError) -> UInt64 {
+        if let seed = UInt64(text.trimmingSpaces) { return seed }
+        let value = try number(text, parameter: .seed)
+        // Doubles from 2⁶³ up are whole; below 2⁶⁴ they fit (UInt64.max itself rounds up to 2⁶⁴).
+        guard value >= 0, value < 0x1p64, let seed = UInt64(exactly: value) else { throw Parameter.seed.outOfRange(value) }
+        return seed
+    }
+
     // MARK: The old path: parameters named by strings
 
     /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
@@ -83,7 +102,8 @@ package enum ValueParsing {
         let allowed = Set("0123456789.-+e")
         guard !body.isEmpty, body.allSatisfy({ allowed.contains($0) }), body.contains(where: \.isNumber),
               let value = Double(body), (value * factor).isFinite else {
-            throw ShadesError(parameter, .notParseable(expected: form.expected, examples: form.examples), value: .given(text))
+            throw ShadesError(parameter, .notParseable(expected: form.expected, examples: form.examples), value: .given(text),
+                              allowed: Parameter.definition(of: parameter)?.allowed)
         }
         return value * factor
     }

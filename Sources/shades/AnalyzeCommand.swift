@@ -36,28 +36,28 @@ struct AnalyzeCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Option(help: "Write an SVG plot: the spectrum, or with --reference the notch's transfer function.")
+    @Option(parsing: .unconditional, help: "Write an SVG plot: the spectrum, or with --reference the notch's transfer function.")
     var plot: String?
 
-    @Option(help: "Expected colour (white, pink, brown, blue, violet or a β in [-2, 2]): report the deviation from its line.")
+    @Option(parsing: .unconditional, help: "Expected colour (white, pink, brown, blue, violet or a β in [-2, 2]): report the deviation from its line.")
     var colour: String?
 
-    @Option(help: "The unprocessed input, for a notch check of FILE against it.")
+    @Option(parsing: .unconditional, help: "The unprocessed input, for a notch check of FILE against it.")
     var reference: String?
 
-    @Option(help: "Notch centre frequency (with --reference); found from the transfer function if omitted.")
+    @Option(parsing: .unconditional, help: "Notch centre frequency (with --reference); found from the transfer function if omitted.")
     var notch: String?
 
-    @Option(help: "Notch width in octaves (with --notch).")
-    var width: Double = 1
+    @Option(parsing: .unconditional, help: "Notch width in octaves (default 1; with --notch).")
+    var width: String?
 
     @Flag(help: "Check the loop seam: the file is a loop (files whose comment says loop=true are checked anyway).")
     var loop = false
 
-    @Option(help: "Calibration for ambient levels in dB SPL, e.g. 94dB@-20dBFS.")
+    @Option(parsing: .unconditional, help: "Calibration for ambient levels in dB SPL, e.g. 94dB@-20dBFS.")
     var calibration: String?
 
-    @Option(help: "Listening time for a NIOSH daily noise dose (needs --calibration), e.g. 2h.")
+    @Option(parsing: .unconditional, help: "Listening time for a NIOSH daily noise dose (needs --calibration), e.g. 2h.")
     var listen: String?
 
     func run() throws {
@@ -65,11 +65,13 @@ struct AnalyzeCommand: ParsableCommand {
         if let colour {
             if let named = NoiseColour.named.first(where: { $0.name == colour.lowercased() }) {
                 options.expectedColour = named.colour
-            } else if let beta = Double(colour) {
-                options.expectedColour = try NoiseColour(beta: beta)
             } else {
-                throw ShadesError(parameter: "colour", value: "'\(colour)'", problem: "is unknown",
-                                  allowed: "white, pink, brown, blue, violet or a β in [-2, 2]")
+                let allowed = AllowedValues(note: "white, pink, brown, blue, violet or a β in [-2, 2]")
+                guard let beta = try? ValueParsing.number(colour, parameter: .colour) else {
+                    throw ShadesError(.colour, .other("is unknown"), value: .given(colour), allowed: allowed)
+                }
+                guard NoiseColour.allowedBeta.contains(beta) else { throw ShadesError(.colour, .outOfRange, value: .number(beta, .none), allowed: allowed) }
+                options.expectedColour = try NoiseColour(beta: beta)
             }
         }
         if notch != nil && reference == nil {
@@ -79,15 +81,20 @@ struct AnalyzeCommand: ParsableCommand {
         options.referencePath = reference
         options.loop = loop
         if let notch {
-            options.notch = try OctaveBand(centreHz: try ValueParsing.hertz(notch, parameter: .bandCentre), widthOctaves: width)
+            options.notch = try OctaveBand(centreHz: try ValueParsing.hertz(notch, parameter: .bandCentre),
+                                           widthOctaves: try optionalNumber(width, .bandWidth) ?? 1)
+        } else if width != nil {
+            throw ShadesError.usage("--width applies to --notch, which is not given (allowed: --width with --notch)")
         }
         if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
         if let listen {
             guard options.calibration != nil else {
-                throw ShadesError(parameter: "listen", value: listen, problem: "needs a calibration",
+                throw ShadesError(parameter: .listeningTime, value: listen, problem: "needs a calibration",
                                   allowed: "--listen together with --calibration 94dB@-20dBFS")
             }
-            options.listeningSeconds = try ValueParsing.seconds(listen, parameter: "listen")
+            let seconds = try ValueParsing.seconds(listen, parameter: .listeningTime)
+            try Parameter(.listeningTime, unit: .seconds, range: Parameter.duration.range).check(seconds)
+            options.listeningSeconds = seconds
         }
         if let plot { try AtomicFile.checkWritable(plot) }
 

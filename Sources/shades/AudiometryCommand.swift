@@ -30,40 +30,40 @@ struct AudiometryCommand: ParsableCommand {
               shades audiometry --simulate-audiogram 250:10,500:15,1000:20,2000:35,4000:50,8000:60 --false-alarms 0.05 --misses 0.05
             """)
 
-    @Option(help: "left, right or both (right first).")
+    @Option(parsing: .unconditional, help: "left, right or both (right first).")
     var ear: String = "both"
 
-    @Option(help: "Comma-separated frequencies, 125 … 16000 Hz (default 125,250,500,1k,2k,3k,4k,6k,8k).")
+    @Option(parsing: .unconditional, help: "Comma-separated frequencies, 125 … 16000 Hz (default 125,250,500,1k,2k,3k,4k,6k,8k).")
     var frequencies: String?
 
     @Flag(help: "Add the extended high frequencies 9–16 kHz.")
     var extended = false
 
-    @Option(help: "Calibration JSON of the headphones (levels in dB HL); without it, dB re full scale.")
+    @Option(parsing: .unconditional, help: "Calibration JSON of the headphones (levels in dB HL); without it, dB re full scale.")
     var calibration: String?
 
     @Option(name: .customLong("start-level"), parsing: .unconditional, help: "First level (default 30 dB HL, or -40 dBFS without a calibration).")
     var startLevel: String?
 
-    @Option(name: .customLong("simulate-audiogram"), help: "Answer with a simulated listener of these thresholds in dB HL, e.g. 250:10,1000:20,4000:50 (no audio).")
+    @Option(name: .customLong("simulate-audiogram"), parsing: .unconditional, help: "Answer with a simulated listener of these thresholds in dB HL, e.g. 250:10,1000:20,4000:50 (no audio).")
     var simulateAudiogram: String?
 
-    @Option(name: .customLong("false-alarms"), help: "With --simulate-audiogram: probability of a response to an inaudible tone, 0 … 0.5.")
-    var falseAlarms: Double = 0
+    @Option(name: .customLong("false-alarms"), parsing: .unconditional, help: "With --simulate-audiogram: probability of a response to an inaudible tone, 0 … 0.5.")
+    var falseAlarms: String?
 
-    @Option(help: "With --simulate-audiogram: probability of no response to an audible tone, 0 … 0.5.")
-    var misses: Double = 0
+    @Option(parsing: .unconditional, help: "With --simulate-audiogram: probability of no response to an audible tone, 0 … 0.5.")
+    var misses: String?
 
-    @Option(help: "Seed of the simulated listener's answers and of the pauses between tones (default: a fresh one).")
-    var seed: UInt64?
+    @Option(parsing: .unconditional, help: "Seed of the simulated listener's answers and of the pauses between tones (default: a fresh one).")
+    var seed: String?
 
     @Flag(help: "Print the audiogram as JSON.")
     var json = false
 
-    @Option(name: .shortAndLong, help: "Write the audiogram as JSON to this file.")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Write the audiogram as JSON to this file.")
     var output: String?
 
-    @Option(help: "Output device (see `shades play --device list`).")
+    @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
     var device: String?
 
     func run() throws {
@@ -72,16 +72,18 @@ struct AudiometryCommand: ParsableCommand {
         let calibrationFile = try calibration.map(readCalibration)
         let start = try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) }
         if let output { try AtomicFile.checkWritable(output) }
-        let seed = self.seed ?? UInt64(UInt32.random(in: 0 ... .max))
+        let seed = try self.seed.map(ValueParsing.seed) ?? UInt64(UInt32.random(in: 0 ... .max))
 
         let audiogram: Audiogram
         if let simulateAudiogram {
             guard calibration == nil else { throw ShadesError.usage("--simulate-audiogram answers in dB HL without a sound: --calibration does not apply") }
+            guard device == nil else { throw ShadesError.usage("--simulate-audiogram plays no sound: --device does not apply") }
             var listener = try SimulatedAudiometryListener(thresholds: try Self.parseThresholds(simulateAudiogram),
-                                                           falseAlarmProbability: falseAlarms, missProbability: misses, seed: seed)
+                                                           falseAlarmProbability: try optionalNumber(falseAlarms, .falseAlarms) ?? 0,
+                                                           missProbability: try optionalNumber(misses, .misses) ?? 0, seed: seed)
             audiogram = listener.run(try Audiometry(ears: ears, frequenciesHz: list, scale: .hearingLevel, startLevelDB: start))
         } else {
-            guard falseAlarms == 0 && misses == 0 else { throw ShadesError.usage("--false-alarms and --misses apply to --simulate-audiogram") }
+            guard falseAlarms == nil && misses == nil else { throw ShadesError.usage("--false-alarms and --misses apply to --simulate-audiogram") }
             let procedure = try Audiometry(ears: ears, frequenciesHz: list, scale: calibrationFile == nil ? .fullScale : .hearingLevel,
                                            calibration: calibrationFile, startLevelDB: start)
             let console = try ProcedureConsole(device: device, procedure: "audiometry")

@@ -34,22 +34,22 @@ struct CatalogueCommand: ParsableCommand {
         @Argument(help: "Folder of preset JSON files.")
         var presets: String = "Presets"
 
-        @Option(name: .shortAndLong, help: "Output folder.")
+        @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder.")
         var output: String = "catalogue"
 
-        @Option(name: .customLong("tinnitus-frequency"), help: "Add the personalised category for this frequency, e.g. 6kHz.")
+        @Option(name: .customLong("tinnitus-frequency"), parsing: .unconditional, help: "Add the personalised category for this frequency, e.g. 6kHz.")
         var tinnitusFrequency: String?
 
-        @Option(name: .customLong("from-match"), help: "The tinnitus frequency from a `shades match -o` result file.")
+        @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The tinnitus frequency from a `shades match -o` result file.")
         var fromMatch: String?
 
-        @Option(help: "With --tinnitus-frequency: every readable file in this folder as notched music.")
+        @Option(parsing: .unconditional, help: "With --tinnitus-frequency: every readable file in this folder as notched music.")
         var music: String?
 
-        @Option(help: "Sample rate of every asset (44100 or 48000 …).")
+        @Option(parsing: .unconditional, help: "Sample rate of every asset (44100 or 48000 …).")
         var rate: String?
 
-        @Option(help: "wav or flac.")
+        @Option(parsing: .unconditional, help: "wav or flac.")
         var format: String?
 
         @Option(parsing: .unconditional, help: "Integrated loudness target, e.g. -23LUFS.")
@@ -61,8 +61,9 @@ struct CatalogueCommand: ParsableCommand {
             if tinnitusFrequency != nil && fromMatch != nil {
                 throw ShadesError.usage("--tinnitus-frequency cannot be combined with --from-match (allowed: one or the other)")
             }
-            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
+            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: .tinnitusFrequency) }
                 ?? fromMatch.map(matchedFrequency)
+            if let frequency { try Parameter.tinnitusFrequency.check(frequency) }
             if music != nil && frequency == nil {
                 throw ShadesError.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
             }
@@ -71,11 +72,15 @@ struct CatalogueCommand: ParsableCommand {
             if options.shape != nil && frequency == nil {
                 throw ShadesError.usage("--audiogram shapes the personalised sounds: it needs --tinnitus-frequency or --from-match")
             }
-            options.sampleRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+            options.sampleRate = try rate.map { try ValueParsing.hertz($0, parameter: .rate) }
+            if let rate = options.sampleRate { try Parameter.rate.check(rate, within: .wholeSampleRates) }
             options.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
+            if let loudness = options.loudnessLUFS {
+                try Parameter(.loudness, unit: .LUFS).check(loudness, within: ParameterRange(CatalogueDefaults.allowedLoudnessLUFS, unit: .LUFS))
+            }
             if let format {
                 guard let container = Container(rawValue: format), [.wav, .flac].contains(container) else {
-                    throw ShadesError.usage("format \(format) is unknown (allowed: wav, flac)")
+                    throw ShadesError(parameter: .sampleFormat, value: "'\(format)'", problem: "is unknown", allowed: "wav, flac")
                 }
                 options.container = container
             }

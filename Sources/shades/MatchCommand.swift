@@ -32,40 +32,48 @@ struct MatchCommand: ParsableCommand {
               shades match --simulate 5.2kHz --seed 7 --json
             """)
 
-    @Option(help: "Answer with a simulated listener whose tinnitus is at this frequency, 20 Hz … 20 kHz (no audio).")
+    @Option(parsing: .unconditional, help: "Answer with a simulated listener whose tinnitus is at this frequency, 20 Hz … 20 kHz (no audio).")
     var simulate: String?
 
     @Flag(name: .customLong("octave-confusion"), help: "With --simulate: a listener who matches an octave low.")
     var octaveConfusion = false
 
-    @Option(help: "Seed of the tone order in each pair (default: a fresh one, written in the result).")
-    var seed: UInt64?
+    @Option(parsing: .unconditional, help: "Seed of the tone order in each pair (default: a fresh one, written in the result).")
+    var seed: String?
 
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @Option(name: .shortAndLong, help: "Write the result as JSON to this file.")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Write the result as JSON to this file.")
     var output: String?
 
     @Option(parsing: .unconditional, help: "Level of the tones before the loudness balance, dBFS.")
-    var level: String = "-30"
+    var level: String?
 
-    @Option(help: "Output device (see `shades play --device list`).")
+    @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
     var device: String?
 
     func run() throws {
-        let seed = self.seed ?? UInt64(UInt32.random(in: 0 ... .max))
+        let seed = try self.seed.map(ValueParsing.seed) ?? UInt64(UInt32.random(in: 0 ... .max))
         let procedure = try PitchMatch(seed: seed)
         if let output { try AtomicFile.checkWritable(output) }
         let result: PitchMatch.Result
         if let simulate {
+            // A simulated listener hears nothing: these would be ignored.
+            for (flag, given) in [("--level", level != nil), ("--device", device != nil)] where given {
+                throw ShadesError.usage("--simulate plays no sound: \(flag) does not apply")
+            }
             let target = try ValueParsing.hertz(simulate, parameter: .listener)
             guard PitchMatch.allowedRangeHz.contains(target) else {
                 throw ShadesError(parameter: .listener, value: "\(formatNumber(target)) Hz", allowed: "20 … 20000 Hz (the listener's tinnitus)")
             }
             result = try SimulatedListener(targetHz: target, octaveConfusion: octaveConfusion).run(procedure)
         } else {
-            let level = try ValueParsing.decibels(level)
+            guard !octaveConfusion else {
+                throw ShadesError.usage("--octave-confusion applies to --simulate, which is not given (allowed: --octave-confusion with --simulate)")
+            }
+            let level = try ValueParsing.decibels(level ?? "-30")
+            try Parameter.level.check(level)
             let console = try ProcedureConsole(device: device, procedure: "match")
             defer { console.close() }
             result = try InteractiveMatch(levelDBFS: level, console: console).run(procedure)

@@ -29,26 +29,29 @@ struct MeterCommand: ParsableCommand {
               shades meter --device list
             """)
 
-    @Option(help: "Input device: an index or part of a name from `--device list`; 'list' lists them.")
+    @Option(parsing: .unconditional, help: "Input device: an index or part of a name from `--device list`; 'list' lists them.")
     var device: String?
 
-    @Option(help: "Stop after this long (default: at Ctrl-C), e.g. 30s, 10m.")
+    @Option(parsing: .unconditional, help: "Stop after this long (default: at Ctrl-C), e.g. 30s, 10m.")
     var duration: String?
 
-    @Option(help: "Calibration for dB SPL, e.g. 94dB@-20dBFS (a calibrator at 94 dB SPL read -20 dBFS).")
+    @Option(parsing: .unconditional, help: "Calibration for dB SPL, e.g. 94dB@-20dBFS (a calibrator at 94 dB SPL read -20 dBFS).")
     var calibration: String?
 
-    @Option(help: "Sample rate in Hz.")
+    @Option(parsing: .unconditional, help: "Sample rate in Hz.")
     var rate: String = "48000"
 
-    @Option(help: "Channels to record (default: up to 2, as the device has).")
-    var channels: Int?
+    @Option(parsing: .unconditional, help: "Channels to record, 1 … 64 (default: up to 2, as the device has).")
+    var channels: String?
 
     @Flag(help: "Print the per-second readings and the totals as JSON.")
     var json = false
 
-    @Option(name: .shortAndLong, help: "Also save the recording to this file (.wav: float, .flac: 24-bit).")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Also save the recording to this file (.wav: float, .flac: 24-bit).")
     var output: String?
+
+    /// Channels a recording may have.
+    static let recordedChannels = Parameter(.channels, range: ParameterRange(1...64, wholeNumbers: true))
 
     func run() throws {
         if device?.lowercased() == "list" {
@@ -60,9 +63,8 @@ struct MeterCommand: ParsableCommand {
         let rate = try ValueParsing.hertz(rate, parameter: .rate)
         try Parameter.rate.check(rate)
         let seconds = try duration.map { try ValueParsing.seconds($0) }
-        if let seconds, !(seconds > 0 && seconds <= 86_400) {
-            throw ShadesError(parameter: .duration, value: "\(formatNumber(seconds)) s", allowed: "above 0, up to 24 h")
-        }
+        if let seconds { try Parameter.duration.check(seconds) }
+        let channels = try self.channels.map { try ValueParsing.count($0, Self.recordedChannels) }
         let calibration = try self.calibration.map { try SPLCalibration(parsing: $0) }
         let format = try output.map { path in
             let container = try Container(path: path)

@@ -13,20 +13,25 @@ extension Resampler.Quality: ExpressibleByArgument {}
 
 /// The shape of every notch: width and the boosted bands beside it (Stein 2016).
 struct NotchShapeOptions: ParsableArguments {
-    @Option(help: "Notch width in octaves, (0, 3] (1 by default; Stein 2016: 0.5).")
-    var width: Double = 1
+    @Option(parsing: .unconditional, help: "Notch width in octaves, (0, 3] (1 by default; Stein 2016: 0.5).")
+    var width: String?
 
-    @Option(name: .customLong("edge-boost"), help: "Gain of the bands beside each notch, 0 … 30 dB (Stein 2016: 20dB).")
-    var edgeBoost: String = "0"
+    @Option(name: .customLong("edge-boost"), parsing: .unconditional, help: "Gain of the bands beside each notch, 0 … 30 dB (Stein 2016: 20dB).")
+    var edgeBoost: String?
 
-    @Option(name: .customLong("edge-width"), help: "Width of each boosted band in octaves (Stein 2016: 0.375).")
-    var edgeWidth: Double = 0.375
+    @Option(name: .customLong("edge-width"), parsing: .unconditional, help: "Width of each boosted band in octaves (default and Stein 2016: 0.375; with --edge-boost).")
+    var edgeWidth: String?
 
     /// Notches at the centres in `texts` (each may hold several separated by commas), of this shape.
-    func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] {
-        let boost = try ValueParsing.decibels(edgeBoost, parameter: "edge-boost")
+    func specs(_ texts: [String], parameter: ParameterID) throws -> [NotchSpec] {
+        if edgeBoost == nil && edgeWidth != nil {
+            throw ShadesError.usage("--edge-width applies to --edge-boost, which is not given (allowed: --edge-width with --edge-boost)")
+        }
+        let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: .edgeBoost) } ?? Parameter.edgeBoost.defaultValue!
+        let width = try optionalNumber(width, .notchWidth) ?? Parameter.notchWidth.defaultValue!
+        let edgeWidth = try optionalNumber(edgeWidth, .edgeWidth) ?? Parameter.edgeWidth.defaultValue!
         return try texts.flatMap { text in
-            try text.split(separator: ",").map { entry in
+            try text.split(separator: ",", omittingEmptySubsequences: false).map { entry in
                 NotchSpec(centreHz: try ValueParsing.hertz(String(entry), parameter: parameter), widthOctaves: width,
                           edgeBoostDB: boost, edgeWidthOctaves: edgeWidth)
             }
@@ -50,24 +55,24 @@ struct NotchFilterCommand: ParsableCommand {
               shades notch-filter --frequency 6kHz -o notch-6k.wav --pipewire notch-6k.conf
             """)
 
-    @Option(help: "Notch centre(s): 6000, 6kHz; several separated by commas.")
+    @Option(parsing: .unconditionalSingleValue, help: "Notch centre(s): 6000, 6kHz; several separated by commas.")
     var frequency: [String] = []
 
     @OptionGroup var shape: NotchShapeOptions
 
-    @Option(help: "Sample rate of the kernel in Hz (the desktop's, usually 48000).")
+    @Option(parsing: .unconditional, help: "Sample rate of the kernel in Hz (the desktop's, usually 48000).")
     var rate: String = "48000"
 
-    @Option(name: .shortAndLong, help: "The impulse response (.wav, 32-bit float, mono).")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "The impulse response (.wav, 32-bit float, mono).")
     var output: String
 
-    @Option(help: "Also write a PipeWire filter-chain configuration loading the impulse response (run it: pipewire -c FILE).")
+    @Option(parsing: .unconditional, help: "Also write a PipeWire filter-chain configuration loading the impulse response (run it: pipewire -c FILE).")
     var pipewire: String?
 
     func run() throws {
-        let notches = try shape.specs(frequency, parameter: "frequency")
+        let notches = try shape.specs(frequency, parameter: .notchCentre)
         guard !notches.isEmpty else { throw ShadesError.usage("notch frequency is missing (allowed: --frequency F, e.g. 6kHz)") }
-        let rate = try ValueParsing.hertz(rate, parameter: "rate")
+        let rate = try ValueParsing.hertz(rate, parameter: .rate)
         let design = try NotchDesign(notches: notches, sampleRate: rate)
         guard output.lowercased().hasSuffix(".wav") else {
             throw ShadesError(parameter: "output", value: output, allowed: "a .wav file (PipeWire's convolver reads WAV)")
@@ -109,39 +114,39 @@ struct NotchCommand: ParsableCommand {
     @Argument(help: "Input files (any format libsndfile reads).")
     var inputs: [String]
 
-    @Option(help: "Notch centre for every channel: 6000, 6kHz; several separated by commas or repeated.")
+    @Option(parsing: .unconditionalSingleValue, help: "Notch centre for every channel: 6000, 6kHz; several separated by commas or repeated.")
     var frequency: [String] = []
 
-    @Option(name: .customLong("from-match"), help: "The notch centre from a `shades match -o` result file.")
+    @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The notch centre from a `shades match -o` result file.")
     var fromMatch: String?
 
-    @Option(help: "Notch centre(s) for the left channel only (bilateral tinnitus; stereo input).")
+    @Option(parsing: .unconditionalSingleValue, help: "Notch centre(s) for the left channel only (bilateral tinnitus; stereo input).")
     var left: [String] = []
 
-    @Option(help: "Notch centre(s) for the right channel only.")
+    @Option(parsing: .unconditionalSingleValue, help: "Notch centre(s) for the right channel only.")
     var right: [String] = []
 
     @OptionGroup var shape: NotchShapeOptions
 
-    @Option(help: "Output sample rate in Hz (the input's by default); resampled with libsamplerate.")
+    @Option(parsing: .unconditional, help: "Output sample rate in Hz (the input's by default); resampled with libsamplerate.")
     var rate: String?
 
-    @Option(help: "Resampler quality: best (FFT, rational ratios; libsamplerate otherwise), medium or fastest (libsamplerate).")
-    var quality: Resampler.Quality = .best
+    @Option(parsing: .unconditional, help: "Resampler quality with --rate: best (FFT, rational ratios; libsamplerate otherwise; the default), medium or fastest (libsamplerate).")
+    var quality: Resampler.Quality?
 
-    @Option(help: "Sample format: s24 (default), s16 (TPDF-dithered; its noise floor limits the depth to about 75 dB) or f32 (WAV only).")
+    @Option(parsing: .unconditional, help: "Sample format: s24 (default), s16 (TPDF-dithered; its noise floor limits the depth to about 75 dB) or f32 (WAV only).")
     var format: SampleFormat = .s24
 
     @Option(parsing: .unconditional, help: "Highest true peak of the output in dBTP, -20 … 0.")
-    var ceiling: Double = -1
+    var ceiling: String?
 
-    @Option(help: "File type of outputs written into a folder: wav or flac.")
-    var container: String = "wav"
+    @Option(parsing: .unconditional, help: "File type of outputs written into a folder: wav (the default) or flac.")
+    var container: String?
 
     @Flag(help: "Print the reports as JSON.")
     var json = false
 
-    @Option(name: .shortAndLong, help: "Output file (.wav or .flac), or a folder (ending in / or existing) for one or more inputs.")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Output file (.wav or .flac), or a folder (ending in / or existing) for one or more inputs.")
     var output: String
 
     func run() throws {
@@ -178,13 +183,13 @@ struct NotchCommand: ParsableCommand {
 
     func makeJobs() throws -> [NotchJob] {
         guard !inputs.isEmpty else { throw ShadesError.usage("no input file given") }
-        func specs(_ texts: [String], parameter: String) throws -> [NotchSpec] { try shape.specs(texts, parameter: parameter) }
+        func specs(_ texts: [String], parameter: ParameterID) throws -> [NotchSpec] { try shape.specs(texts, parameter: parameter) }
         let notches: [NotchSpec]
         if !left.isEmpty || !right.isEmpty {
             guard frequency.isEmpty else {
                 throw ShadesError.usage("--frequency cannot be combined with --left/--right (allowed: one or the other)")
             }
-            notches = .perEar(left: try specs(left, parameter: "left"), right: try specs(right, parameter: "right"))
+            notches = .perEar(left: try specs(left, parameter: .leftNotches), right: try specs(right, parameter: .rightNotches))
         } else {
             var centres = frequency
             if let fromMatch {
@@ -196,18 +201,25 @@ struct NotchCommand: ParsableCommand {
             guard !centres.isEmpty else {
                 throw ShadesError.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
             }
-            notches = try specs(centres, parameter: "frequency")
+            notches = try specs(centres, parameter: .notchCentre)
         }
-        let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
+        let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: .rate) }
+        if quality != nil && outputRate == nil {
+            throw ShadesError.usage("--quality applies to --rate, which is not given (allowed: --quality with --rate)")
+        }
+        let ceiling = try self.ceiling.map { try ValueParsing.decibels($0, parameter: .ceiling) } ?? -1
         var info = stat()
         let toFolder = inputs.count > 1 || output.hasSuffix("/")
             || (stat(output, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
         if inputs.count > 1 && !toFolder {
             throw ShadesError.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
         }
-        let ext = container.lowercased()
+        if container != nil && !toFolder {
+            throw ShadesError.usage("--container applies to a folder of outputs; -o \(output) is a file, whose name ends in its type (allowed: --container with -o FOLDER/)")
+        }
+        let ext = (container ?? "wav").lowercased()
         guard ext == "wav" || ext == "flac" else {
-            throw ShadesError.usage("container '\(container)' is unknown (allowed: wav, flac)")
+            throw ShadesError(parameter: .container, value: "'\(container ?? "")'", problem: "is unknown", allowed: "wav, flac")
         }
         return inputs.map { input in
             var path = output
@@ -216,7 +228,7 @@ struct NotchCommand: ParsableCommand {
                 path = (output.hasSuffix("/") ? output : output + "/") + "\(name)-notched.\(ext)"
             }
             return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
-                            resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)
+                            resamplerQuality: quality ?? .best, sampleFormat: format, ceilingDBTP: ceiling)
         }
     }
 

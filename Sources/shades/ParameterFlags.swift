@@ -26,18 +26,86 @@ enum ParameterFlags {
         .startLevel: "--start-level", .fittingRule: "--rule", .maximumGain: "--max-gain",
         .carrier: "--carrier", .beat: "--beat", .duty: "--duty", .isochronicRamp: "--ramp", .density: "--density",
         .scale: "--scale", .lowPitch: "--low", .highPitch: "--high", .tempo: "--tempo",
+        .leftNotches: "--left", .rightNotches: "--right", .container: "--container", .colour: "--colour",
+        .listeningTime: "--listen", .matchFile: "--from-match", .audiogram: "--audiogram", .referenceFile: "--reference-from",
+        .fromFrequency: "--from", .toFrequency: "--to", .buffer: "--buffer", .timer: "--timer", .latency: "--latency",
+        .masker: "--masker", .onsetRamp: "--onset", .offsetRamp: "--offset", .probe: "--probe", .above: "--above",
+        .probeFrom: "--mml-from", .probeTo: "--mml-to",
     ]
 
     /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,
     /// `analyze` its band by `--notch` and `--width`.
     static func names(for command: any ParsableCommand) -> [ParameterID: String] {
         switch command {
+        case let notch as NotchCommand where notch.frequency.isEmpty && !(notch.left + notch.right).isEmpty:
+            // Notches of one channel: their centres are --left's and --right's.
+            let flag = [("--left", !notch.left.isEmpty), ("--right", !notch.right.isEmpty)].filter(\.1).map(\.0).joined(separator: "/")
+            return common.merging([.notchCentre: flag, .notchWidth: "--width"]) { $1 }
         case is NotchCommand, is NotchFilterCommand:
             return common.merging([.notchCentre: "--frequency", .notchWidth: "--width"]) { $1 }
         case is AnalyzeCommand:
             return common.merging([.bandCentre: "--notch", .bandWidth: "--width"]) { $1 }
+        case let render as RenderCommand:
+            return common.merging(render.sound.flagNames(source: render.source)) { $1 }
+        case let play as PlayCommand:
+            return common.merging(play.sound.flagNames(source: play.source)) { $1 }
+        case is LoudnessMatchCommand:
+            return common.merging([.reference: "--threshold"]) { $1 }
+        case let mml as MMLCommand:
+            // The threshold is the noise's first level unless --start-level gives one.
+            return common.merging([.reference: "--threshold"].merging(mml.startLevel == nil ? [.startLevel: "--threshold"] : [:]) { $1 }) { $1 }
+        case is AudiometryCommand, is StimuliCommand.Audiometry:
+            return common.merging([.frequency: "--frequencies"]) { $1 }
         default:
             return common
         }
     }
 }
+
+/// Parameters only the command line has, named by their flags in messages.
+extension ParameterID {
+    /// `notch --left` and `--right`: notch centres for one channel.
+    static let leftNotches = ParameterID(rawValue: "left notches")
+    static let rightNotches = ParameterID(rawValue: "right notches")
+    /// The file type of outputs written into a folder.
+    static let container = ParameterID(rawValue: "container")
+    /// `analyze --colour`: the expected noise colour.
+    static let colour = ParameterID(rawValue: "colour")
+    /// `analyze --listen`: listening time for a noise dose.
+    static let listeningTime = ParameterID(rawValue: "listening time")
+    /// Result files of the procedures: a pitch match, an audiogram, a loudness match or MML.
+    static let matchFile = ParameterID(rawValue: "match file")
+    static let audiogram = ParameterID(rawValue: "audiogram")
+    static let referenceFile = ParameterID(rawValue: "reference file")
+    /// `play`: the callback's length, the timer and the device latency.
+    static let buffer = ParameterID(rawValue: "buffer")
+    static let timer = ParameterID(rawValue: "timer")
+    static let latency = ParameterID(rawValue: "latency")
+}
+
+extension ParsableArguments {
+    /// The flags of the options given a value other than their default (`--am`, `--loop`), in the order
+    /// they are declared, those of option groups included: what a mode that uses none of them refuses.
+    /// An option's flag is its property's name in kebab case (`amDepth`: `--am-depth`) unless `renamed`.
+    func flagsGiven(renamed: [String: String] = [:]) throws -> [String] {
+        try Self.flagsGiven(self, defaults: Self.parse([]), renamed: renamed)
+    }
+
+    private static func flagsGiven(_ given: any ParsableArguments, defaults: any ParsableArguments,
+                                   renamed: [String: String]) throws -> [String] {
+        var flags: [String] = []
+        for (value, otherwise) in zip(Mirror(reflecting: given).children, Mirror(reflecting: defaults).children) {
+            guard let label = value.label?.dropFirst() else { continue }
+            if let group = value.value as? any OptionGroupContents, let defaultGroup = otherwise.value as? any OptionGroupContents {
+                flags += try flagsGiven(group.contents, defaults: defaultGroup.contents, renamed: renamed)
+            } else if String(describing: value.value) != String(describing: otherwise.value) {
+                flags.append(renamed[String(label)] ?? "--" + label.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined())
+            }
+        }
+        return flags
+    }
+}
+
+/// An `@OptionGroup`'s options, for ``ParsableArguments/flagsGiven(renamed:)``.
+private protocol OptionGroupContents { var contents: any ParsableArguments { get } }
+extension OptionGroup: OptionGroupContents { fileprivate var contents: any ParsableArguments { wrappedValue } }

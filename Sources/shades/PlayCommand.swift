@@ -31,25 +31,25 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var sound: SoundOptions
 
-    @Option(help: "Stop after this long with a fade (--fade-out, default 5s): 45m, 1h, 90s.")
+    @Option(parsing: .unconditional, help: "Stop after this long with a fade (--fade-out, default 5s): 45m, 1h, 90s.")
     var timer: String?
 
-    @Option(help: "Play this catalogue sound (an id of the presets folder) instead of SOURCE.")
+    @Option(parsing: .unconditional, help: "Play this catalogue sound (an id of the presets folder) instead of SOURCE.")
     var preset: String?
 
-    @Option(help: "The presets folder for --preset.")
-    var presets: String = "Presets"
+    @Option(parsing: .unconditional, help: "The presets folder for --preset (default Presets).")
+    var presets: String?
 
-    @Option(name: .customLong("tinnitus-frequency"), help: "The tinnitus frequency for the personalised --preset ids, e.g. 6kHz.")
+    @Option(name: .customLong("tinnitus-frequency"), parsing: .unconditional, help: "The tinnitus frequency for the personalised --preset ids, e.g. 6kHz.")
     var tinnitusFrequency: String?
 
-    @Option(help: "Output device: an index or part of a name from `--device list`; 'list' lists them.")
+    @Option(parsing: .unconditional, help: "Output device: an index or part of a name from `--device list`; 'list' lists them.")
     var device: String?
 
-    @Option(help: "Frames per audio callback (480) or a time (10ms, the default).")
+    @Option(parsing: .unconditional, help: "Frames per audio callback (480) or a time (10ms, the default).")
     var buffer: String?
 
-    @Option(help: "Output latency to ask of the device (its buffer): 40ms by default, at least two callbacks.")
+    @Option(parsing: .unconditional, help: "Output latency to ask of the device (its buffer): 40ms by default, at least two callbacks.")
     var latency: String?
 
     @Flag(name: .customLong("no-realtime"), help: "Do not ask for real-time scheduling of the audio threads.")
@@ -58,14 +58,14 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "No status line and no summary.")
     var quiet = false
 
-    @Option(help: "Write {frames, playedFrames, underruns, readerUnderruns, latencySeconds, notchDelaySeconds, bufferFrames, sampleRate, realtime, callbacks, renderSeconds, longestCallbackSeconds} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence; realtime: whether real-time scheduling was granted; renderSeconds: the time the callbacks took).")
+    @Option(parsing: .unconditional, help: "Write {frames, playedFrames, underruns, readerUnderruns, latencySeconds, notchDelaySeconds, bufferFrames, sampleRate, realtime, callbacks, renderSeconds, longestCallbackSeconds} as JSON to this file when done (readerUnderruns: callbacks a music file's reader was behind, filled with silence; realtime: whether real-time scheduling was granted; renderSeconds: the time the callbacks took).")
     var report: String?
 
     func run() throws {
         if device?.lowercased() == "list" { return try listDevices() }
-        let timerSeconds = try timer.map { try parsePositiveSeconds($0, option: "timer") }
-        let fadeIn = try fadeSeconds(sound.fadeIn, option: "fade-in") ?? fadeSeconds(sound.fade, option: "fade") ?? 0.05
-        let fadeOut = try fadeSeconds(sound.fadeOut, option: "fade-out") ?? fadeSeconds(sound.fade, option: "fade")
+        let timerSeconds = try timer.map { try parsePositiveSeconds($0, parameter: .timer) }
+        let fadeIn = try fadeSeconds(sound.fadeIn, .fadeIn) ?? fadeSeconds(sound.fade, .fade) ?? 0.05
+        let fadeOut = try fadeSeconds(sound.fadeOut, .fadeOut) ?? fadeSeconds(sound.fade, .fade)
         if let timerSeconds {
             let named = sound.fadeOut != nil ? "--fade-out" : "--fade"
             if let fadeOut, fadeOut > timerSeconds {
@@ -88,7 +88,7 @@ struct PlayCommand: ParsableCommand {
         // The source is prepared for real time here, before the stream starts (a notch's pre-roll, a file's
         // reader decoded ahead).
         try engine.play(source, gainDB: gainDB, fadeInSeconds: fadeIn)
-        let latencySeconds = try latency.map { try parsePositiveSeconds($0, option: "latency") } ?? AudioOutput.defaultLatencySeconds
+        let latencySeconds = try latency.map { try parsePositiveSeconds($0, parameter: .latency) } ?? AudioOutput.defaultLatencySeconds
         let output = try AudioOutput(engine: engine, device: choice, bufferFrames: bufferFrames, latencySeconds: latencySeconds,
                                      realTime: !noRealtime)
         // The timer or the file's end, whichever comes first.
@@ -128,38 +128,34 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    private func fadeSeconds(_ text: String?, option: String) throws -> Double? {
+    /// A fade's length (`parameter` is the fade's): 0 … 24 h.
+    private func fadeSeconds(_ text: String?, _ parameter: Parameter) throws -> Double? {
         try text.map { text throws in
-            let seconds = try ValueParsing.seconds(text, parameter: option)
-            guard seconds >= 0 else {
-                throw ShadesError(parameter: "--\(option)", value: text, allowed: "0 s or longer, e.g. 50ms, 5s")
-            }
+            let seconds = try ValueParsing.seconds(text, parameter: parameter.id)
+            try parameter.check(seconds)
             return seconds
         }
     }
 
-    /// A time above 0: the timer.
-    private func parsePositiveSeconds(_ text: String, option: String) throws -> Double {
-        let seconds = try ValueParsing.seconds(text, parameter: option)
-        guard seconds > 0, seconds.isFinite else {
-            throw ShadesError(parameter: "--\(option)", value: text, allowed: "more than 0 s, e.g. 45m, 1h, 90s")
-        }
+    /// A time above 0 and at most 24 h: the timer, the latency.
+    private func parsePositiveSeconds(_ text: String, parameter: ParameterID) throws -> Double {
+        let seconds = try ValueParsing.seconds(text, parameter: parameter)
+        try Parameter(parameter, unit: .seconds, range: Parameter.duration.range).check(seconds)
         return seconds
     }
 
+    /// Frames per callback: a count (480) or a time (10ms) at `sampleRate`, 16 … 16384 frames.
     private func parseBuffer(_ buffer: String, sampleRate: Double) throws -> Int {
-        let allowed = "frames 16 … 16384 (480) or a time (10ms)"
-        if let frames = Int(buffer) {
-            guard (16...16_384).contains(frames) else { throw ShadesError(parameter: "buffer", value: buffer, allowed: allowed) }
-            return frames
+        let frames = ParameterRange(16...16_384, unit: .frames, wholeNumbers: true)
+        let refusal = ShadesError(.buffer, .outOfRange, value: .given(buffer),
+                                  allowed: AllowedValues(range: frames, note: "or a time of as many frames (480, 10ms)"))
+        if let count = try? ValueParsing.number(buffer, parameter: .buffer) {
+            guard frames.contains(count) else { throw refusal }
+            return Int(count)
         }
-        let seconds: Double
-        do { seconds = try ValueParsing.seconds(buffer, parameter: "buffer") } catch {
-            throw ShadesError(parameter: "buffer", value: "'\(buffer)'", allowed: allowed)
-        }
-        let frames = Int((seconds * sampleRate).rounded())
-        guard (16...16_384).contains(frames) else { throw ShadesError(parameter: "buffer", value: buffer, allowed: allowed) }
-        return frames
+        guard let seconds = try? ValueParsing.seconds(buffer, parameter: .buffer),
+              frames.contains((seconds * sampleRate).rounded()) else { throw refusal }
+        return Int((seconds * sampleRate).rounded())
     }
 
     /// The stream to play, what to call it, its gain in dB, its length in seconds (nil: endless) and the
@@ -168,15 +164,25 @@ struct PlayCommand: ParsableCommand {
     private func makeSource() throws -> (any AudioSource, String, Double, Double?, Int) {
         if let preset {
             if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
+            // A preset plays as the catalogue built it: the sound options would be ignored.
+            let fades = ["--fade", "--fade-in", "--fade-out"]  // the player's own, with any sound
+            if let flag = try sound.flagsGiven(renamed: ["soundFile": "--sound"]).first(where: { !fades.contains($0) }) {
+                throw ShadesError.usage("\(flag) does not apply to --preset (a catalogue sound plays as built; allowed: --timer, the fades, --device, --buffer, --latency)")
+            }
             var info = stat()
+            let presets = self.presets ?? "Presets"
             guard stat(presets, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw ShadesError.usage("--preset \(preset): no presets folder '\(presets)' here (allowed: --presets FOLDER, a folder of catalogue JSON files such as the repository's Presets/)")
             }
-            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: "tinnitus-frequency") }
+            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: .tinnitusFrequency) }
+            if let frequency { try Parameter.tinnitusFrequency.check(frequency) }
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
             let (loop, gain) = try asset.makeLoop()
             return (loop, "preset \(preset)", gain, nil, 0)
+        }
+        for (flag, given) in [("--presets", presets != nil), ("--tinnitus-frequency", tinnitusFrequency != nil)] where given {
+            throw ShadesError.usage("\(flag) applies to --preset, which is not given (allowed: \(flag) with --preset)")
         }
         let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)
         let stream = try SoundGraph(request).makeLiveStream()

@@ -22,7 +22,7 @@ func prettyJSON<T: Encodable>(_ value: T) throws -> Data {
 
 /// The JSON file at `path` (up to 16 MB) as `type`; an unreadable file is an input error, one that does not
 /// decode a parameter error of `option` saying what it should have been (`what`, `allowed`).
-func readProcedureFile<T: Decodable>(_ type: T.Type, _ path: String, option: String, what: String, allowed: String) throws -> T {
+func readProcedureFile<T: Decodable>(_ type: T.Type, _ path: String, option: ParameterID, what: String, allowed: String) throws -> T {
     let bytes: [UInt8]
     do throws(ShadesError) { bytes = try FileSystem.readFile(path, upTo: 16 << 20) } catch {
         throw ShadesError.input("cannot read \(path): \(error.message)")
@@ -34,7 +34,7 @@ func readProcedureFile<T: Decodable>(_ type: T.Type, _ path: String, option: Str
 
 /// The tinnitus frequency in a `shades match` result file; a flagged result is warned about in one line.
 func matchedFrequency(_ path: String) throws -> Double {
-    let result = try readProcedureFile(PitchMatch.Result.self, path, option: "from-match", what: "a `shades match` result",
+    let result = try readProcedureFile(PitchMatch.Result.self, path, option: .matchFile, what: "a `shades match` result",
                                        allowed: "the JSON `shades match -o FILE` writes")
     if !result.warnings.isEmpty { printWarning("\(path): " + result.warnings.joined(separator: "; ")) }
     return result.frequencyHz
@@ -42,24 +42,24 @@ func matchedFrequency(_ path: String) throws -> Double {
 
 /// An audiogram file (`shades audiometry -o`).
 func readAudiogram(_ path: String) throws -> Audiogram {
-    try readProcedureFile(Audiogram.self, path, option: "audiogram", what: "a `shades audiometry` result",
+    try readProcedureFile(Audiogram.self, path, option: .audiogram, what: "a `shades audiometry` result",
                           allowed: "the JSON `shades audiometry -o FILE` writes")
 }
 
 /// An audiometer calibration file (``AudiometerCalibration``).
 func readCalibration(_ path: String) throws -> AudiometerCalibration {
-    try readProcedureFile(AudiometerCalibration.self, path, option: "calibration", what: "an audiometer calibration",
+    try readProcedureFile(AudiometerCalibration.self, path, option: .calibration, what: "an audiometer calibration",
                           allowed: "JSON such as {\"headphones\": \"…\", \"referenceDBFS\": {\"1000\": -95, \"4000\": -100}}")
 }
 
 /// The frequency, level and band of a `shades mml` or `shades loudness-match` result; one without a level (no
 /// masking level was found) is refused.
 func readTinnitusReference(_ path: String) throws -> TinnitusReference {
-    let reference = try readProcedureFile(TinnitusReference.self, path, option: "reference-from",
+    let reference = try readProcedureFile(TinnitusReference.self, path, option: .referenceFile,
                                           what: "a `shades mml` or `shades loudness-match` result",
                                           allowed: "the JSON `shades mml -o FILE` or `shades loudness-match -o FILE` writes")
     guard reference.levelDBFS != nil else {
-        throw ShadesError(parameter: "reference-from", value: path, problem: "has no level (the \(reference.procedure) found none)",
+        throw ShadesError(parameter: .referenceFile, value: path, problem: "has no level (the \(reference.procedure) found none)",
                           allowed: "a result with levelDBFS")
     }
     return reference

@@ -57,15 +57,15 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "white, pink, brown, blue, violet, grey, noise, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, or a sound file (music).")
     var source: String?
 
-    @Option(help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
+    @Option(parsing: .unconditional, help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
     var duration: String?
 
-    @Option(help: "Sample format: s16 (TPDF-dithered; the default), s24 (the default for a sound with a notch: 16-bit dither would fill it) or f32 (WAV only).")
+    @Option(parsing: .unconditional, help: "Sample format: s16 (TPDF-dithered; the default), s24 (the default for a sound with a notch: 16-bit dither would fill it) or f32 (WAV only).")
     var format: SampleFormat?
 
     @OptionGroup var sound: SoundOptions
 
-    @Option(name: .shortAndLong, help: "Output file (.wav or .flac), or - for a WAV stream on standard output.")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Output file (.wav or .flac), or - for a WAV stream on standard output.")
     var output: String
 
     func run() throws {

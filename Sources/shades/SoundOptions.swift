@@ -8,56 +8,56 @@ import ShadesPlatform
 /// The options that describe a sound (everything but its name, length and destination), shared by
 /// `shades render` and `shades play`.
 struct SoundOptions: ParsableArguments {
-    @Option(help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …; default 48000, a sound file's own rate for a file).")
+    @Option(parsing: .unconditional, help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …; default 48000, a sound file's own rate for a file).")
     var rate: String?
 
-    @Option(name: .customLong("sound"), help: "A sound in the preset format's JSON (Presets/README.md) instead of SOURCE.")
+    @Option(name: .customLong("sound"), parsing: .unconditional, help: "A sound in the preset format's JSON (Presets/README.md) instead of SOURCE.")
     var soundFile: String?
 
-    @Option(help: "mono, stereo (independent noise per ear; the default), diotic (same in both ears), left or right.")
+    @Option(parsing: .unconditional, help: "mono, stereo (independent noise per ear; the default), diotic (same in both ears), left or right.")
     var channels: ChannelLayout?
 
     @Option(parsing: .unconditional, help: "RMS level in dBFS (-20, -20dBFS; default -20, for ripple -30: its sine-phase harmonic complex has a crest factor near 20 dB).")
     var level: String?
 
-    @Option(help: "Random seed (default 1, or the sound's own); the same seed and parameters give a byte-identical file.")
-    var seed: UInt64?
+    @Option(parsing: .unconditional, help: "Random seed (default 1, or the sound's own); the same seed and parameters give a byte-identical file.")
+    var seed: String?
 
     @Flag(help: "Make a seamless loop: noise shaped over the whole length, a tone adjusted to whole cycles.")
     var loop = false
 
     @Option(parsing: .unconditional, help: "Spectral exponent β in [-2, 2] for 'noise' (PSD ∝ f^-β).")
-    var beta: Double?
+    var beta: String?
 
-    @Option(help: "Tone frequency, centre of narrow-band noise, or the tinnitus frequency of cr and ripple: 6000, 6kHz, 440Hz.")
+    @Option(parsing: .unconditional, help: "Tone frequency, centre of narrow-band noise, or the tinnitus frequency of cr and ripple: 6000, 6kHz, 440Hz.")
     var frequency: String?
 
-    @Option(name: .customLong("from-match"), help: "The --frequency from a `shades match -o` result file (a flagged match is warned about).")
+    @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The --frequency from a `shades match -o` result file (a flagged match is warned about).")
     var fromMatch: String?
 
-    @Option(help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
-    var tones: CoordinatedResetPattern.ToneSet = .standard
+    @Option(parsing: .unconditional, help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
+    var tones: CoordinatedResetPattern.ToneSet?
 
-    @Option(name: .customLong("tone-length"), help: "cr: length of each tone, ramps included (default: the slot, 1/(4 × cycle rate)).")
+    @Option(name: .customLong("tone-length"), parsing: .unconditional, help: "cr: length of each tone, ramps included (default: the slot, 1/(4 × cycle rate)).")
     var toneLength: String?
 
-    @Option(name: .customLong("tone-ramp"), help: "cr: raised-cosine rise and fall of each tone.")
-    var toneRamp: String = "10ms"
+    @Option(name: .customLong("tone-ramp"), parsing: .unconditional, help: "cr: raised-cosine rise and fall of each tone.")
+    var toneRamp: String?
 
-    @Option(name: .customLong("cycle-rate"), help: "cr: cycles per second, 0.1 … 10 Hz (four tone slots per cycle).")
-    var cycleRate: String = "1.5"
+    @Option(name: .customLong("cycle-rate"), parsing: .unconditional, help: "cr: cycles per second, 0.1 … 10 Hz (four tone slots per cycle).")
+    var cycleRate: String?
 
-    @Option(name: .customLong("on-cycles"), help: "cr: cycles with tones before the silent cycles.")
-    var onCycles: Int = 3
+    @Option(name: .customLong("on-cycles"), parsing: .unconditional, help: "cr: cycles with tones before the silent cycles.")
+    var onCycles: String?
 
-    @Option(name: .customLong("off-cycles"), help: "cr: silent cycles after the tone cycles.")
-    var offCycles: Int = 2
+    @Option(name: .customLong("off-cycles"), parsing: .unconditional, help: "cr: silent cycles after the tone cycles.")
+    var offCycles: String?
 
     @Option(name: .customLong("tone-gains"), parsing: .unconditional, help: "cr: four gains in dB, one per tone from the lowest, e.g. 0,-2,-3,1 (loudness matching).")
     var toneGains: String?
 
-    @Option(help: "ripple: amplitude, phase or noise.")
-    var condition: SpectralRipple.Condition = .amplitude
+    @Option(parsing: .unconditional, help: "ripple: amplitude, phase or noise.")
+    var condition: SpectralRipple.Condition?
 
     @Flag(help: "ripple: modulate the octave far from the tinnitus frequency (the sham arm).")
     var sham = false
@@ -65,79 +65,85 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .customLong("band-gains"), parsing: .unconditional, help: "ripple: eight gains in dB, one per half-octave band from 1 kHz up (hearing-loss compensation).")
     var bandGains: String?
 
-    @Option(help: "binaural: the left ear's tone, e.g. 200Hz (the right ear's is carrier + beat).")
+    @Option(parsing: .unconditional, help: "binaural: the left ear's tone, e.g. 200Hz (the right ear's is carrier + beat).")
     var carrier: String?
 
-    @Option(help: "binaural: the beat, the right ear's tone minus the left's; isochronic: the switching rate. 0.1 … 100 Hz (default 10).")
+    @Option(parsing: .unconditional, help: "binaural: the beat, the right ear's tone minus the left's; isochronic: the switching rate. 0.1 … 100 Hz (default 10).")
     var beat: String?
 
-    @Option(help: "isochronic: the share of each period the tone sounds, at half amplitude, above 0 and below 1 (default 0.5).")
-    var duty: Double?
+    @Option(parsing: .unconditional, help: "isochronic: the share of each period the tone sounds, at half amplitude, above 0 and below 1 (default 0.5).")
+    var duty: String?
 
-    @Option(help: "velvet: impulses per second, 1 … half the sample rate (default 2000).")
-    var density: Double?
+    @Option(parsing: .unconditional, help: "velvet: impulses per second, 1 … half the sample rate (default 2000).")
+    var density: String?
 
-    @Option(help: "fractal: the scale, pentatonic, minor-pentatonic, major, minor, dorian, mixolydian or whole-tone (default pentatonic).")
+    @Option(parsing: .unconditional, help: "fractal: the scale, pentatonic, minor-pentatonic, major, minor, dorian, mixolydian or whole-tone (default pentatonic).")
     var scale: String?
 
-    @Option(help: "fractal: the lowest pitch, the scale's tonic (default C5, 523.25 Hz).")
+    @Option(parsing: .unconditional, help: "fractal: the lowest pitch, the scale's tonic (default C5, 523.25 Hz).")
     var low: String?
 
-    @Option(help: "fractal: the highest pitch (default C7, 2093 Hz).")
+    @Option(parsing: .unconditional, help: "fractal: the highest pitch (default C7, 2093 Hz).")
     var high: String?
 
-    @Option(help: "fractal: grid steps per minute, 20 … 240 (default 80); each note lasts 1 … 4 steps.")
-    var tempo: Double?
+    @Option(parsing: .unconditional, help: "fractal: grid steps per minute, 20 … 240 (default 80); each note lasts 1 … 4 steps.")
+    var tempo: String?
 
-    @Option(help: "Width in octaves: of the narrow-band noise for nbn (default 0.5: edges at frequency·2^±0.25), else of the --notch (as --notch-width).")
-    var width: Double?
+    @Option(parsing: .unconditional, help: "Width in octaves: of the narrow-band noise for nbn (default 0.5: edges at frequency·2^±0.25), else of the --notch (as --notch-width).")
+    var width: String?
 
-    @Option(help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
+    @Option(parsing: .unconditional, help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
     var am: String?
 
-    @Option(name: .customLong("am-depth"), help: "Modulation depth, 0 … 1 (default 1; with --am).")
-    var amDepth: Double?
+    @Option(name: .customLong("am-depth"), parsing: .unconditional, help: "Modulation depth, 0 … 1 (default 1; with --am).")
+    var amDepth: String?
 
     @Option(name: .customLong("am-phase"), parsing: .unconditional, help: "Modulation start phase in radians (default 0; with --am).")
-    var amPhase: Double?
+    var amPhase: String?
 
-    @Option(name: .customLong("am-keep"), help: "What modulation keeps equal to the unmodulated sound: rms (the default) or peak (with --am).")
+    @Option(name: .customLong("am-keep"), parsing: .unconditional, help: "What modulation keeps equal to the unmodulated sound: rms (the default) or peak (with --am).")
     var amKeep: AmplitudeModulationLevel?
 
-    @Option(help: "Cut a notch centred here (notched noise: Okamoto 2010), e.g. 6kHz.")
+    @Option(parsing: .unconditional, help: "Cut a notch centred here (notched noise: Okamoto 2010), e.g. 6kHz.")
     var notch: String?
 
-    @Option(name: .customLong("notch-width"), help: "Notch width in octaves (0 … 3; default 1 as in Okamoto 2010, 0.5 in Stein 2016; with --notch).")
-    var notchWidth: Double?
+    @Option(name: .customLong("notch-width"), parsing: .unconditional, help: "Notch width in octaves (0 … 3; default 1 as in Okamoto 2010, 0.5 in Stein 2016; with --notch).")
+    var notchWidth: String?
 
-    @Option(name: .customLong("edge-boost"), help: "Raise the bands beside the notch by this gain (Stein 2016: 20dB).")
+    @Option(name: .customLong("edge-boost"), parsing: .unconditional, help: "Raise the bands beside the notch by this gain (Stein 2016: 20dB).")
     var edgeBoost: String?
 
-    @Option(name: .customLong("edge-width"), help: "Width of each boosted band beside the notch, in octaves (default 0.375; with --edge-boost).")
-    var edgeWidth: Double?
+    @Option(name: .customLong("edge-width"), parsing: .unconditional, help: "Width of each boosted band beside the notch, in octaves (default 0.375; with --edge-boost).")
+    var edgeWidth: String?
 
-    @Option(help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
+    @Option(parsing: .unconditional, help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
     var pulse: String?
 
-    @Option(help: "Raised-cosine rise and fall of each pulse (default 25ms; 20–50 ms is the audiometric convention; with --pulse or --pulse-count), or the edges of an isochronic tone (default 5ms).")
+    @Option(parsing: .unconditional, help: "Raised-cosine rise and fall of each pulse (default 25ms; 20–50 ms is the audiometric convention; with --pulse or --pulse-count), or the edges of an isochronic tone (default 5ms).")
     var ramp: String?
 
-    @Option(name: .customLong("pulse-count"), help: "Number of pulses (the duration follows if --duration is not given).")
-    var pulseCount: Int?
+    @Option(name: .customLong("pulse-count"), parsing: .unconditional, help: "Number of pulses (the duration follows if --duration is not given).")
+    var pulseCount: String?
 
-    @Option(help: "Raised-cosine fade-in and fade-out, e.g. 50ms.")
+    @Option(parsing: .unconditional, help: "Raised-cosine fade-in and fade-out, e.g. 50ms.")
     var fade: String?
 
-    @Option(name: .customLong("fade-in"), help: "Fade-in length (overrides --fade).")
+    @Option(name: .customLong("fade-in"), parsing: .unconditional, help: "Fade-in length (overrides --fade).")
     var fadeIn: String?
 
-    @Option(name: .customLong("fade-out"), help: "Fade-out length (overrides --fade).")
+    @Option(name: .customLong("fade-out"), parsing: .unconditional, help: "Fade-out length (overrides --fade).")
     var fadeOut: String?
 
-    @Option(help: "White-noise sample distribution: gaussian or uniform.")
-    var distribution: WhiteDistribution = .gaussian
+    @Option(parsing: .unconditional, help: "White-noise sample distribution: gaussian or uniform.")
+    var distribution: WhiteDistribution?
 
     @OptionGroup var shaping: AudiogramShapingOptions
+
+    /// Flags that name another parameter with these options: `--width` gives the notch's width when it is
+    /// not nbn's.
+    func flagNames(source: String?) -> [ParameterID: String] {
+        width != nil && notchWidth == nil && !isNarrowBandNoise(source) ? [.notchWidth: "--width"] : [:]
+    }
 
     /// True when `--pulse-count` sets the length.
     var countsPulses: Bool { pulseCount != nil }
@@ -150,9 +156,10 @@ struct SoundOptions: ParsableArguments {
         try refuseModifierOptionsWithoutTheirBase(source: source)
         var sound = try withMatchedFrequency().baseSound(source: source)
         if let modulation = try am.map({ text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: "am"), depth: amDepth ?? 1, startPhase: amPhase ?? 0,
-                       keep: amKeep ?? .rms)
+            Modulation(rateHz: try ValueParsing.hertz(text, parameter: .amRate), depth: try optionalNumber(amDepth, .amDepth) ?? 1,
+                       startPhase: try optionalNumber(amPhase, .amPhase) ?? 0, keep: amKeep ?? .rms)
         }) { sound.modulation = modulation }
+        let pulseCount = try self.pulseCount.map { try ValueParsing.count($0, .pulseCount) }
         if let pulse {
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2 else {
@@ -165,15 +172,16 @@ struct SoundOptions: ParsableArguments {
             sound.pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp ?? "25ms", parameter: "ramp"), count: pulseCount)
         }
         if includingFades && (fade != nil || fadeIn != nil || fadeOut != nil) {
-            let both = try fade.map { try ValueParsing.seconds($0, parameter: "fade") } ?? 0
+            let both = try fade.map { try ValueParsing.seconds($0, parameter: .fade) } ?? 0
+            try Parameter.fade.check(both)
             sound.fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
                                 outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
         }
         if let notch {
             let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-            let widthOctaves = notchWidth ?? (isNarrowBandNoise(source) ? nil : width) ?? 1
+            let widthOctaves = try optionalNumber(notchWidth, .notchWidth) ?? (isNarrowBandNoise(source) ? nil : optionalNumber(width, .width)) ?? 1
             sound.notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: widthOctaves,
-                                       edgeBoostDB: boost, edgeWidthOctaves: edgeWidth ?? 0.375)]
+                                       edgeBoostDB: boost, edgeWidthOctaves: try optionalNumber(edgeWidth, .edgeWidth) ?? 0.375)]
         }
         if let shape = try shaping.shape() {
             if case .spectralRipple(var ripple) = sound.generator {
@@ -186,7 +194,7 @@ struct SoundOptions: ParsableArguments {
             }
         }
         if let channels { sound.channels = channels }
-        if let seed { sound.seed = seed }
+        if let seed { sound.seed = try ValueParsing.seed(seed) }
         let seconds: Double
         if let duration {
             seconds = try ValueParsing.seconds(duration)
@@ -228,22 +236,23 @@ struct SoundOptions: ParsableArguments {
             generator = .tone(frequencyHz: try ValueParsing.hertz(frequency))
         case "nbn":
             guard let frequency else { throw ShadesError.usage("nbn needs --frequency (the band centre) and --width in octaves") }
-            generator = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: width ?? 0.5)
+            generator = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: try optionalNumber(width, .width) ?? 0.5)
         case "grey", "gray":
             generator = .grey
         case "cr":
             guard let frequency else { throw ShadesError.usage("cr needs --frequency (the tinnitus frequency)") }
             generator = .coordinatedReset(CoordinatedResetPattern(
-                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), toneSet: tones,
+                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), toneSet: tones ?? .standard,
                 toneSeconds: try toneLength.map { try ValueParsing.seconds($0, parameter: "tone-length") },
-                rampSeconds: try ValueParsing.seconds(toneRamp, parameter: "tone-ramp"),
-                cycleRateHz: try ValueParsing.hertz(cycleRate, parameter: "cycle-rate"),
-                onCycles: onCycles, offCycles: offCycles,
+                rampSeconds: try toneRamp.map { try ValueParsing.seconds($0, parameter: .toneRamp) } ?? Parameter.toneRamp.defaultValue!,
+                cycleRateHz: try cycleRate.map { try ValueParsing.hertz($0, parameter: .cycleRate) } ?? Parameter.cycleRate.defaultValue!,
+                onCycles: try onCycles.map { try ValueParsing.count($0, .onCycles) } ?? Int(Parameter.onCycles.defaultValue!),
+                offCycles: try offCycles.map { try ValueParsing.count($0, .offCycles) } ?? Int(Parameter.offCycles.defaultValue!),
                 toneGainsDB: try toneGains.map { try Self.decibelList($0, parameter: "tone-gains") }))
         case "ripple":
             guard let frequency else { throw ShadesError.usage("ripple needs --frequency (the tinnitus frequency, 1 … 16 kHz)") }
             generator = .spectralRipple(SpectralRipple(
-                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition, sham: sham,
+                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition ?? .amplitude, sham: sham,
                 bandGainsDB: try bandGains.map { try Self.decibelList($0, parameter: "band-gains") }))
         case "binaural":
             guard let carrier else { throw ShadesError.usage("binaural needs --carrier (the left ear's tone, e.g. 200Hz) and --beat (e.g. 10Hz)") }
@@ -253,23 +262,23 @@ struct SoundOptions: ParsableArguments {
             guard let frequency else { throw ShadesError.usage("isochronic needs --frequency (the tone, e.g. 200Hz) and --beat (the rate, e.g. 10Hz)") }
             generator = .isochronicTone(
                 frequencyHz: try ValueParsing.hertz(frequency), rateHz: try beat.map { try ValueParsing.hertz($0, parameter: .beat) } ?? Parameter.beat.defaultValue!,
-                duty: duty ?? Parameter.duty.defaultValue!,
+                duty: try optionalNumber(duty, .duty) ?? Parameter.duty.defaultValue!,
                 rampSeconds: try ramp.map { try ValueParsing.seconds($0, parameter: .isochronicRamp) } ?? Parameter.isochronicRamp.defaultValue!)
         case "velvet":
-            generator = .velvetNoise(densityHz: density ?? Parameter.density.defaultValue!)
+            generator = .velvetNoise(densityHz: try optionalNumber(density, .density) ?? Parameter.density.defaultValue!)
         case "fractal":
             let defaults = FractalTones()
             generator = .fractalTones(FractalTones(
                 scale: try scale.map(Self.scale) ?? defaults.scale, lowHz: try low.map { try ValueParsing.hertz($0, parameter: .lowPitch) } ?? defaults.lowHz,
                 highHz: try high.map { try ValueParsing.hertz($0, parameter: .highPitch) } ?? defaults.highHz,
-                tempoBPM: tempo ?? defaults.tempoBPM))
+                tempoBPM: try optionalNumber(tempo, .tempo) ?? defaults.tempoBPM))
         case "noise":
-            guard let beta else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
-            generator = .noise(colour: try NoiseColour(beta: beta), distribution: distribution)
+            guard let beta = try optionalNumber(beta, .beta) else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
+            generator = .noise(colour: try NoiseColour(beta: beta), distribution: distribution ?? .gaussian)
         default:
             if let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour {
                 if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
-                generator = .noise(colour: colour, distribution: distribution)
+                generator = .noise(colour: colour, distribution: distribution ?? .gaussian)
             } else if access(source, F_OK) == 0 {
                 try refuseGeneratorOptions(for: "a sound file")
                 return Sound.file(path: source)
@@ -277,18 +286,7 @@ struct SoundOptions: ParsableArguments {
                 throw ShadesError.usage("source '\(source)' is neither a sound (allowed: \(Self.sourceNames.joined(separator: ", "))) nor an existing sound file")
             }
         }
-        switch generator {
-        case .noise, .grey, .velvetNoise, .binauralBeat, .fractalTones:
-            if frequency != nil { throw ShadesError.usage("--frequency applies to 'tone', 'nbn', 'isochronic', 'cr' and 'ripple' only") }
-        default: break
-        }
         try refuseOptions(notFor: source.lowercased())
-        if case .coordinatedReset = generator {} else if toneLength != nil || toneGains != nil {
-            throw ShadesError.usage("--tone-length and --tone-gains apply to 'cr' only")
-        }
-        if case .spectralRipple = generator {} else if sham || bandGains != nil {
-            throw ShadesError.usage("--sham and --band-gains apply to 'ripple' only")
-        }
         return Sound(generator)
     }
 
@@ -332,30 +330,41 @@ struct SoundOptions: ParsableArguments {
     static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "velvet", "tone", "nbn", "binaural",
                               "isochronic", "fractal", "cr", "ripple"]
 
-    /// Options of one or two sources each: (flag, given, the sources it applies to).
+    /// The options of some sources only: (flag, given, the sources it applies to).
     private var sourceOptions: [(flag: String, given: Bool, sources: [String])] {
-        [("--carrier", carrier != nil, ["binaural"]), ("--beat", beat != nil, ["binaural", "isochronic"]),
-         ("--duty", duty != nil, ["isochronic"]), ("--density", density != nil, ["velvet"]),
-         ("--scale", scale != nil, ["fractal"]), ("--low", low != nil, ["fractal"]), ("--high", high != nil, ["fractal"]),
-         ("--tempo", tempo != nil, ["fractal"])]
+        let cr = ["cr"], ripple = ["ripple"]
+        return [("--frequency", frequency != nil, ["tone", "nbn", "isochronic", "cr", "ripple"]), ("--beta", beta != nil, ["noise"]),
+                ("--distribution", distribution != nil, ["white", "noise"]),
+                ("--tones", tones != nil, cr), ("--tone-length", toneLength != nil, cr), ("--tone-ramp", toneRamp != nil, cr),
+                ("--cycle-rate", cycleRate != nil, cr), ("--on-cycles", onCycles != nil, cr), ("--off-cycles", offCycles != nil, cr),
+                ("--tone-gains", toneGains != nil, cr),
+                ("--condition", condition != nil, ripple), ("--sham", sham, ripple), ("--band-gains", bandGains != nil, ripple),
+                ("--carrier", carrier != nil, ["binaural"]), ("--beat", beat != nil, ["binaural", "isochronic"]),
+                ("--duty", duty != nil, ["isochronic"]), ("--density", density != nil, ["velvet"]),
+                ("--scale", scale != nil, ["fractal"]), ("--low", low != nil, ["fractal"]), ("--high", high != nil, ["fractal"]),
+                ("--tempo", tempo != nil, ["fractal"])]
     }
 
-    /// Refuses the options of other sources than `source` (a source name; any name for a file or `--sound`).
+    /// Refuses the options of other sources than `source` (a source name): they would be ignored.
     private func refuseOptions(notFor source: String) throws {
         for option in sourceOptions where option.given && !option.sources.contains(source) {
-            throw ShadesError.usage("\(option.flag) applies to \(option.sources.map { "'\($0)'" }.joined(separator: " and ")) only")
+            let names = option.sources.map { "'\($0)'" }
+            let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
+            throw ShadesError.usage("\(option.flag) applies to \(list) only")
         }
     }
 
     /// Options that describe a generator make no sense with `what` (a sound file or `--sound`).
     private func refuseGeneratorOptions(for what: String) throws {
-        if frequency != nil || beta != nil || toneLength != nil || toneGains != nil || sham || bandGains != nil {
-            throw ShadesError.usage("--frequency, --beta, --tone-length, --tone-gains, --sham and --band-gains describe a generator, not \(what)")
-        }
         if let option = sourceOptions.first(where: \.given) {
             throw ShadesError.usage("\(option.flag) describes a generator, not \(what)")
         }
     }
+}
+
+/// The number typed for an option of `parameter`, nil when the option is not given.
+func optionalNumber(_ text: String?, _ parameter: ParameterID) throws(ShadesError) -> Double? {
+    try text.map { (text: String) throws(ShadesError) in try ValueParsing.number(text, parameter: parameter) }
 }
 
 extension SoundOptions {
@@ -377,27 +386,32 @@ extension SoundOptions {
 /// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,
 /// `catalogue build`).
 struct AudiogramShapingOptions: ParsableArguments {
-    @Option(help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022); for ripple its --band-gains.")
+    @Option(parsing: .unconditional, help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022); for ripple its --band-gains.")
     var audiogram: String?
 
-    @Option(help: "The audiogram's ear for --audiogram: left or right (default: its only ear).")
+    @Option(parsing: .unconditional, help: "The audiogram's ear for --audiogram: left or right (default: its only ear).")
     var ear: String?
 
-    @Option(help: "The fitting rule for --audiogram: half-gain (gain = half the threshold).")
-    var rule: String = "half-gain"
+    @Option(parsing: .unconditional, help: "The fitting rule for --audiogram: half-gain (gain = half the threshold; the default).")
+    var rule: String?
 
-    @Option(name: .customLong("max-gain"), help: "The largest gain of the rule, dB.")
-    var maxGain: Double = SpectralShape.defaultMaximumGainDB
+    @Option(name: .customLong("max-gain"), parsing: .unconditional, help: "The largest gain of the rule, 0 … 60 dB (default \(formatNumber(SpectralShape.defaultMaximumGainDB)) dB).")
+    var maxGain: String?
 
     /// The shape `--audiogram` asks for, nil without it.
     func shape() throws -> SpectralShape? {
         guard let audiogram else {
-            if ear != nil { throw ShadesError.usage("--ear applies to --audiogram") }
+            // Without an audiogram they would be ignored.
+            for (flag, given) in [("--ear", ear != nil), ("--rule", rule != nil), ("--max-gain", maxGain != nil)] where given {
+                throw ShadesError.usage("\(flag) applies to --audiogram, which is not given (allowed: \(flag) with --audiogram)")
+            }
             return nil
         }
+        let rule = self.rule ?? "half-gain"
         guard rule == "half-gain" else { throw ShadesError(parameter: .fittingRule, value: "'\(rule)'", allowed: "half-gain") }
-        guard maxGain.isFinite, (0...60).contains(maxGain) else {
-            throw ShadesError(parameter: .maximumGain, value: "\(formatNumber(maxGain)) dB", allowed: "0 … 60 dB")
+        let maxGain = try ValueParsing.decibels(self.maxGain ?? "\(SpectralShape.defaultMaximumGainDB)", parameter: .maximumGain)
+        guard (0...60).contains(maxGain) else {
+            throw ShadesError(.maximumGain, .outOfRange, value: .number(maxGain, .decibels), allowed: AllowedValues(range: ParameterRange(0...60, unit: .decibels)))
         }
         let file = try readAudiogram(audiogram)
         let chosen: Ears

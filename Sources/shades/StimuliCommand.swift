@@ -18,25 +18,29 @@ struct StimuliCommand: ParsableCommand {
 
     /// Options every set shares.
     struct SetOptions: ParsableArguments {
-        @Option(name: .shortAndLong, help: "Output folder (created if missing).")
+        @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder (created if missing).")
         var output: String
 
-        @Option(parsing: .unconditional, help: "RMS level in dBFS of every stimulus.")
-        var level: String = "-20"
+        @Option(parsing: .unconditional, help: "RMS level in dBFS of every stimulus (default -20; not for residual-inhibition, whose levels follow --reference).")
+        var level: String?
 
-        @Option(help: "Sample rate in Hz.")
+        @Option(parsing: .unconditional, help: "Sample rate in Hz.")
         var rate: String = "48000"
 
-        @Option(help: "Sample format: s16, s24 or f32 (WAV only).")
+        @Option(parsing: .unconditional, help: "Sample format: s16, s24 or f32 (WAV only).")
         var format: SampleFormat = .s16
 
-        @Option(help: "File type: wav or flac.")
+        @Option(parsing: .unconditional, help: "File type: wav or flac.")
         var container: String = "wav"
 
         func parsed() throws -> (level: Double, rate: Double, container: Container) {
-            let container = try Container(path: "x.\(container)")
+            guard let container = [Container.wav, .flac].first(where: { $0.rawValue == container.lowercased() }) else {
+                throw ShadesError(parameter: .container, value: "'\(container)'", problem: "is unknown", allowed: "wav, flac")
+            }
             _ = try AudioFileFormat(container: container, sampleFormat: format)
-            return (try ValueParsing.decibels(level), try ValueParsing.hertz(rate, parameter: "rate"), container)
+            let rate = try ValueParsing.hertz(rate, parameter: .rate)
+            try Parameter.rate.check(rate, within: .wholeSampleRates)
+            return (try ValueParsing.decibels(level ?? "-20"), rate, container)
         }
     }
 
@@ -52,23 +56,23 @@ struct StimuliCommand: ParsableCommand {
 
         @OptionGroup var set: SetOptions
 
-        @Option(help: "left, right or both (one file per ear).")
+        @Option(parsing: .unconditional, help: "left, right or both (one file per ear).")
         var ear: String = "both"
 
-        @Option(help: "Comma-separated frequencies, e.g. 125,250,1kHz,6kHz.")
+        @Option(parsing: .unconditional, help: "Comma-separated frequencies, e.g. 125,250,1kHz,6kHz.")
         var frequencies: String?
 
         @Flag(help: "Add the extended high frequencies 9–16 kHz.")
         var extended = false
 
-        @Option(help: "On/off times of the pulses.")
+        @Option(parsing: .unconditional, help: "On/off times of the pulses.")
         var pulse: String = "200ms/200ms"
 
-        @Option(help: "Raised-cosine rise/fall of each pulse.")
+        @Option(parsing: .unconditional, help: "Raised-cosine rise/fall of each pulse.")
         var ramp: String = "25ms"
 
-        @Option(name: .customLong("pulse-count"), help: "Pulses per file.")
-        var pulseCount: Int = 3
+        @Option(name: .customLong("pulse-count"), parsing: .unconditional, help: "Pulses per file (default 3).")
+        var pulseCount: String = "3"
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
@@ -77,14 +81,12 @@ struct StimuliCommand: ParsableCommand {
             let list = try audiometricFrequencies(frequencies, extended: extended)
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2 else {
-                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+                throw ShadesError(parameter: .pulse, value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
             }
-            let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
-                                offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                                rampSeconds: try ValueParsing.seconds(ramp, parameter: "ramp"), count: pulseCount)
-            guard pulseCount >= 1 else {
-                throw ShadesError(parameter: "pulse-count", value: "\(pulseCount)", allowed: "1 or more")
-            }
+            let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: .pulseOn),
+                                offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: .pulseOff),
+                                rampSeconds: try ValueParsing.seconds(ramp, parameter: .ramp),
+                                count: try ValueParsing.count(pulseCount, .pulseCount))
             let items = try StimulusSets.audiometry(frequencies: list, ears: ears, pulses: pulses,
                                                     durationSeconds: pulses.countedDurationSeconds ?? 1,
                                                     levelDBFS: level, sampleRate: rate)
@@ -106,31 +108,32 @@ struct StimuliCommand: ParsableCommand {
 
         @OptionGroup var set: SetOptions
 
-        @Option(help: "Lowest frequency.")
+        @Option(parsing: .unconditional, help: "Lowest frequency.")
         var from: String = "1kHz"
 
-        @Option(help: "Highest frequency.")
+        @Option(parsing: .unconditional, help: "Highest frequency.")
         var to: String = "16kHz"
 
-        @Option(help: "Grid step in octaves.")
-        var step: Double = 0.25
+        @Option(parsing: .unconditional, help: "Grid step in octaves.")
+        var step: String = "0.25"
 
-        @Option(name: .customLong("octave-check"), help: "Also write tones at F/2, F and 2F.")
+        @Option(name: .customLong("octave-check"), parsing: .unconditional, help: "Also write tones at F/2, F and 2F.")
         var octaveCheck: String?
 
-        @Option(help: "mono, stereo, diotic (default), left or right.")
+        @Option(parsing: .unconditional, help: "mono, stereo, diotic (default), left or right.")
         var channels: ChannelLayout = .diotic
 
-        @Option(help: "Random seed of the narrow-band noises.")
-        var seed: UInt64 = 1
+        @Option(parsing: .unconditional, help: "Random seed of the narrow-band noises.")
+        var seed: String = "1"
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
-            var items = try StimulusSets.pitchMatch(fromHz: try ValueParsing.hertz(from, parameter: "from"),
-                                                    toHz: try ValueParsing.hertz(to, parameter: "to"), stepOctaves: step,
-                                                    layout: channels, levelDBFS: level, sampleRate: rate, seed: seed)
+            var items = try StimulusSets.pitchMatch(fromHz: try ValueParsing.hertz(from, parameter: .fromFrequency),
+                                                    toHz: try ValueParsing.hertz(to, parameter: .toFrequency),
+                                                    stepOctaves: try ValueParsing.number(step, parameter: .step),
+                                                    layout: channels, levelDBFS: level, sampleRate: rate, seed: try ValueParsing.seed(seed))
             if let octaveCheck {
-                items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: "octave-check"),
+                items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: .octaveCheck),
                                                       layout: channels, levelDBFS: level, sampleRate: rate)
             }
             try writeSet(items, name: "pitch-match", options: set, container: container)
@@ -160,31 +163,31 @@ extension StimuliCommand {
 
         @OptionGroup var set: SetOptions
 
-        @Option(help: "Tinnitus frequency: the band's centre (default: --reference-from's).")
+        @Option(parsing: .unconditional, help: "Tinnitus frequency: the band's centre (default: --reference-from's).")
         var frequency: String?
 
-        @Option(help: "Band width in octaves (default 1, or --reference-from's band).")
-        var width: Double?
+        @Option(parsing: .unconditional, help: "Band width in octaves (default 1, or --reference-from's band).")
+        var width: String?
 
         @Option(parsing: .unconditional, help: "Reference level (threshold or minimum masking level), dBFS (default -40).")
         var reference: String?
 
-        @Option(name: .customLong("reference-from"), help: "The reference level, frequency and band from a `shades mml` or `shades loudness-match` result.")
+        @Option(name: .customLong("reference-from"), parsing: .unconditional, help: "The reference level, frequency and band from a `shades mml` or `shades loudness-match` result.")
         var referenceFrom: String?
 
         @Option(parsing: .unconditional, help: "Masker level above the reference, dB.")
         var above: String = "10"
 
-        @Option(help: "Masker length.")
+        @Option(parsing: .unconditional, help: "Masker length.")
         var masker: String = "60s"
 
-        @Option(help: "Silence after the masker.")
+        @Option(parsing: .unconditional, help: "Silence after the masker.")
         var silence: String = "60s"
 
-        @Option(help: "Raised-cosine onset ramp.")
+        @Option(parsing: .unconditional, help: "Raised-cosine onset ramp.")
         var onset: String = "500ms"
 
-        @Option(help: "Raised-cosine offset ramp (0 for an abrupt offset).")
+        @Option(parsing: .unconditional, help: "Raised-cosine offset ramp (0 for an abrupt offset).")
         var offset: String = "10ms"
 
         @Option(name: .customLong("mml-from"), parsing: .unconditional, help: "Lowest probe level re the reference, dB.")
@@ -193,37 +196,40 @@ extension StimuliCommand {
         @Option(name: .customLong("mml-to"), parsing: .unconditional, help: "Highest probe level re the reference, dB.")
         var mmlTo: String = "20"
 
-        @Option(name: .customLong("mml-step"), help: "Probe step, 1 or 2 dB.")
+        @Option(name: .customLong("mml-step"), parsing: .unconditional, help: "Probe step, 1 or 2 dB.")
         var mmlStep: String = "2"
 
-        @Option(help: "Probe length.")
+        @Option(parsing: .unconditional, help: "Probe length.")
         var probe: String = "5s"
 
-        @Option(help: "mono, stereo, diotic (default), left or right.")
+        @Option(parsing: .unconditional, help: "mono, stereo, diotic (default), left or right.")
         var channels: ChannelLayout = .diotic
 
-        @Option(help: "Random seed of the noise.")
-        var seed: UInt64 = 1
+        @Option(parsing: .unconditional, help: "Random seed of the noise.")
+        var seed: String = "1"
 
         func run() throws {
+            if set.level != nil {
+                throw ShadesError.usage("--level does not apply to residual-inhibition (allowed: --reference and --above for the masker, --mml-from and --mml-to for the probes)")
+            }
             let (_, rate, container) = try set.parsed()
-            func seconds(_ text: String, _ name: String) throws -> Double { try ValueParsing.seconds(text, parameter: name) }
-            func decibels(_ text: String, _ name: String) throws -> Double { try ValueParsing.decibels(text, parameter: name) }
+            func seconds(_ text: String, _ parameter: ParameterID) throws -> Double { try ValueParsing.seconds(text, parameter: parameter) }
+            func decibels(_ text: String, _ parameter: ParameterID) throws -> Double { try ValueParsing.decibels(text, parameter: parameter) }
             let measured = try referenceFrom.map(readTinnitusReference)
             if reference != nil && measured != nil {
                 throw ShadesError.usage("--reference cannot be combined with --reference-from (allowed: one or the other)")
             }
-            guard let frequencyHz = try frequency.map({ try ValueParsing.hertz($0, parameter: "frequency") }) ?? measured?.frequencyHz else {
+            guard let frequencyHz = try frequency.map({ try ValueParsing.hertz($0, parameter: .frequency) }) ?? measured?.frequencyHz else {
                 throw ShadesError.usage("give the tinnitus frequency: --frequency F or --reference-from FILE")
             }
             let items = try StimulusSets.residualInhibition(
-                frequencyHz: frequencyHz, widthOctaves: width ?? measured?.widthOctaves ?? 1,
-                referenceDBFS: try measured?.levelDBFS ?? decibels(reference ?? "-40", "reference"), aboveDB: try decibels(above, "above"),
-                maskerSeconds: try seconds(masker, "masker"), silenceSeconds: try seconds(silence, "silence"),
-                onsetRampSeconds: try seconds(onset, "onset"), offsetRampSeconds: try seconds(offset, "offset"),
-                probeFromDB: try decibels(mmlFrom, "mml-from"), probeToDB: try decibels(mmlTo, "mml-to"),
-                probeStepDB: try decibels(mmlStep, "mml-step"), probeSeconds: try seconds(probe, "probe"),
-                layout: channels, sampleRate: rate, seed: seed)
+                frequencyHz: frequencyHz, widthOctaves: try optionalNumber(width, .width) ?? measured?.widthOctaves ?? 1,
+                referenceDBFS: try measured?.levelDBFS ?? decibels(reference ?? "-40", .reference), aboveDB: try decibels(above, .above),
+                maskerSeconds: try seconds(masker, .masker), silenceSeconds: try seconds(silence, .silence),
+                onsetRampSeconds: try seconds(onset, .onsetRamp), offsetRampSeconds: try seconds(offset, .offsetRamp),
+                probeFromDB: try decibels(mmlFrom, .probeFrom), probeToDB: try decibels(mmlTo, .probeTo),
+                probeStepDB: try decibels(mmlStep, .mmlStep), probeSeconds: try seconds(probe, .probe),
+                layout: channels, sampleRate: rate, seed: try ValueParsing.seed(seed))
             try writeSet(items, name: "residual-inhibition", options: set, container: container)
         }
     }
@@ -233,12 +239,12 @@ extension StimuliCommand {
 func parseFrequencyList(_ text: String) throws -> [Double] {
     let entries = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
     guard !entries.allSatisfy(\.isEmpty) else {
-        throw ShadesError(parameter: "frequencies", value: "'\(text)'", problem: "is an empty list",
+        throw ShadesError(parameter: .frequencies, value: "'\(text)'", problem: "is an empty list",
                           allowed: "one or more frequencies in Hz, e.g. 125,250,1kHz")
     }
     return try entries.map { entry in
-        do { return try ValueParsing.hertz(entry, parameter: "frequencies") } catch {
-            throw ShadesError(parameter: "frequencies", value: "entry '\(entry)'", problem: "does not parse",
+        do { return try ValueParsing.hertz(entry, parameter: .frequencies) } catch {
+            throw ShadesError(parameter: .frequencies, value: "entry '\(entry)'", problem: "does not parse",
                               allowed: "frequencies such as 125, 1kHz or 440Hz, separated by commas")
         }
     }

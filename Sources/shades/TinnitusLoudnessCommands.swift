@@ -12,31 +12,31 @@ import ShadesProcedures
 /// The options `loudness-match` and `mml` share: the frequency, the ear, where the threshold comes from, the
 /// simulated tinnitus and the output.
 struct TinnitusOptions: ParsableArguments {
-    @Option(help: "The tinnitus frequency, 125 Hz … 16 kHz, e.g. 6kHz.")
+    @Option(parsing: .unconditional, help: "The tinnitus frequency, 125 Hz … 16 kHz, e.g. 6kHz.")
     var frequency: String?
 
-    @Option(name: .customLong("from-match"), help: "The tinnitus frequency from a `shades match -o` result file.")
+    @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The tinnitus frequency from a `shades match -o` result file.")
     var fromMatch: String?
 
-    @Option(help: "left, right or both (the same sound in both ears).")
+    @Option(parsing: .unconditional, help: "left, right or both (the same sound in both ears).")
     var ear: String = "both"
 
-    @Option(help: "The threshold at the frequency from this audiogram (`shades audiometry -o`; the better ear for both).")
+    @Option(parsing: .unconditional, help: "The threshold at the frequency from this audiogram (`shades audiometry -o`; the better ear for both).")
     var audiogram: String?
 
     @Option(parsing: .unconditional, help: "The threshold at the frequency as a tone level in dBFS (instead of --audiogram).")
     var threshold: String?
 
-    @Option(help: "Seed of the noise.")
-    var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Seed of the noise (mml; default 1).")
+    var seed: String?
 
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @Option(name: .shortAndLong, help: "Write the result as JSON to this file (read by `stimuli residual-inhibition --reference-from`).")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Write the result as JSON to this file (read by `stimuli residual-inhibition --reference-from`).")
     var output: String?
 
-    @Option(help: "Output device (see `shades play --device list`).")
+    @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
     var device: String?
 
     func frequencyHz() throws -> Double {
@@ -49,6 +49,17 @@ struct TinnitusOptions: ParsableArguments {
     }
 
     func ears() throws -> [Ears] { try parseEars(ear) }
+
+    /// The seed of `mml`'s noise.
+    func noiseSeed() throws -> UInt64 { try ValueParsing.seed(seed ?? "1") }
+
+    /// Refuses what a simulated listener (`--simulate`) would ignore: the audio device and the noise's seed.
+    func refuseSoundOptionsWhenSimulated(_ simulate: String?) throws {
+        guard simulate != nil else { return }
+        for (flag, given) in [("--device", device != nil), ("--seed", seed != nil)] where given {
+            throw ShadesError.usage("--simulate plays no sound: \(flag) does not apply")
+        }
+    }
 
     /// The layout a sound is played in.
     func layout() throws -> ChannelLayout {
@@ -78,7 +89,11 @@ struct TinnitusOptions: ParsableArguments {
     /// "12dB" → 12 (a simulated tinnitus, dB above the threshold).
     func simulatedAbove(_ text: String, threshold: Double?) throws -> Double {
         guard let threshold else { throw ShadesError.usage("--simulate needs the threshold: --threshold LEVEL or --audiogram FILE") }
-        return threshold + (try ValueParsing.decibels(text, parameter: .listener))
+        let above = try ValueParsing.decibels(text, parameter: .listener)
+        // The simulated tinnitus is a level: from the lowest to 0 dBFS.
+        try Parameter(.listener, unit: .decibels).check(above, within: ParameterRange(LevelPolicy.lowestRMSLevelDBFS - threshold...(-threshold), unit: .decibels),
+                                                        note: "(re the threshold, \(formatNumber(threshold)) dBFS: levels \(formatNumber(LevelPolicy.lowestRMSLevelDBFS)) … 0 dBFS)")
+        return threshold + above
     }
 }
 
@@ -101,16 +116,18 @@ struct LoudnessMatchCommand: ParsableCommand {
 
     @OptionGroup var tinnitus: TinnitusOptions
 
-    @Option(help: "Step of the tone, 1 or 2 dB.")
+    @Option(parsing: .unconditional, help: "Step of the tone, 1 or 2 dB.")
     var step: String = "2"
 
-    @Option(help: "Answer as a tinnitus as loud as a tone this many dB above the threshold (no audio).")
+    @Option(parsing: .unconditional, help: "Answer as a tinnitus as loud as a tone this many dB above the threshold (no audio).")
     var simulate: String?
 
     func run() throws {
         let f = try tinnitus.frequencyHz()
         let layout = try tinnitus.layout()
         let stepDB = try ValueParsing.decibels(step, parameter: .step)
+        try tinnitus.refuseSoundOptionsWhenSimulated(simulate)
+        if tinnitus.seed != nil { throw ShadesError.usage("--seed applies to mml's noise: loudness-match plays a tone (allowed: --seed with mml)") }
         if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
         var threshold = try tinnitus.givenThresholdDBFS(atHz: f)
         let result: LoudnessMatch.Result
@@ -174,13 +191,13 @@ struct MMLCommand: ParsableCommand {
 
     @OptionGroup var tinnitus: TinnitusOptions
 
-    @Option(help: "Noise band width in octaves, 0.1 … 3.")
-    var width: Double = 1
+    @Option(parsing: .unconditional, help: "Noise band width in octaves, 0.1 … 3.")
+    var width: String?
 
     @Option(name: .customLong("start-level"), parsing: .unconditional, help: "First noise level in dBFS (default: the threshold, else -70).")
     var startLevel: String?
 
-    @Option(help: "Answer as a tinnitus covered from this many dB above the threshold on (no audio).")
+    @Option(parsing: .unconditional, help: "Answer as a tinnitus covered from this many dB above the threshold on (no audio).")
     var simulate: String?
 
     func run() throws {
@@ -188,6 +205,8 @@ struct MMLCommand: ParsableCommand {
         let layout = try tinnitus.layout()
         if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
         let threshold = try tinnitus.givenThresholdDBFS(atHz: f)
+        try tinnitus.refuseSoundOptionsWhenSimulated(simulate)
+        let width = try optionalNumber(self.width, .width) ?? 1
         let procedure = try MinimumMaskingLevel(frequencyHz: f, widthOctaves: width, thresholdDBFS: threshold,
                                                 startDBFS: try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) })
         let result: MinimumMaskingLevel.Result
@@ -214,7 +233,7 @@ struct MMLCommand: ParsableCommand {
         var mml = procedure
         let start = mml.levelDBFS!
         let noise = Sound(.generator(.narrowBandNoise(centreHz: mml.frequencyHz, widthOctaves: mml.widthOctaves)), channels: layout,
-                          seed: tinnitus.seed)
+                          seed: try tinnitus.noiseSeed())
         let voice = try console.play(noise, levelDBFS: start, fadeInSeconds: 0.3)
         defer { console.engine.stop(voice, fadeSeconds: 0.3) }
         while let level = mml.levelDBFS {

@@ -96,7 +96,8 @@ package enum PresetAssets {
             let preset = PresetSound(id: "personal-" + id, titles: ["en": en, "de": de], sound: sound)
             let request = preset.request(settings: d)
             do throws(ShadesError) { try request.validate() } catch {
-                throw .usage("tinnitus-frequency \(hz) cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)")
+                throw ShadesError(.tinnitusFrequency, .other("cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)"),
+                                  value: .number(f, .hertz))
             }
             var a = try asset(id: preset.id, category: "personal", titles: preset.titles, request: request, settings: d)
             a.frequencyHz = f

@@ -227,6 +227,7 @@ package final class PulsedSource: AudioSource {
         guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
             throw Parameter.pulseOn.outOfRange(onSeconds, range: .atLeast(1 / rate, unit: .seconds), note: "(one frame)")
         }
+        try Parameter.pulseOn.check(onSeconds)  // at most 24 h: its frames are counted below
         try Parameter.pulseOff.check(offSeconds)
         guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
             let longer = rampSeconds.isFinite && rampSeconds > 0

@@ -6,6 +6,12 @@ import ShadesPlatform
 /// computed as 1.0000000000000002, "0.3" for 0.1 + 0.2).
 package func formatNumber(_ value: Double) -> String {
     guard value.isFinite, value != 0 else { return value == 0 ? "0" : String(value) }
+    if abs(value) >= 1e15 {
+        // "1e+15", "3.6e+18": the mantissa as any number, then the power of ten.
+        var exponent = 0, power = 1.0
+        while abs(value) / (power * 10) >= 1 { (exponent, power) = (exponent + 1, power * 10) }
+        return formatNumber(value / power) + "e+\(exponent)"
+    }
     var shown = value
     if abs(value) < 1e15 {
         let digits = 11 - Int(log10(abs(value)).rounded(.down))

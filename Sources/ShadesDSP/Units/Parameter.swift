@@ -143,7 +143,8 @@ package enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
     case dBFS
     case dBTP
     case LUFS
-    /// Shown in milliseconds when every value shown together is under one second ("25 ms", "0 … 100 ms").
+    /// Shown in milliseconds when every value shown together is under one second ("25 ms", "0 … 100 ms"),
+    /// in hours when every one is a whole number of hours ("24 h").
     case seconds = "s"
     case octaves
     case radians = "rad"
@@ -155,10 +156,9 @@ package enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
 
     /// How values shown together are written: milliseconds for seconds all under one second.
     func display(_ values: [Double]) -> (scale: Double, symbol: String) {
-        if self == .seconds, values.contains(where: { $0 != 0 && $0.isFinite }),
-           values.allSatisfy({ !$0.isFinite || abs($0) < 1 }) {
-            return (1000, "ms")
-        }
+        guard self == .seconds, values.contains(where: { $0 != 0 && $0.isFinite }) else { return (1, rawValue) }
+        if values.allSatisfy({ !$0.isFinite || abs($0) < 1 }) { return (1000, "ms") }
+        if values.allSatisfy({ !$0.isFinite || ($0 / 3600).rounded() == $0 / 3600 && abs($0) < 1e9 }) { return (1.0 / 3600, "h") }
         return (1, rawValue)
     }
 

@@ -6,8 +6,13 @@ extension Parameter {
     // MARK: Every sound
     /// Sample rate, Hz: ``supportedSampleRates``.
     package static let rate = Parameter(.rate, unit: .hertz, range: ParameterRange(supportedSampleRates, unit: .hertz), default: 48_000)
-    /// Length of a sound, s.
-    package static let duration = Parameter(.duration, unit: .seconds, range: .above(0, unit: .seconds))
+    /// Length of a sound, s: up to ``longestSeconds``.
+    package static let duration = Parameter(.duration, unit: .seconds, range: .above(0, atMost: longestSeconds, unit: .seconds))
+    /// The longest sound, and so the longest time any parameter may be, s: 24 h. It keeps every frame count
+    /// (seconds × rate, up to 192 kHz) and every sum of them far inside `Int`.
+    package static let longestSeconds = 24 * 3600.0
+    /// Seed of the random numbers: a whole number `UInt64` holds.
+    package static let seed = Parameter(.seed, note: "a whole number, 0 … \(UInt64.max)")
     /// RMS level, dBFS.
     package static let level = Parameter(.level, unit: .dBFS, range: .atMost(0, unit: .dBFS), default: -20)
     /// Channels of a signal (a count).
@@ -33,13 +38,13 @@ extension Parameter {
     package static let cycleRate = Parameter(.cycleRate, unit: .hertz,
                                             range: ParameterRange(CoordinatedResetPattern.allowedCycleRateHz, unit: .hertz), default: 1.5)
     /// Length of each coordinated-reset tone, s; at most the slot.
-    package static let toneLength = Parameter(.toneLength, unit: .seconds, range: .above(0, unit: .seconds))
+    package static let toneLength = Parameter(.toneLength, unit: .seconds, range: .above(0, atMost: longestSeconds, unit: .seconds))
     /// Rise and fall of each coordinated-reset tone, s; at most half the tone.
-    package static let toneRamp = Parameter(.toneRamp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.010)
+    package static let toneRamp = Parameter(.toneRamp, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0.010)
     /// Coordinated-reset cycles with tones.
-    package static let onCycles = Parameter(.onCycles, range: ParameterRange(1...1000), default: 3)
+    package static let onCycles = Parameter(.onCycles, range: ParameterRange(1...1000, wholeNumbers: true), default: 3)
     /// Silent coordinated-reset cycles after the tones.
-    package static let offCycles = Parameter(.offCycles, range: ParameterRange(0...1000), default: 2)
+    package static let offCycles = Parameter(.offCycles, range: ParameterRange(0...1000, wholeNumbers: true), default: 2)
     /// Gain of each coordinated-reset tone, dB: ``CoordinatedResetPattern/allowedToneGainDB``.
     package static let toneGains = Parameter(.toneGains, unit: .decibels,
                                             range: ParameterRange(CoordinatedResetPattern.allowedToneGainDB, unit: .decibels),
@@ -59,7 +64,7 @@ extension Parameter {
     package static let duty = Parameter(.duty, range: .above(0, below: 1), default: 0.5)
     /// Raised-cosine edges of an isochronic tone, s, centred on the square wave's edges; at most the shorter
     /// of the on and off times.
-    package static let isochronicRamp = Parameter(.isochronicRamp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.005)
+    package static let isochronicRamp = Parameter(.isochronicRamp, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0.005)
     /// Velvet-noise impulses per second; at most half the sample rate (a cell of two frames).
     package static let density = Parameter(.density, unit: .hertz, range: .atLeast(1, unit: .hertz), default: 2000)
     /// The scale of fractal tones.
@@ -82,19 +87,20 @@ extension Parameter {
     /// Start phase of the modulating sine, radians.
     package static let amPhase = Parameter(.amPhase, unit: .radians, range: .finite(unit: .radians), default: 0)
     /// The same fade at both ends, s; both together at most the duration.
-    package static let fade = Parameter(.fade, unit: .seconds, range: .atLeast(0, unit: .seconds))
+    package static let fade = Parameter(.fade, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds))
     /// Raised-cosine fade-in, s; at most the duration.
-    package static let fadeIn = Parameter(.fadeIn, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0)
+    package static let fadeIn = Parameter(.fadeIn, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0)
     /// Raised-cosine fade-out, s; at most the duration.
-    package static let fadeOut = Parameter(.fadeOut, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0)
+    package static let fadeOut = Parameter(.fadeOut, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0)
     /// On time of each pulse, ramps included, s; at least one frame.
-    package static let pulseOn = Parameter(.pulseOn, unit: .seconds, range: .above(0, unit: .seconds), default: 0.2)
+    package static let pulseOn = Parameter(.pulseOn, unit: .seconds, range: .above(0, atMost: longestSeconds, unit: .seconds), default: 0.2)
     /// Silent time between pulses, s.
-    package static let pulseOff = Parameter(.pulseOff, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.2)
+    package static let pulseOff = Parameter(.pulseOff, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0.2)
     /// Rise and fall of each pulse, s; at most half the on time.
-    package static let ramp = Parameter(.ramp, unit: .seconds, range: .atLeast(0, unit: .seconds), default: 0.025)
-    /// Pulses before silence (none: endless).
-    package static let pulseCount = Parameter(.pulseCount, range: .atLeast(1), note: "(or none for endless pulses)")
+    package static let ramp = Parameter(.ramp, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0.025)
+    /// Pulses before silence (none: endless), at most a million (their frames stay far inside `Int`).
+    package static let pulseCount = Parameter(.pulseCount, range: ParameterRange(1...1_000_000, wholeNumbers: true),
+                                              note: "(or none for endless pulses)")
     /// Base period of a texture's swell, s: ``SwellEnvelope/allowedPeriodSeconds``.
     package static let swellPeriod = Parameter(.swellPeriod, unit: .seconds,
                                               range: ParameterRange(SwellEnvelope.allowedPeriodSeconds, unit: .seconds))
@@ -129,7 +135,7 @@ extension Parameter {
 
     /// Every definition above.
     package static let all: [Parameter] = [
-        .rate, .duration, .level, .channels, .layout,
+        .rate, .duration, .seed, .level, .channels, .layout,
         .beta, .distribution, .frequency, .width, .loopLength, .startFrame, .cycleRate, .toneLength, .toneRamp,
         .onCycles, .offCycles, .toneGains, .bandGains, .carrier, .beat, .duty, .isochronicRamp, .density, .scale, .lowPitch, .highPitch, .tempo,
         .amRate, .amDepth, .amPhase, .fade, .fadeIn, .fadeOut, .pulseOn, .pulseOff, .ramp, .pulseCount,

@@ -132,15 +132,18 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
         let subject = parameter.map(named) ?? "value"
         let shown = value.map { " \($0)" } ?? ""
         var line: String
+        var allowed = allowedValues.map { "allowed: \($0)" }
+        if allowed == "allowed: " { allowed = nil }
         switch problem {
         case .outOfRange: line = "\(subject)\(shown) is out of range"
         case .notParseable(let expected, let examples):
-            line = "\(subject)\(shown): not \(expected)" + (examples.isEmpty ? "" : " (e.g. \(examples))")
+            line = "\(subject)\(shown): not \(expected)"
+            // "(allowed: above 0 Hz; e.g. 6kHz, 6000)": what is allowed, then the forms that read.
+            if !examples.isEmpty { allowed = (allowed.map { $0 + "; " } ?? "") + "e.g. \(examples)" }
         case .conflicts(let other): line = "\(subject)\(shown) cannot be combined with \(named(other))"
         case .missing: line = "\(subject) is missing"
         case .other(let words): line = "\(subject)\(shown) \(words)"
         }
-        if let allowed = allowedValues?.description, !allowed.isEmpty { line += " (allowed: \(allowed))" }
-        return line
+        return allowed.map { line + " (\($0))" } ?? line
     }
 }

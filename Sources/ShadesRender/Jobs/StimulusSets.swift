@@ -77,8 +77,14 @@ package enum StimulusSets {
     /// tone and a ½-octave narrow-band noise, 1 s with 10 ms raised-cosine ramps, equal RMS.
     package static func pitchMatch(fromHz: Double, toHz: Double, stepOctaves: Double, layout: ChannelLayout,
                                   levelDBFS: Double, sampleRate: Double, seed: UInt64) throws(ShadesError) -> [Item] {
-        guard fromHz.isFinite, toHz.isFinite, fromHz > 0, toHz >= fromHz else {
-            throw ShadesError(parameter: .frequencyRange, value: "\(fromHz) … \(toHz) Hz", allowed: "0 < from ≤ to")
+        // The grid's ½-octave bands must lie below Nyquist.
+        let centres = ParameterRange.above(0, below: sampleRate / 2 / pow(2, 0.25), unit: .hertz)
+        for (id, f) in [(ParameterID.fromFrequency, fromHz), (.toFrequency, toHz)] where !centres.contains(f) {
+            throw ShadesError(id, .outOfRange, value: .number(f, .hertz),
+                              allowed: AllowedValues(range: centres, note: "(a ½-octave band below Nyquist)"))
+        }
+        guard toHz >= fromHz else {
+            throw ShadesError(parameter: .frequencyRange, value: "\(formatNumber(fromHz)) … \(formatNumber(toHz)) Hz", allowed: "from ≤ to")
         }
         guard stepOctaves.isFinite, stepOctaves > 0, stepOctaves <= 4 else {
             throw ShadesError(parameter: .step, value: "\(stepOctaves)", allowed: "above 0 and up to 4 octaves")
@@ -147,6 +153,21 @@ package enum StimulusSets {
         guard silenceSeconds.isFinite, silenceSeconds >= 0, silenceSeconds <= 600 else {
             throw ShadesError(parameter: .silence, value: "\(formatNumber(silenceSeconds)) s", allowed: "0 … 600 s")
         }
+        // Each value under its own name before the sounds are checked (which would name a duration or a fade).
+        let lengths = Parameter.duration.range!
+        try Parameter(.masker, unit: .seconds, range: lengths).check(maskerSeconds)
+        try Parameter(.probe, unit: .seconds, range: lengths).check(probeSeconds)
+        let ramps = ParameterRange(0...min(maskerSeconds, probeSeconds), unit: .seconds)
+        try Parameter(.onsetRamp, unit: .seconds).check(onsetRampSeconds, within: ramps, note: "(the masker and the probes)")
+        try Parameter(.offsetRamp, unit: .seconds).check(offsetRampSeconds, within: ramps, note: "(the masker and the probes)")
+        // The reference, the masker and the probes: levels from the lowest to 0 dBFS.
+        let levels = ParameterRange(LevelPolicy.lowestRMSLevelDBFS...0, unit: .dBFS)
+        try Parameter(.reference, unit: .dBFS).check(referenceDBFS, within: levels)
+        let relativeLevels = ParameterRange(levels.lower!.value - referenceDBFS...(-referenceDBFS), unit: .decibels)
+        let over = "(re the reference, \(formatNumber(referenceDBFS)) dBFS: levels \(levels))"
+        try Parameter(.above, unit: .decibels).check(aboveDB, within: relativeLevels, note: over)
+        try Parameter(.probeFrom, unit: .decibels).check(probeFromDB, within: relativeLevels, note: over)
+        try Parameter(.probeTo, unit: .decibels).check(probeToDB, within: relativeLevels, note: over)
         let band = Generator.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
         func item(_ name: String, kind: String, seconds: Double, silence: Double, relative: Double) throws(ShadesError) -> Item {
             let level = referenceDBFS + relative

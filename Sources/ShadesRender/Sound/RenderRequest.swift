@@ -117,11 +117,11 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                 throw ShadesError(parameter: .duration, value: "until the end of the file", allowed: "a length for a sound that is not a file")
             }
         } else {
-            guard durationSeconds.isFinite, durationSeconds > 0, frameCount >= 1 else {
-                throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "longer than 0 s (at least one sample)")
-            }
-            guard durationSeconds <= 24 * 3600 else {
-                throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "up to 24 h")
+            // The range first: frames are counted only for a length that fits (1e15 s would overflow them).
+            try Parameter.duration.check(durationSeconds)
+            guard frameCount >= 1 else {
+                throw Parameter.duration.outOfRange(durationSeconds, range: .above(0, atMost: Parameter.longestSeconds, unit: .seconds),
+                                                    note: "and at least one sample, \(ParameterValue.number(1 / sampleRate, .seconds))")
             }
         }
         if loop && frameCount < Self.minimumLoopFrames {
