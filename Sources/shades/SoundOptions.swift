@@ -212,7 +212,12 @@ struct SoundOptions: ParsableArguments {
         let request = RenderRequest(
             sound: sound, durationSeconds: seconds, sampleRate: try rate.map { try ValueParsing.hertz($0, parameter: "rate") } ?? fileRate ?? 48_000,
             level: try level.map { .rms(dBFS: try ValueParsing.decibels($0)) }, loop: loop)
-        try request.validate()
+        do { try request.validate() } catch {
+            // A value of the sound file is named by its key, at its place in the file.
+            guard let soundFile, let bytes = try? FileSystem.readFile(soundFile, upTo: 1 << 20),
+                  let document = try? SoundDocument(json: bytes, file: soundFile) else { throw error }
+            throw document.locate(error)
+        }
         return request
     }
 
@@ -224,7 +229,7 @@ struct SoundOptions: ParsableArguments {
             do throws(ShadesError) { bytes = try FileSystem.readFile(soundFile, upTo: 1 << 20) } catch {
                 throw ShadesError.input("cannot read the sound file \(soundFile): \(error.message)")
             }
-            let sound = try Sound.parse(json: bytes, file: soundFile)
+            let sound = try SoundDocument(json: bytes, file: soundFile).sound
             try refuseGeneratorOptions(for: "--sound")
             return sound
         }

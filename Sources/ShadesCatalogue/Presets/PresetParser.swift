@@ -161,18 +161,8 @@ package enum PresetParser {
 
     /// The library's parameters as a preset names them: their JSON key paths (in a layer, or a sound's
     /// settings), for the error's words and its position.
-    static let presetKeys: [ParameterID: String] = [
-        .rate: "rate", .duration: "lengthSeconds", .loudness: "loudnessLUFS", .sampleFormat: "sampleFormat",
-        .layout: "channels", .seed: "seed", .beta: "beta", .frequency: "frequency", .width: "width",
-        .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
-        .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
-        .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
-        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
-        .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
-        .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
-        .carrier: "carrier", .beat: "beat", .duty: "duty", .isochronicRamp: "rampSeconds", .density: "density",
-        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM", .shape: "shape",
-    ]
+    static let presetKeys: [ParameterID: String] = Sound.jsonKeys.merging(
+        [.rate: "rate", .duration: "lengthSeconds", .loudness: "loudnessLUFS", .sampleFormat: "sampleFormat"]) { $1 }
 
     // MARK: Files
 

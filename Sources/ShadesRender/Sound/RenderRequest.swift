@@ -162,14 +162,7 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                                   allowed: "fades on a file that is not a loop (a loop has no ends)")
             }
         }
-        if let swell = sound.swell {
-            guard swell.periodSeconds.isFinite, Swell.allowedPeriodSeconds.contains(swell.periodSeconds) else {
-                throw ShadesError(parameter: .swellPeriod, value: "\(formatNumber(swell.periodSeconds)) s", allowed: "2 … 60 s")
-            }
-            guard swell.depth.isFinite, Swell.allowedDepth.contains(swell.depth) else {
-                throw ShadesError(parameter: .swellDepth, value: "\(formatNumber(swell.depth))", allowed: "0 … 1")
-            }
-        }
+        try sound.swell?.validate()
         switch sound.source {
         case .generator(let generator): try validate(generator)
         case .file:
@@ -186,6 +179,7 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                     guard layer.gainDB.isFinite, Layer.allowedGainDB.contains(layer.gainDB) else {
                         throw ShadesError(parameter: .layerGain, value: "\(formatNumber(layer.gainDB)) dB", allowed: "-60 … 0 dB")
                     }
+                    try layer.sound.swell?.validate()  // applied where the layer's gain is, not in its request
                     try layerRequest(layer, index: index).validate()
                 } catch {
                     var located = error
@@ -240,7 +234,28 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                           allowed: "at most \(formatNumber((longest * 10).rounded(.down) / 10)) s at \(formatNumber(sampleRate)) Hz")
     }
 
+    /// The shortest length that carries `generator`, s, and what that length holds; nil when one sample
+    /// does (noise). A shorter sound would be silent or a fragment whose level means nothing: one sample
+    /// of a tone starting at phase 0 is silence, and its level could never be met.
+    static func shortestSeconds(of generator: Generator) -> (seconds: Double, holding: String)? {
+        switch generator {
+        case .tone(let frequencyHz): return (1 / frequencyHz, "one period of the tone")
+        case .binauralBeat(let carrierHz, _): return (1 / carrierHz, "one period of the carrier")
+        case .isochronicTone(_, let rateHz, _, _): return (1 / rateHz, "one period of the beat")
+        case .coordinatedReset(let pattern): return (pattern.toneSeconds ?? pattern.slotSeconds, "one tone")
+        case .spectralRipple: return (SpectralRipple.rampSeconds, "its onset ramp")
+        case .velvetNoise(let densityHz): return (1 / densityHz, "one impulse")
+        case .fractalTones: return (60 / generator.fractal!.tempoBPM, "one note (a grid step)")
+        case .noise, .grey, .narrowBandNoise: return nil
+        }
+    }
+
     private func validate(_ generator: Generator) throws(ShadesError) {
+        if durationSeconds.isFinite, let (shortest, holding) = Self.shortestSeconds(of: generator),
+           shortest.isFinite, durationSeconds < shortest * (1 - 1e-9) {
+            throw ShadesError(.duration, .other("is too short for this sound"), value: .number(durationSeconds, .seconds),
+                              allowed: AllowedValues(range: .atLeast(shortest, unit: .seconds), note: holding))
+        }
         switch generator {
         case .noise(let colour, let distribution):
             _ = try NoiseColour(beta: colour.beta)

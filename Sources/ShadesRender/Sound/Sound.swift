@@ -175,6 +175,12 @@ public struct Swell: Sendable, Encodable, Equatable {
 
     public init(periodSeconds: Double, depth: Double = 0.5) { (self.periodSeconds, self.depth) = (periodSeconds, depth) }
 
-    package static let allowedPeriodSeconds: ClosedRange<Double> = 2...60
+    package static var allowedPeriodSeconds: ClosedRange<Double> { SwellEnvelope.allowedPeriodSeconds }
     package static let allowedDepth: ClosedRange<Double> = 0...1
+
+    /// Checks the period and depth against their definitions.
+    package func validate() throws(ShadesError) {
+        try Parameter.swellPeriod.check(periodSeconds)
+        try Parameter.swellDepth.check(depth)
+    }
 }

@@ -23,11 +23,23 @@ extension Sound {
 
     /// Reads a sound from JSON text; `file` names the text in errors (`sound.json:3:12: …`).
     public static func parse(json bytes: [UInt8], file: String) throws(ShadesError) -> Sound {
-        var scanner = JSONScanner(bytes: bytes)
-        let tree: JSONValue
-        do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
-        return try SoundReader(reader: JSONTreeReader(file: file)).sound(tree, path: "")
+        try SoundDocument(json: bytes, file: file).sound
     }
+
+    /// The sound's parameters as its JSON form names them: key paths inside a sound object (or a layer).
+    package static let jsonKeys: [ParameterID: String] = [
+        .layout: "channels", .seed: "seed", .beta: "beta", .distribution: "distribution", .frequency: "frequency", .width: "width",
+        .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
+        .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
+        .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
+        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
+        .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
+        .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
+        .toneLength: "toneSeconds", .toneRamp: "rampSeconds", .cycleRate: "cycleRateHz", .onCycles: "onCycles",
+        .offCycles: "offCycles", .toneGains: "toneGainsDB", .bandGains: "bandGainsDB",
+        .carrier: "carrier", .beat: "beat", .duty: "duty", .isochronicRamp: "rampSeconds", .density: "density",
+        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM", .shape: "shape",
+    ]
 
     /// The JSON form on one line with sorted keys (comments, messages, cache keys).
     package var compactJSON: String {
@@ -58,6 +70,57 @@ extension Sound {
     static var allSourceKeys: [String] {
         var seen = Set<String>()
         return sourceNames.flatMap { sourceKeys[$0]! }.filter { seen.insert($0).inserted }
+    }
+}
+
+/// A sound read from a JSON file, with where each of its keys is: a problem found when the sound is
+/// checked at a rate and length (``RenderRequest/validate()``) is placed at the key that gave the value.
+package struct SoundDocument {
+    package let sound: Sound
+    package let file: String
+    /// Where each key path of the file starts.
+    package let locations: [String: SourceLocation]
+
+    /// Reads the sound in `bytes`; `file` names it in errors.
+    package init(json bytes: [UInt8], file: String) throws(ShadesError) {
+        var scanner = JSONScanner(bytes: bytes)
+        let tree: JSONValue
+        do { tree = try scanner.document() } catch { throw ShadesError(path: file, at: error.location, error.message) }
+        let reader = JSONTreeReader(file: file)
+        sound = try SoundReader(reader: reader).sound(tree, path: "")
+        (self.file, locations) = (file, reader.locations)
+    }
+
+    /// `error` at the key that gave its value, named by that key (`sound.json:2:3: frequency 1e+30 Hz is out
+    /// of range (…)`), when the file gives it; else `error` as it is (a command line's own option, such as
+    /// the duration).
+    package func locate(_ error: ShadesError) -> ShadesError {
+        error.locatedInSound(at: "", file: file, locations: locations) ?? error
+    }
+}
+
+extension ShadesError {
+    /// This problem of a sound read from JSON at `soundPath` (a key path; "" for a whole file) as a line at
+    /// its key: the file, line and column, then the problem with the parameters named by their keys
+    /// (``Sound/jsonKeys``), after `owner` ("sound 'rain'") and its layer. Nil when the sound's JSON does
+    /// not give the parameter (its key is absent): the problem is not the file's.
+    package func locatedInSound(at soundPath: String, file: String, locations: [String: SourceLocation],
+                                owner: String? = nil) -> ShadesError? {
+        guard let parameter, let key = Sound.jsonKeys[parameter] else { return nil }
+        let node = ([soundPath.isEmpty ? nil : soundPath] + layerPath.map { "layers[\($0)]" }).compactMap { $0 }.joined(separator: ".")
+        func path(_ key: Substring) -> String { node.isEmpty ? String(key) : node + "." + key }
+        let first = key.prefix { $0 != "." }
+        guard locations[path(first)] != nil else { return nil }
+        var body = self
+        body.layerPath = []
+        (body.path, body.line, body.column) = (nil, nil, nil)
+        let layer = layerPath.isEmpty ? nil : "layer \(layerPath.map { String($0 + 1) }.joined(separator: "."))"
+        let prefix = [owner, layer].compactMap { $0 }.joined(separator: " ")
+        let text = body.described(naming: { Sound.jsonKeys[$0] })
+        var located = ShadesError(path: file, at: JSONTreeReader.location(of: path(Substring(key)), in: locations),
+                                  prefix.isEmpty ? text : "\(prefix): \(text)")
+        (located.kind, located.parameter) = (kind, parameter)
+        return located
     }
 }
 
