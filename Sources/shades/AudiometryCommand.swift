@@ -77,7 +77,7 @@ struct AudiometryCommand: ParsableCommand {
         let audiogram: Audiogram
         if let simulateAudiogram {
             guard calibration == nil else { throw ShadesError.usage("--simulate-audiogram answers in dB HL without a sound: --calibration does not apply") }
-            guard device == nil else { throw ShadesError.usage("--simulate-audiogram plays no sound: --device does not apply") }
+            guard device == nil else { throw ShadesError.usage("--device does not apply to --simulate-audiogram, which plays no sound (allowed: --device without --simulate-audiogram)") }
             var listener = try SimulatedAudiometryListener(thresholds: try Self.parseThresholds(simulateAudiogram),
                                                            falseAlarmProbability: try optionalNumber(falseAlarms, .falseAlarms) ?? 0,
                                                            missProbability: try optionalNumber(misses, .misses) ?? 0, seed: seed)

@@ -61,7 +61,7 @@ struct MatchCommand: ParsableCommand {
         if let simulate {
             // A simulated listener hears nothing: these would be ignored.
             for (flag, given) in [("--level", level != nil), ("--device", device != nil)] where given {
-                throw ShadesError.usage("--simulate plays no sound: \(flag) does not apply")
+                throw ShadesError.usage("\(flag) does not apply to --simulate, which plays no sound (allowed: \(flag) without --simulate)")
             }
             let target = try ValueParsing.hertz(simulate, parameter: .listener)
             guard PitchMatch.allowedRangeHz.contains(target) else {

@@ -57,7 +57,7 @@ struct TinnitusOptions: ParsableArguments {
     func refuseSoundOptionsWhenSimulated(_ simulate: String?) throws {
         guard simulate != nil else { return }
         for (flag, given) in [("--device", device != nil), ("--seed", seed != nil)] where given {
-            throw ShadesError.usage("--simulate plays no sound: \(flag) does not apply")
+            throw ShadesError.usage("\(flag) does not apply to --simulate, which plays no sound (allowed: \(flag) without --simulate)")
         }
     }
 
@@ -71,7 +71,9 @@ struct TinnitusOptions: ParsableArguments {
     func givenThresholdDBFS(atHz frequencyHz: Double) throws -> Double? {
         if let threshold {
             guard audiogram == nil else { throw ShadesError.usage("--threshold cannot be combined with --audiogram (allowed: one or the other)") }
-            return try ValueParsing.decibels(threshold, parameter: .reference)
+            let level = try ValueParsing.decibels(threshold, parameter: .reference)
+            try Parameter(.reference, unit: .dBFS).check(level, within: ParameterRange(LevelPolicy.lowestRMSLevelDBFS...0, unit: .dBFS))
+            return level
         }
         guard let audiogram else { return nil }
         let file = try readAudiogram(audiogram)

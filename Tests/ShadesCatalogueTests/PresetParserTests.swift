@@ -153,7 +153,7 @@ import ShadesTestSupport
         #expect(readingError(layers(#"{ "source": "noise", "beta": 3 }"#))?.message == "beta 3 is out of range (allowed: -2 … 2)")
         #expect(readingError(layers(#"{ "source": "pink", "frequency": 440 }"#))?.message == "key 'frequency' does not apply to source 'pink'")
         #expect(readingError(layers(#"{ "source": "tone", "frequency": "loud" }"#))?.message
-                == "frequency 'loud': not a frequency (e.g. 6kHz, 6000)")
+                == "frequency 'loud': not a frequency (allowed: above 0 Hz; e.g. 6kHz, 6000)")
         #expect(readingError(layers(#"{ "source": "pink", "gainDB": "-3" }"#))?.message == "'gainDB' must be a number, not a string")
         #expect(readingError(layers(#"{ "source": "pink", "am": { "keep": "peek" } }"#))?.message
                 == "unknown keep 'peek' (did you mean 'peak'?)")

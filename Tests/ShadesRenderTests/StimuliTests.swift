@@ -137,7 +137,7 @@ import ShadesTestSupport
         ("stimuli audiometry --frequencies , -o outdir", "frequencies"),
         ("stimuli audiometry --frequencies 125,,250 -o outdir", "frequencies"),
         ("stimuli audiometry --frequencies 125,12x -o outdir", "frequencies"),
-        ("stimuli audiometry --frequencies 30kHz -o outdir", "frequency"),
+        ("stimuli audiometry --frequencies 30kHz -o outdir", "--frequencies 30000 Hz"),
         ("stimuli audiometry --ear middle -o outdir", "ear"),
         ("stimuli pitch-match --from 4kHz --to 1kHz -o outdir", "--from/--to"),
         ("stimuli pitch-match --step 0 -o outdir", "step"),

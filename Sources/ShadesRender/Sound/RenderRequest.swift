@@ -251,11 +251,16 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
     }
 
     private func validate(_ generator: Generator) throws(ShadesError) {
+        try validateParameters(of: generator)
+        // The generator's own values first: a length too short for a tone of 1e15 s names the tone's length.
         if durationSeconds.isFinite, let (shortest, holding) = Self.shortestSeconds(of: generator),
            shortest.isFinite, durationSeconds < shortest * (1 - 1e-9) {
             throw ShadesError(.duration, .other("is too short for this sound"), value: .number(durationSeconds, .seconds),
                               allowed: AllowedValues(range: .atLeast(shortest, unit: .seconds), note: holding))
         }
+    }
+
+    private func validateParameters(of generator: Generator) throws(ShadesError) {
         switch generator {
         case .noise(let colour, let distribution):
             _ = try NoiseColour(beta: colour.beta)
