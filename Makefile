@@ -47,8 +47,11 @@ INSTALL_MISSING = missing=""; \
 deps:
 	@$(call INSTALL_MISSING,$(DEB_PACKAGES))
 
+# Also real music for the tests and the README's examples (scripts/music-fixtures.sh: Debian's asc-music
+# and planetblupi-music-ogg, downloaded once into .build-fixtures/music).
 test-deps:
 	@$(call INSTALL_MISSING,$(TEST_PACKAGES))
+	@bash scripts/music-fixtures.sh
 
 live-deps:
 	@$(call INSTALL_MISSING,$(LIVE_PACKAGES))

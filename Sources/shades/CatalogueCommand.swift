@@ -80,6 +80,8 @@ struct CatalogueCommand: ParsableCommand {
                 options.container = container
             }
             options.parameters = ["presets": presets]
+            if let frequency { options.parameters["tinnitus-frequency"] = formatNumber(frequency, roundedTo: 2) + " Hz" }
+            if let fromMatch { options.parameters["from-match"] = fromMatch }
             if let music { options.parameters["music"] = music }
             if let rate { options.parameters["rate"] = rate }
             if let format { options.parameters["format"] = format }

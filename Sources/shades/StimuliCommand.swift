@@ -27,15 +27,15 @@ struct StimuliCommand: ParsableCommand {
         @Option(help: "Sample rate in Hz.")
         var rate: String = "48000"
 
-        @Option(help: "Sample format: s16, s24 or f32 (WAV only).")
-        var format: SampleFormat = .s16
+        @Option(help: "Sample format: s16, s24 or f32 (WAV only); default the first of these that carries the set's quietest file (s16 down to -69.9 dBFS).")
+        var format: SampleFormat?
 
         @Option(help: "File type: wav or flac.")
         var container: String = "wav"
 
         func parsed() throws -> (level: Double, rate: Double, container: Container) {
             let container = try Container(path: "x.\(container)")
-            _ = try AudioFileFormat(container: container, sampleFormat: format)
+            if let format { _ = try AudioFileFormat(container: container, sampleFormat: format) }
             return (try ValueParsing.decibels(level), try ValueParsing.hertz(rate, parameter: "rate"), container)
         }
     }
@@ -245,6 +245,7 @@ func parseFrequencyList(_ text: String) throws -> [Double] {
 }
 
 func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container) throws {
-    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: options.format, container: container)
-    print("wrote \(index.files.count) files and index.json to \(options.output)")
+    let (format, reason) = try StimulusSets.sampleFormat(for: items, asked: options.format, container: container)
+    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: format, container: container)
+    print("wrote \(index.files.count) files and index.json to \(options.output)" + (reason.map { " (\(format.rawValue): \($0))" } ?? ""))
 }
