@@ -36,6 +36,8 @@ enum ParameterFlags {
             return common.merging([.notchCentre: "--frequency", .notchWidth: "--width"]) { $1 }
         case is AnalyzeCommand:
             return common.merging([.bandCentre: "--notch", .bandWidth: "--width"]) { $1 }
+        case is StimuliCommand.ResidualInhibition:
+            return common.merging([.fade: "--onset/--offset", .fadeIn: "--onset", .fadeOut: "--offset"]) { $1 }
         default:
             return common
         }

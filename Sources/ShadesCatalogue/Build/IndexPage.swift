@@ -95,7 +95,7 @@ package enum IndexPage {
 
     /// "0:42", "1:00", "1:02:03" (whole seconds, cut as a player's clock shows them: 440.76 s is "7:20");
     /// under 10 s with a decimal, e.g. "5.0 s".
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         if seconds < 10 { return String(format: seconds, digits: 1) + " s" }
         let total = Int(seconds.rounded(.down))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)

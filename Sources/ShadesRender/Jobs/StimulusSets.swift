@@ -147,6 +147,13 @@ package enum StimulusSets {
         guard silenceSeconds.isFinite, silenceSeconds >= 0, silenceSeconds <= 600 else {
             throw ShadesError(parameter: .silence, value: "\(formatNumber(silenceSeconds)) s", allowed: "0 … 600 s")
         }
+        // The ramps frame every file: the masker's sound and each probe.
+        let shortest = min(maskerSeconds, probeSeconds)
+        if onsetRampSeconds.isFinite, offsetRampSeconds.isFinite, shortest.isFinite, onsetRampSeconds + offsetRampSeconds > shortest {
+            throw ShadesError(.fade, .other("do not fit in the \(formatNumber(shortest * 1000)) ms \(probeSeconds < maskerSeconds ? "probe" : "masker")"),
+                              value: .text("\(formatNumber(onsetRampSeconds * 1000)) ms + \(formatNumber(offsetRampSeconds * 1000)) ms"),
+                              allowed: AllowedValues(note: "together at most the shorter of the masker and the probe"))
+        }
         let band = Generator.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
         func item(_ name: String, kind: String, seconds: Double, silence: Double, relative: Double) throws(ShadesError) -> Item {
             let level = referenceDBFS + relative
