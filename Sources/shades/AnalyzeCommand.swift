@@ -89,7 +89,10 @@ struct AnalyzeCommand: ParsableCommand {
             }
             options.listeningSeconds = try ValueParsing.seconds(listen, parameter: "listen")
         }
-        if let plot { try AtomicFile.checkWritable(plot) }
+        if let plot {
+            let inputs = [CommandInput(file)] + (reference.map { [CommandInput($0, name: "--reference")] } ?? [])
+            try CommandPaths.checkOutput(plot, option: "--plot", inputs: inputs)
+        }
 
         let analysis = try FileAnalysis.analyze(path: file, options: options)
         if let warning = analysis.report.lengthWarning { printWarning(warning) }

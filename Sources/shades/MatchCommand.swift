@@ -56,7 +56,7 @@ struct MatchCommand: ParsableCommand {
     func run() throws {
         let seed = self.seed ?? UInt64(UInt32.random(in: 0 ... .max))
         let procedure = try PitchMatch(seed: seed)
-        if let output { try AtomicFile.checkWritable(output) }
+        if let output { try CommandPaths.checkOutput(output, inputs: []) }
         let result: PitchMatch.Result
         if let simulate {
             let target = try ValueParsing.hertz(simulate, parameter: .listener)

@@ -69,9 +69,12 @@ struct NotchFilterCommand: ParsableCommand {
         guard !notches.isEmpty else { throw ShadesError.usage("notch frequency is missing (allowed: --frequency F, e.g. 6kHz)") }
         let rate = try ValueParsing.hertz(rate, parameter: "rate")
         let design = try NotchDesign(notches: notches, sampleRate: rate)
+        try CommandPaths.checkOutput(output, inputs: [])
         guard output.lowercased().hasSuffix(".wav") else {
             throw ShadesError(parameter: "output", value: output, allowed: "a .wav file (PipeWire's convolver reads WAV)")
         }
+        // The configuration names the impulse response: one must not replace the other.
+        if let pipewire { try CommandPaths.checkOutput(pipewire, option: "--pipewire", inputs: [CommandInput(output, name: "-o")]) }
         try NotchFilterExport.writeImpulseResponse(of: design, to: output)
         if let pipewire {
             let text = NotchFilterExport.pipeWireConfiguration(impulseResponsePath: PathIdentity.canonical(output),
@@ -200,8 +203,7 @@ struct NotchCommand: ParsableCommand {
         }
         let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: "rate") }
         var info = stat()
-        let toFolder = inputs.count > 1 || output.hasSuffix("/")
-            || (stat(output, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
+        let toFolder = output.hasSuffix("/") || (stat(output, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
         if inputs.count > 1 && !toFolder {
             throw ShadesError.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
         }
@@ -209,15 +211,26 @@ struct NotchCommand: ParsableCommand {
         guard ext == "wav" || ext == "flac" else {
             throw ShadesError.usage("container '\(container)' is unknown (allowed: wav, flac)")
         }
-        return inputs.map { input in
+        let files = inputs.map { CommandInput($0) }
+        for file in files { try CommandPaths.checkReadableFile(file.path) }
+        try CommandPaths.checkDistinct(files)
+        let read = files + (fromMatch.map { [CommandInput($0, name: "--from-match")] } ?? [])
+        var jobs: [NotchJob] = []
+        for input in inputs {
             var path = output
             if toFolder {
                 let name = input.lastPathComponent.deletingPathExtension
                 path = (output.hasSuffix("/") ? output : output + "/") + "\(name)-notched.\(ext)"
             }
-            return NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
-                            resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling)
+            try CommandPaths.checkOutput(path, inputs: read, createsFolders: true)
+            if let other = jobs.first(where: { PathIdentity($0.outputPath) == PathIdentity(path) }) {
+                throw ShadesError.usage("-o \(output): \(other.inputPath) and \(input) would both be written to \(path) "
+                                        + "(allowed: inputs of different names)")
+            }
+            jobs.append(NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
+                                 resamplerQuality: quality, sampleFormat: format, ceilingDBTP: ceiling))
         }
+        return jobs
     }
 
     static func summary(_ r: NotchReport) -> String {

@@ -73,7 +73,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         if output == "-" { return try stream() }
         let request = try makeRequest()
-        try AtomicFile.checkWritable(output)
+        try CommandPaths.checkOutput(output, inputs: sound.inputs(of: request))
         let format = self.format ?? (request.sound.hasNotch ? .s24 : .s16)
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }

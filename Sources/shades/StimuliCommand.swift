@@ -224,7 +224,8 @@ extension StimuliCommand {
                 probeFromDB: try decibels(mmlFrom, "mml-from"), probeToDB: try decibels(mmlTo, "mml-to"),
                 probeStepDB: try decibels(mmlStep, "mml-step"), probeSeconds: try seconds(probe, "probe"),
                 layout: channels, sampleRate: rate, seed: seed)
-            try writeSet(items, name: "residual-inhibition", options: set, container: container)
+            try writeSet(items, name: "residual-inhibition", options: set, container: container,
+                         inputs: referenceFrom.map { [CommandInput($0, name: "--reference-from")] } ?? [])
         }
     }
 }
@@ -244,7 +245,12 @@ func parseFrequencyList(_ text: String) throws -> [Double] {
     }
 }
 
-func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container) throws {
+/// Writes the set into `-o`, after checking that none of its files is one of `inputs`, in the sample format
+/// its quietest file needs (or the asked one, refused when it cannot carry that file).
+func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container,
+              inputs: [CommandInput] = []) throws {
+    let files = items.map { "\($0.entry.file).\(container.rawValue)" } + ["index.json"]
+    try CommandPaths.checkOutput(files: files, inFolder: options.output, inputs: inputs)
     let (format, reason) = try StimulusSets.sampleFormat(for: items, asked: options.format, container: container)
     let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: format, container: container)
     print("wrote \(index.files.count) files and index.json to \(options.output)" + (reason.map { " (\(format.rawValue): \($0))" } ?? ""))

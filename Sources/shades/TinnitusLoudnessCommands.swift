@@ -111,7 +111,7 @@ struct LoudnessMatchCommand: ParsableCommand {
         let f = try tinnitus.frequencyHz()
         let layout = try tinnitus.layout()
         let stepDB = try ValueParsing.decibels(step, parameter: .step)
-        if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
+        try tinnitus.checkOutput()
         var threshold = try tinnitus.givenThresholdDBFS(atHz: f)
         let result: LoudnessMatch.Result
         if let simulate {
@@ -186,7 +186,7 @@ struct MMLCommand: ParsableCommand {
     func run() throws {
         let f = try tinnitus.frequencyHz()
         let layout = try tinnitus.layout()
-        if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
+        try tinnitus.checkOutput()
         let threshold = try tinnitus.givenThresholdDBFS(atHz: f)
         let procedure = try MinimumMaskingLevel(frequencyHz: f, widthOctaves: width, thresholdDBFS: threshold,
                                                 startDBFS: try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) })
