@@ -99,19 +99,20 @@ func catalogueBenchmark(unchanged: Bool) {
     }
 }
 
-/// One iteration = `Renderer.renderFile` of a file sound at 48 kHz: 60 s of stereo pink noise at
+/// One iteration = `Renderer.renderFile` of a file sound at `outputRate`: 60 s of stereo pink noise at
 /// `inputRate` (a float WAV written in setup) decoded, resampled (the best quality: the rational FFT
-/// resampler), notched one octave at 6 kHz when `notched`, and written as a float WAV. The path of
-/// `shades render --sound` with a file, and of the catalogue's music.
-func resampleBenchmark(inputRate: Int, notched: Bool) {
+/// resampler, in two stages when the ratio's terms have a prime factor over 7), notched one octave at
+/// 6 kHz when `notched`, and written as a float WAV. The path of `shades render --sound` with a file, and
+/// of the catalogue's music.
+func resampleBenchmark(inputRate: Int, outputRate: Int = 48_000, notched: Bool) {
     let seconds = 60
-    Benchmark("Resample-\(inputRate)-to-48000-60s-stereo\(notched ? "-notched-6kHz" : "")",
+    Benchmark("Resample-\(inputRate)-to-\(outputRate)-60s-stereo\(notched ? "-notched-6kHz" : "")",
               configuration: .init(maxIterations: ShadesBench.quick ? 1 : 10)) { benchmark, scratch in
         let input = scratch.url.appendingPathComponent("input.wav").path
         let output = scratch.url.appendingPathComponent("output.wav").path
         var sound = Sound.file(path: input)
         if notched { sound.notches = [NotchSpec(centreHz: 6_000)] }
-        let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: 48_000)
+        let request = RenderRequest(sound: sound, durationSeconds: RenderRequest.untilEndOfFile, sampleRate: Double(outputRate))
         let clock = ContinuousClock()
         var frames = 0
         benchmark.startMeasurement()
@@ -124,12 +125,47 @@ func resampleBenchmark(inputRate: Int, notched: Bool) {
         let elapsed = start.duration(to: clock.now)
         benchmark.stopMeasurement()
         try? FileManager.default.removeItem(atPath: output)
-        ShadesBench.record(benchmark, frames: frames, channels: 2, sampleRate: 48_000, elapsed: elapsed)
+        ShadesBench.record(benchmark, frames: frames, channels: 2, sampleRate: Double(outputRate), elapsed: elapsed)
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         let request = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: Double(seconds),
                                     sampleRate: Double(inputRate), layout: .stereo)
         try Renderer.renderFile(request, to: scratch.url.appendingPathComponent("input.wav").path, sampleFormat: .f32)
+        return scratch
+    }
+}
+
+/// One iteration = `shades catalogue build --tinnitus-frequency 6kHz --music` of one song of `minutes`
+/// minutes (stereo pink noise at 44.1 kHz, a float WAV made in setup) beside the default presets: the
+/// song is resampled to 48 kHz, notched and loudness-matched in two streaming passes. Its threshold
+/// (`Thresholds/Files.Catalogue-music-*.p90.json`) holds the peak resident memory: it must not grow with
+/// the song (measured: about the same for 5 and 30 minutes).
+func catalogueMusicBenchmark(minutes: Int) {
+    let presets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
+    var configuration = Benchmark.Configuration(metrics: ShadesBench.metrics + [.peakMemoryResident],
+                                                maxIterations: 1)
+    configuration.thresholds = [.peakMemoryResident: .init(relative: [.p90: 10])]
+    Benchmark("Catalogue-music-\(minutes)min", configuration: configuration) { benchmark, scratch in
+        let folder = scratch.url.appendingPathComponent("catalogue").path
+        try? FileManager.default.removeItem(atPath: folder)
+        do {
+            benchmark.startMeasurement()
+            let manifest = try Catalogue.build(presets: presets, into: folder,
+                                               options: CatalogueOptions(tinnitusFrequencyHz: 6_000,
+                                                                         musicFolder: scratch.url.appendingPathComponent("music").path))
+            benchmark.stopMeasurement()
+            blackHole(manifest.sounds.count)
+        } catch {
+            benchmark.error("catalogue build failed: \(error)")
+        }
+    } setup: { () throws -> ScratchDirectory in
+        let scratch = try ScratchDirectory()
+        let music = scratch.url.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        let song = RenderRequest(sound: Sound(.noise(colour: .pink, distribution: .gaussian)), durationSeconds: Double(60 * minutes),
+                                 sampleRate: 44_100, layout: .stereo)
+        try Renderer.renderFile(song, to: music.appendingPathComponent("song.wav").path, sampleFormat: .f32)
         return scratch
     }
 }
@@ -147,4 +183,8 @@ let benchmarks: @Sendable () -> Void = {
     catalogueBenchmark(unchanged: true)
     for rate in [22_050, 44_100] { resampleBenchmark(inputRate: rate, notched: false) }
     resampleBenchmark(inputRate: 22_050, notched: true)
+    // Ratios beyond one short FFT frame: 1280/147 (one stage, longer frames) and 48,000/44,101 (two stages).
+    resampleBenchmark(inputRate: 22_050, outputRate: 192_000, notched: false)
+    resampleBenchmark(inputRate: 44_101, notched: false)
+    catalogueMusicBenchmark(minutes: ShadesBench.quick ? 5 : 30)
 }
