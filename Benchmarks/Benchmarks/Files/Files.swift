@@ -72,28 +72,35 @@ func analyzeBenchmark() {
     }
 }
 
+/// One measured `Catalogue.build` of the repository's presets into `folder` (with `options`).
+func measureCatalogueBuild(_ benchmark: Benchmark, into folder: String, options: CatalogueOptions = CatalogueOptions()) {
+    do {
+        benchmark.startMeasurement()
+        let manifest = try Catalogue.build(presets: presetsFolder, into: folder, options: options)
+        benchmark.stopMeasurement()
+        blackHole(manifest.sounds.count)
+    } catch {
+        benchmark.error("catalogue build failed: \(error)")
+    }
+}
+
+/// The repository's Presets folder.
+let presetsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
+
 /// One iteration = `shades catalogue build` of the default presets (13 sounds of 60 s, stereo 48 kHz s16)
 /// into an empty folder (target: at most 5 s on 2 cores), or into the folder of the previous build with
 /// nothing changed (target: under 1 s).
 func catalogueBenchmark(unchanged: Bool) {
-    let presets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
     Benchmark(unchanged ? "Catalogue-default-unchanged" : "Catalogue-default-from-scratch",
               configuration: .init(maxIterations: ShadesBench.quick ? 1 : 3)) { benchmark, scratch in
         let folder = scratch.url.appendingPathComponent("catalogue").path
         if !unchanged { try? FileManager.default.removeItem(atPath: folder) }
-        do {
-            benchmark.startMeasurement()
-            let manifest = try Catalogue.build(presets: presets, into: folder)
-            benchmark.stopMeasurement()
-            blackHole(manifest.sounds.count)
-        } catch {
-            benchmark.error("catalogue build failed: \(error)")
-        }
+        measureCatalogueBuild(benchmark, into: folder)
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         if unchanged {
-            try Catalogue.build(presets: presets, into: scratch.url.appendingPathComponent("catalogue").path)
+            try Catalogue.build(presets: presetsFolder, into: scratch.url.appendingPathComponent("catalogue").path)
         }
         return scratch
     }
@@ -142,8 +149,6 @@ func resampleBenchmark(inputRate: Int, outputRate: Int = 48_000, notched: Bool) 
 /// it must not grow with the song (the `shades` run of the same build with a 28-minute OGG peaked at
 /// 349 MB, the 60-s presets' buffers included; 1.67 GB before the music streamed).
 func catalogueMusicBenchmark(minutes: Int) {
-    let presets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
     var configuration = Benchmark.Configuration(metrics: ShadesBench.metrics + [.peakMemoryResident],
                                                 maxIterations: 1)
     // Checked against the stored peak (bytes) with no tolerance: `benchmark thresholds check --target Files`.
@@ -151,16 +156,8 @@ func catalogueMusicBenchmark(minutes: Int) {
     Benchmark("Catalogue-music-\(minutes)min", configuration: configuration) { benchmark, scratch in
         let folder = scratch.url.appendingPathComponent("catalogue").path
         try? FileManager.default.removeItem(atPath: folder)
-        do {
-            benchmark.startMeasurement()
-            let manifest = try Catalogue.build(presets: presets, into: folder,
-                                               options: CatalogueOptions(tinnitusFrequencyHz: 6_000,
-                                                                         musicFolder: scratch.url.appendingPathComponent("music").path))
-            benchmark.stopMeasurement()
-            blackHole(manifest.sounds.count)
-        } catch {
-            benchmark.error("catalogue build failed: \(error)")
-        }
+        measureCatalogueBuild(benchmark, into: folder, options: CatalogueOptions(
+            tinnitusFrequencyHz: 6_000, musicFolder: scratch.url.appendingPathComponent("music").path))
     } setup: { () throws -> ScratchDirectory in
         let scratch = try ScratchDirectory()
         let music = scratch.url.appendingPathComponent("music")
