@@ -129,10 +129,11 @@ bench: deps
 	cd Benchmarks && swift package benchmark --no-progress
 
 # Short CI run of the plain build: prints the table, then fails if a streaming render call allocated
-# (Thresholds/: 0 mallocs).
+# (Thresholds/: 0 mallocs) or a catalogue build's memory grew with its song (Thresholds/: peak resident).
 bench-quick: deps
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark --no-progress
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Sources --filter 'Stream-.*' --no-progress
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Files --filter 'Catalogue-music-.*' --no-progress
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh

@@ -124,7 +124,7 @@ enum AssetRenderer {
         written.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + gainDB)
         written.sound = asset.request.sound.mappingFiles { file in
             var recorded = file
-            recorded.frames = rendered.frames
+            recorded.frames = rendered.decodedInputFrames ?? recorded.frames
             return recorded
         }
         let path = folder + "/" + asset.fileName
@@ -141,6 +141,8 @@ enum AssetRenderer {
     /// A sound made and measured before its gain: its length, loudness, and how to write it at a gain.
     private struct Rendered {
         let frames: Int
+        /// A music file's decoded frames at its own rate (nil for a sound made in memory).
+        var decodedInputFrames: Int? = nil
         let channels: Int
         let renderedFrequencyHz: Double?
         let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
@@ -170,8 +172,8 @@ enum AssetRenderer {
                 if let meterFailure { throw meterFailure }
                 loudness = try meter.result()
             } catch { throw .asset(id: asset.id, message: "cannot measure loudness: \(error.description)") }
-            return Rendered(frames: passes.frames, channels: passes.channelCount, renderedFrequencyHz: passes.renderedFrequencyHz,
-                            loudness: loudness) { (sink: FileSink, gain: Float) throws(ShadesError) in try passes.write(to: sink, gain: gain) }
+            return Rendered(frames: passes.frames, decodedInputFrames: passes.decodedInputFrames, channels: passes.channelCount,
+                            renderedFrequencyHz: passes.renderedFrequencyHz, loudness: loudness) { (sink: FileSink, gain: Float) throws(ShadesError) in try passes.write(to: sink, gain: gain) }
         }
         let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
         let rate = asset.request.sampleRate

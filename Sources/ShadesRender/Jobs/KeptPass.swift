@@ -85,6 +85,8 @@ package final class FileSoundPasses {
     private let graph: SoundGraph
     private var kept: ScratchSoundFile?
     private var decodedInput: Int?
+    /// Frames the file decoded to, at its own rate (after ``measure(_:)``): what a recipe records of it.
+    package var decodedInputFrames: Int? { decodedInput }
 
     /// The request's sound at its reference level; nil when it does not play a file to its end.
     package init?(_ request: RenderRequest) throws(ShadesError) {
