@@ -1,8 +1,8 @@
 // The baseline x86-64 kernels' emulated fused multiply-add (Sources/CShadesKernels/kernel_fused.h) against
 // the CPU's FMA instruction, bit for bit, over random and adversarial inputs: every bit pattern, ties of the
 // Float rounding with tails below the Double sum's precision, cancellation, results near the smallest
-// subnormal and near overflow, signed zeros, infinities and NaN. Both the vector path (with its rare-lane
-// check) and the exact one-lane path are checked. Needs an x86-64 CPU with FMA (`make test-kernels`).
+// subnormal and near overflow, signed zeros, infinities and NaN. Both `fused` (two roundings, with its test
+// for doubtful lanes) and the sum rounded to odd it falls back to (`fused_exact4`, on every input) are checked. Needs an x86-64 CPU with FMA (`make test-kernels`).
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +29,15 @@ __attribute__((target("fma"), noinline)) static void hardware8(const float *a, c
     memcpy(&z, c, sizeof z);
     f8 r = __builtin_elementwise_fma(x, y, z);
     memcpy(out, &r, sizeof r);
+}
+
+/// The rounded-to-odd path alone, eight lanes.
+__attribute__((noinline)) static void exact8(const float *a, const float *b, const float *c, float *out) {
+    __m128 x0, x1, y0, y1, z0, z1;
+    memcpy(&x0, a, 16), memcpy(&x1, a + 4, 16), memcpy(&y0, b, 16), memcpy(&y1, b + 4, 16);
+    memcpy(&z0, c, 16), memcpy(&z1, c + 4, 16);
+    __m128 r0 = fused_exact4(x0, y0, z0), r1 = fused_exact4(x1, y1, z1);
+    memcpy(out, &r0, 16), memcpy(out + 4, &r1, 16);
 }
 
 __attribute__((noinline)) static void emulated8(const float *a, const float *b, const float *c, float *out) {
@@ -63,25 +72,25 @@ enum { BATCH = 8 * 1024 };
 static float A[BATCH], B[BATCH], C[BATCH];
 static long checked, mismatches, nanPayloads;
 
-/// Checks one batch: the vector path and the one-lane path against the instruction.
+/// Checks one batch: `fused` and its rounded-to-odd path against the instruction.
 static void check_batch(const char *family) {
-    static float expected[BATCH], vector[BATCH];
+    static float expected[BATCH], vector[BATCH], exact[BATCH];
     for (int i = 0; i < BATCH; i += 8) {
         hardware8(A + i, B + i, C + i, expected + i);
         emulated8(A + i, B + i, C + i, vector + i);
+        exact8(A + i, B + i, C + i, exact + i);
     }
     for (int i = 0; i < BATCH; i++) {
-        float lane = fused_exact(A[i], B[i], C[i]);
         uint32_t want = bits_of(expected[i]);
         for (int path = 0; path < 2; path++) {
-            float got = path == 0 ? vector[i] : lane;
+            float got = path == 0 ? vector[i] : exact[i];
             if (bits_of(got) == want) continue;
             if (isnan(got) && isnan(expected[i])) {
                 nanPayloads++;
                 continue;
             }
             if (mismatches++ < 20) {
-                printf("MISMATCH %s (%s): fma(%a, %a, %a) = %a, emulated %a\n", family, path == 0 ? "vector" : "lane",
+                printf("MISMATCH %s (%s): fma(%a, %a, %a) = %a, emulated %a\n", family, path == 0 ? "fused" : "rounded to odd",
                        A[i], B[i], C[i], expected[i], got);
             }
         }
@@ -114,12 +123,15 @@ int main(int argc, char **argv) {
             C[i] = from_bits(nearest + (uint32_t)random_int(-3, 3));
         }
         check_batch("cancellation");
-        // Ties: a·b = ±2^k·(1 + i·2⁻²³)(1 + j·2⁻²³), small i and j, beside a c whose half step is near 2^k: the
-        // Double sum lands on or next to a tie of the Float rounding, with tails below its precision.
+        // Ties: a·b = ±2^k·(1 + u·2⁻²³)(1 + v·2⁻²³) beside a c whose half step is near 2^k: the Double sum
+        // lands on a tie of the Float rounding, or (v = −u near ±512: a·b = 2^k·(1 − 2⁻²⁸ − small)) one Double
+        // step beside it, with tails below its precision.
         for (int i = 0; i < BATCH; i++) {
             int ec = random_int(-100, 100), k = ec - 24 + random_int(-2, 1), ea = random_int(-20, 20);
-            A[i] = ldexpf(1.0f + (float)random_int(-8, 8) * 0x1p-23f, ea) * (next32() & 1 ? -1 : 1);
-            B[i] = ldexpf(1.0f + (float)random_int(-8, 8) * 0x1p-23f, k - ea) * (next32() & 1 ? -1 : 1);
+            int u = random_int(-8, 8), v = random_int(-8, 8);
+            if (next32() & 1) u = random_int(500, 524) * (next32() & 1 ? -1 : 1), v = -u;
+            A[i] = ldexpf(1.0f + (float)u * 0x1p-23f, ea) * (next32() & 1 ? -1 : 1);
+            B[i] = ldexpf(1.0f + (float)v * 0x1p-23f, k - ea) * (next32() & 1 ? -1 : 1);
             C[i] = random_float(ec);
             if (next32() & 1) C[i] = from_bits(bits_of(C[i]) & ~1u);  // even and odd last bits
         }
