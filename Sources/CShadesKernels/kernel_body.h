@@ -9,12 +9,7 @@
 #include <string.h>
 #include "CShadesKernels.h"
 
-typedef float f8 __attribute__((ext_vector_type(8)));
-typedef float f16 __attribute__((ext_vector_type(16)));
-typedef uint32_t u8 __attribute__((ext_vector_type(8)));
-typedef int32_t i8 __attribute__((ext_vector_type(8)));
-typedef uint32_t u32x16 __attribute__((ext_vector_type(16)));
-typedef int32_t i32x16 __attribute__((ext_vector_type(16)));
+#include "kernel_types.h"
 
 static inline __attribute__((always_inline)) f8 load8(const float *p) { f8 v; memcpy(&v, p, sizeof v); return v; }
 static inline __attribute__((always_inline)) void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
@@ -32,7 +27,6 @@ static inline __attribute__((always_inline)) u32x16 join(u8 low, u8 high) {
     return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
-#define OVERLOADED static inline __attribute__((always_inline, overloadable))
 // `fused(a, b, c)`: a·b + c rounded once, at 8 and 16 lanes.
 #include "kernel_fused.h"
 /// a·b + c, rounded once.

@@ -12,22 +12,18 @@
 #pragma clang fp contract(off)
 #pragma clang diagnostic ignored "-Wpsabi"
 
-typedef float f8 __attribute__((ext_vector_type(8)));
-typedef float f16 __attribute__((ext_vector_type(16)));
-typedef uint32_t u8 __attribute__((ext_vector_type(8)));
-typedef int32_t i8 __attribute__((ext_vector_type(8)));
-#define OVERLOADED static inline __attribute__((always_inline, overloadable))
+#include "kernel_types.h"
 #define SHADES_EMULATED_FMA 1
 #include "kernel_fused.h"
+
+/// Eight Floats at any address.
+typedef f8 unaligned8 __attribute__((aligned(4)));
+#define load(p) (*(const unaligned8 *)(p))
 
 /// The instruction, eight lanes.
 __attribute__((target("fma"), noinline)) static void hardware8(const float *a, const float *b, const float *c,
                                                                float *out) {
-    f8 x, y, z;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
-    memcpy(&z, c, sizeof z);
-    f8 r = __builtin_elementwise_fma(x, y, z);
+    f8 r = __builtin_elementwise_fma(load(a), load(b), load(c));
     memcpy(out, &r, sizeof r);
 }
 
@@ -41,11 +37,7 @@ __attribute__((noinline)) static void exact8(const float *a, const float *b, con
 }
 
 __attribute__((noinline)) static void emulated8(const float *a, const float *b, const float *c, float *out) {
-    f8 x, y, z;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
-    memcpy(&z, c, sizeof z);
-    f8 r = fused(x, y, z);
+    f8 r = fused(load(a), load(b), load(c));
     memcpy(out, &r, sizeof r);
 }
 
