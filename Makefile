@@ -15,6 +15,9 @@ LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins
 # without recommended packages: no pipewire-pulse or pipewire-alsa (they would take PulseAudio's and ALSA's
 # clients from the headless PulseAudio), no rtkit.
 PIPEWIRE_PACKAGES := pipewire pipewire-bin wireplumber dbus-daemon
+# For make test-arm64: Debian's aarch64 C library and cross gcc (the linker driver; clang compiles the kernels)
+# and qemu's user-mode emulator to run the result.
+ARM64_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # A plain release build, as an app depending on Shades gets it: the hot kernels (CShadesKernels) are built
 # for baseline, AVX2 + FMA and AVX-512 and chosen at run time, so no CPU flags are needed.
@@ -31,7 +34,7 @@ SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
 .PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-builds cpu-flags clean \
-	fuzz fuzz-ci test-tsan test-asan soak load-test
+	fuzz fuzz-ci test-tsan test-asan soak load-test test-kernels test-arm64
 
 # Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
 # removed but not purged (dpkg's "rc") counts as missing: `dpkg -s` answers 0 for it.
@@ -47,8 +50,11 @@ INSTALL_MISSING = missing=""; \
 deps:
 	@$(call INSTALL_MISSING,$(DEB_PACKAGES))
 
+# Also real music for the tests and the README's examples (scripts/music-fixtures.sh: Debian's asc-music
+# and planetblupi-music-ogg, downloaded once into .build-fixtures/music).
 test-deps:
 	@$(call INSTALL_MISSING,$(TEST_PACKAGES))
+	@bash scripts/music-fixtures.sh
 
 live-deps:
 	@$(call INSTALL_MISSING,$(LIVE_PACKAGES))
@@ -81,6 +87,18 @@ api-listing: deps
 # `shades notch-filter --pipewire` loaded in it. About 15 s. `LIVE_SERVERS=pipewire make test-live`: only that.
 test-live: deps live-deps
 	bash scripts/live-tests.sh $(SWIFT_FLAGS)
+
+# The C kernels without Swift (Tests/KernelHarness/run.sh, a few seconds): the baseline x86-64 set's emulated
+# fused multiply-add against this CPU's FMA instruction, bit for bit over millions of random and adversarial
+# inputs, and every function of every kernel set this CPU runs on fixed inputs, giving the same digests.
+test-kernels:
+	bash Tests/KernelHarness/run.sh native
+
+# The kernels built for aarch64 and run under qemu-user: the same digests as the x86-64 sets, and fmla/fmadd
+# in the code with no call to fmaf (the hardware fused multiply-add). About 10 s after the install.
+test-arm64:
+	@$(call INSTALL_MISSING,$(ARM64_PACKAGES),--no-install-recommends)
+	bash Tests/KernelHarness/run.sh arm64
 
 # libFuzzer targets (Fuzz/, with the address and leak sanitizers), each for FUZZ_SECONDS, two at a time;
 # a crash, hang (over 10 s), leak or failed invariant fails the run and leaves the input in
@@ -126,10 +144,11 @@ bench: deps
 	cd Benchmarks && swift package benchmark --no-progress
 
 # Short CI run of the plain build: prints the table, then fails if a streaming render call allocated
-# (Thresholds/: 0 mallocs).
+# (Thresholds/: 0 mallocs) or a catalogue build's memory grew with its song (Thresholds/: peak resident).
 bench-quick: deps
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark --no-progress
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Sources --filter 'Stream-.*' --no-progress
+	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Files --filter 'Catalogue-music-.*' --no-progress
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh

@@ -9,18 +9,11 @@
 #include <string.h>
 #include "CShadesKernels.h"
 
-typedef float f8 __attribute__((ext_vector_type(8)));
-typedef float f16 __attribute__((ext_vector_type(16)));
-typedef uint32_t u8 __attribute__((ext_vector_type(8)));
-typedef int32_t i8 __attribute__((ext_vector_type(8)));
-typedef uint32_t u32x16 __attribute__((ext_vector_type(16)));
-typedef int32_t i32x16 __attribute__((ext_vector_type(16)));
+#include "kernel_types.h"
 
 static inline __attribute__((always_inline)) f8 load8(const float *p) { f8 v; memcpy(&v, p, sizeof v); return v; }
 static inline __attribute__((always_inline)) void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
 static inline __attribute__((always_inline)) f8 splat8(float x) { return (f8)x; }
-/// a·b + c, rounded once.
-static inline __attribute__((always_inline)) f8 fma8(f8 a, f8 b, f8 c) { return __builtin_elementwise_fma(a, b, c); }
 static inline __attribute__((always_inline)) f16 load16(const float *p) { f16 v; memcpy(&v, p, sizeof v); return v; }
 static inline __attribute__((always_inline)) void store16(float *p, f16 v) { memcpy(p, &v, sizeof v); }
 /// Swift's `SIMD8<Float>.sum()`: lane 0 to 7 in order, from −0.
@@ -34,8 +27,12 @@ static inline __attribute__((always_inline)) u32x16 join(u8 low, u8 high) {
     return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
+// `fused(a, b, c)`: a·b + c rounded once, at 8 and 16 lanes.
+#include "kernel_fused.h"
+/// a·b + c, rounded once.
+static inline __attribute__((always_inline)) f8 fma8(f8 a, f8 b, f8 c) { return fused(a, b, c); }
+
 // The generators' and the quantiser's lane arithmetic, for 8 and for 16 lanes.
-#define OVERLOADED static inline __attribute__((always_inline, overloadable))
 #define LANE_F f8
 #define LANE_U u8
 #define LANE_I i8
@@ -138,7 +135,7 @@ typedef struct {
 static inline __attribute__((always_inline)) void square_sum_start_block(square_sum *m) { m->partials = (f16)0; }
 /// A pair of groups: the first at an even position in the block.
 static inline __attribute__((always_inline)) void square_sum_add16(square_sum *m, f16 x) {
-    m->partials = __builtin_elementwise_fma(x, x, m->partials);
+    m->partials = fused(x, x, m->partials);
     m->peakBits = __builtin_elementwise_max(m->peakBits, magnitude_bits(x));
 }
 /// A block's last group when the block has an odd number of them (an even position).

@@ -43,7 +43,7 @@ static void KERNEL(block_iir_eight)(float *samples, size_t count, const float *d
 }
 
 static inline __attribute__((always_inline)) f16 splat16(float x) { return (f16)x; }
-static inline __attribute__((always_inline)) f16 fma16(f16 a, f16 b, f16 c) { return __builtin_elementwise_fma(a, b, c); }
+static inline __attribute__((always_inline)) f16 fma16(f16 a, f16 b, f16 c) { return fused(a, b, c); }
 
 /// 9 to 16 states in one 16-lane vector, steps of `STEP` samples (8 or 16) with outputs in vectors `V`.
 #define BLOCK_IIR_SIXTEEN(NAME, V, STEP, LOADV, STOREV, SPLATV, FMAV)                                          \

@@ -17,7 +17,7 @@ OVERLOADED LANE_F float_of_small(LANE_U x) { return as_float(x | 0x4B000000u) - 
 OVERLOADED LANE_F square_root(LANE_F x) {
     LANE_F y = as_float(0x5F3759DFu - (as_bits(x) >> 1));
     LANE_F half = x * 0.5f;
-    for (int k = 0; k < 2; k++) y = y * __builtin_elementwise_fma(-(half * y), y, (LANE_F)1.5f);
+    for (int k = 0; k < 2; k++) y = y * fused(-(half * y), y, (LANE_F)1.5f);
     return x * y;
 }
 
@@ -30,34 +30,34 @@ OVERLOADED LANE_F log_of_unit_interval(LANE_F x) {
     LANE_F t = (mantissa - 1.0f) / (mantissa + 1.0f);
     LANE_F t2 = t * t;
     LANE_F series = (LANE_F)(1.0f / 9);
-    series = __builtin_elementwise_fma(series, t2, (LANE_F)(1.0f / 7));
-    series = __builtin_elementwise_fma(series, t2, (LANE_F)(1.0f / 5));
-    series = __builtin_elementwise_fma(series, t2, (LANE_F)(1.0f / 3));
-    series = __builtin_elementwise_fma(series, t2, (LANE_F)1.0f);
-    return __builtin_elementwise_fma(exponent, (LANE_F)0.69314718f, 2.0f * t * series);
+    series = fused(series, t2, (LANE_F)(1.0f / 7));
+    series = fused(series, t2, (LANE_F)(1.0f / 5));
+    series = fused(series, t2, (LANE_F)(1.0f / 3));
+    series = fused(series, t2, (LANE_F)1.0f);
+    return fused(exponent, (LANE_F)0.69314718f, 2.0f * t * series);
 }
 
 /// sin and cos for |φ| ≤ π/4 (Taylor to φ⁹ and φ¹⁰).
 OVERLOADED void sin_cos_small(LANE_F phi, LANE_F *sine, LANE_F *cosine) {
     LANE_F p2 = phi * phi;
     LANE_F s = (LANE_F)(1.0f / 362880);
-    s = __builtin_elementwise_fma(s, p2, (LANE_F)(-1.0f / 5040));
-    s = __builtin_elementwise_fma(s, p2, (LANE_F)(1.0f / 120));
-    s = __builtin_elementwise_fma(s, p2, (LANE_F)(-1.0f / 6));
-    s = __builtin_elementwise_fma(s, p2, (LANE_F)1.0f);
+    s = fused(s, p2, (LANE_F)(-1.0f / 5040));
+    s = fused(s, p2, (LANE_F)(1.0f / 120));
+    s = fused(s, p2, (LANE_F)(-1.0f / 6));
+    s = fused(s, p2, (LANE_F)1.0f);
     LANE_F c = (LANE_F)(-1.0f / 3628800);
-    c = __builtin_elementwise_fma(c, p2, (LANE_F)(1.0f / 40320));
-    c = __builtin_elementwise_fma(c, p2, (LANE_F)(-1.0f / 720));
-    c = __builtin_elementwise_fma(c, p2, (LANE_F)(1.0f / 24));
-    c = __builtin_elementwise_fma(c, p2, (LANE_F)(-0.5f));
-    c = __builtin_elementwise_fma(c, p2, (LANE_F)1.0f);
+    c = fused(c, p2, (LANE_F)(1.0f / 40320));
+    c = fused(c, p2, (LANE_F)(-1.0f / 720));
+    c = fused(c, p2, (LANE_F)(1.0f / 24));
+    c = fused(c, p2, (LANE_F)(-0.5f));
+    c = fused(c, p2, (LANE_F)1.0f);
     *sine = phi * s;
     *cosine = c;
 }
 
 /// Points on the unit circle: the low 2 bits of each word pick a quadrant, the top 23 the angle inside it.
 OVERLOADED void phasors(LANE_U words, LANE_F *x, LANE_F *y) {
-    LANE_F fraction = __builtin_elementwise_fma(float_of_small(words >> 9), (LANE_F)(1.0f / 8388608),
+    LANE_F fraction = fused(float_of_small(words >> 9), (LANE_F)(1.0f / 8388608),
                                                 (LANE_F)(0.5f / 8388608));
     // Swift's Float.pi / 2 (π rounded toward zero), so the angles match the reference bit for bit.
     LANE_F s, c;
@@ -75,7 +75,7 @@ OVERLOADED void phasors(LANE_U words, LANE_F *x, LANE_F *y) {
 
 /// The Box–Muller radius √(−2 ln u), u in (0, 1) from all 32 bits of each word (two exact 16-bit halves).
 OVERLOADED LANE_F gaussian_radius(LANE_U words) {
-    LANE_F u = __builtin_elementwise_fma(float_of_small(words >> 16), (LANE_F)(1.0f / 65536),
+    LANE_F u = fused(float_of_small(words >> 16), (LANE_F)(1.0f / 65536),
                                          (float_of_small(words & 0xFFFFu) + 0.5f) * (1.0f / 4294967296.0f));
     return square_root(-2.0f * log_of_unit_interval(u));
 }

@@ -35,6 +35,12 @@ extension CatalogueAsset {
         return Stream(source: graph.makeSource(gains: gains), frameCount: frames, renderedFrequencyHz: graph.renderedFrequencyHz)
     }
 
+    /// The sound in two streaming passes (``FileSoundPasses``) when it plays a file to its end (music): its
+    /// memory does not grow with the song. Nil for every other sound.
+    func fileSoundPasses() throws(ShadesError) -> FileSoundPasses? {
+        do throws(ShadesError) { return try FileSoundPasses(referenceRequest) } catch { throw .asset(id: id, message: error.description) }
+    }
+
     /// The sound rendered into memory, the way the builder makes it: a generator rendered and measured in
     /// memory, then times its exact gains; a mix or a file as its graph renders it. And the file frames
     /// decoded, for a file.

@@ -96,7 +96,10 @@ struct AnalyzeCommand: ParsableCommand {
             try Parameter(.listeningTime, unit: .seconds, range: Parameter.duration.range).check(seconds)
             options.listeningSeconds = seconds
         }
-        if let plot { try AtomicFile.checkWritable(plot) }
+        if let plot {
+            let inputs = [CommandInput(file)] + (reference.map { [CommandInput($0, name: "--reference")] } ?? [])
+            try CommandPaths.checkOutput(plot, option: "--plot", inputs: inputs)
+        }
 
         let analysis = try FileAnalysis.analyze(path: file, options: options)
         if let warning = analysis.report.lengthWarning { printWarning(warning) }

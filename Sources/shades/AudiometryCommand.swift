@@ -71,7 +71,7 @@ struct AudiometryCommand: ParsableCommand {
         let list = try audiometricFrequencies(frequencies, extended: extended)
         let calibrationFile = try calibration.map(readCalibration)
         let start = try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) }
-        if let output { try AtomicFile.checkWritable(output) }
+        if let output { try CommandPaths.checkOutput(output, inputs: calibration.map { [CommandInput($0, name: "--calibration")] } ?? []) }
         let seed = try self.seed.map(ValueParsing.seed) ?? UInt64(UInt32.random(in: 0 ... .max))
 
         let audiogram: Audiogram

@@ -84,7 +84,14 @@ struct CatalogueCommand: ParsableCommand {
                 }
                 options.container = container
             }
+            var inputs = [CommandInput(presets, name: "the presets folder")]
+            if let music { inputs.append(CommandInput(music, name: "--music")) }
+            if let audiogram = shaping.audiogram { inputs.append(CommandInput(audiogram, name: "--audiogram")) }
+            if let fromMatch { inputs.append(CommandInput(fromMatch, name: "--from-match")) }
+            try CommandPaths.checkOutputFolder(output, inputs: inputs)
             options.parameters = ["presets": presets]
+            if let frequency { options.parameters["tinnitus-frequency"] = formatNumber(frequency, roundedTo: 2) + " Hz" }
+            if let fromMatch { options.parameters["from-match"] = fromMatch }
             if let music { options.parameters["music"] = music }
             if let rate { options.parameters["rate"] = rate }
             if let format { options.parameters["format"] = format }

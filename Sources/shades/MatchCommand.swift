@@ -56,7 +56,7 @@ struct MatchCommand: ParsableCommand {
     func run() throws {
         let seed = try self.seed.map(ValueParsing.seed) ?? UInt64(UInt32.random(in: 0 ... .max))
         let procedure = try PitchMatch(seed: seed)
-        if let output { try AtomicFile.checkWritable(output) }
+        if let output { try CommandPaths.checkOutput(output, inputs: []) }
         let result: PitchMatch.Result
         if let simulate {
             // A simulated listener hears nothing: these would be ignored.

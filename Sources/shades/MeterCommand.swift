@@ -66,11 +66,11 @@ struct MeterCommand: ParsableCommand {
         if let seconds { try Parameter.duration.check(seconds) }
         let channels = try self.channels.map { try ValueParsing.count($0, Self.recordedChannels) }
         let calibration = try self.calibration.map { try SPLCalibration(parsing: $0) }
+        if let output { try CommandPaths.checkOutput(output, inputs: []) }
         let format = try output.map { path in
             let container = try Container(path: path)
             return try AudioFileFormat(container: container, sampleFormat: container == .flac ? .s24 : .f32)
         }
-        if let output { try AtomicFile.checkWritable(output) }
         let choice = OutputDeviceChoice(flag: device)
         let input = try AudioInput(device: choice, channelCount: channels, sampleRate: rate)
         var session = MeterSession(input: input, meter: try SoundLevelMeter(sampleRate: rate, channelCount: input.channelCount, calibration: calibration),

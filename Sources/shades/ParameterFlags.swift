@@ -56,6 +56,8 @@ enum ParameterFlags {
             return common.merging([.reference: "--threshold"].merging(mml.startLevel == nil ? [.startLevel: "--threshold"] : [:]) { $1 }) { $1 }
         case is AudiometryCommand, is StimuliCommand.Audiometry:
             return common.merging([.frequency: "--frequencies"]) { $1 }
+        case is StimuliCommand.ResidualInhibition:
+            return common.merging([.fade: "--onset/--offset", .fadeIn: "--onset", .fadeOut: "--offset"]) { $1 }
         default:
             return common
         }

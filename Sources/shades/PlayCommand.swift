@@ -114,7 +114,7 @@ struct PlayCommand: ParsableCommand {
         }
         if let report {
             let json = "{\"frames\": \(frames), \"playedFrames\": \(played), \"underruns\": \(engine.underruns), \"readerUnderruns\": \(engine.readerUnderruns), \"latencySeconds\": \(latency), \"notchDelaySeconds\": \(notchDelay), \"bufferFrames\": \(bufferFrames), \"sampleRate\": \(Int(rate)), \"realtime\": \(realTime), \"callbacks\": \(cost.callbacks), \"renderSeconds\": \(cost.totalSeconds), \"longestCallbackSeconds\": \(cost.longestSeconds)}\n"
-            try writeText(json, to: report)
+            try AtomicFile.write(Array(json.utf8), to: report)
         }
     }
 
@@ -174,6 +174,7 @@ struct PlayCommand: ParsableCommand {
             guard stat(presets, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw ShadesError.usage("--preset \(preset): no presets folder '\(presets)' here (allowed: --presets FOLDER, a folder of catalogue JSON files such as the repository's Presets/)")
             }
+            if let report { try CommandPaths.checkOutput(report, option: "--report", inputs: [CommandInput(presets, name: "--presets")]) }
             let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: .tinnitusFrequency) }
             if let frequency { try Parameter.tinnitusFrequency.check(frequency) }
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
@@ -185,6 +186,7 @@ struct PlayCommand: ParsableCommand {
             throw ShadesError.usage("\(flag) applies to --preset, which is not given (allowed: \(flag) with --preset)")
         }
         let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)
+        if let report { try CommandPaths.checkOutput(report, option: "--report", inputs: sound.inputs(of: request)) }
         let stream = try SoundGraph(request).makeLiveStream()
         var what = source.map { $0.lastPathComponent } ?? sound.soundFile?.lastPathComponent ?? "sound"
         switch request.level {
@@ -200,15 +202,6 @@ struct PlayCommand: ParsableCommand {
         return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, notchDelay)
     }
 
-    private func writeText(_ text: String, to path: String) throws {
-        let descriptor = Platform.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw ShadesError.runtime("cannot write \(path): \(String(cString: strerror(errno)))") }
-        defer { _ = Platform.close(descriptor) }
-        let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ Platform.write(descriptor, $0.baseAddress!, $0.count) }) == bytes.count else {
-            throw ShadesError.runtime("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-    }
 }
 
 /// The control thread while playing: keys, the status line, Ctrl-C, and the end (the fade played out,

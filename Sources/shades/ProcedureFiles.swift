@@ -23,10 +23,7 @@ func prettyJSON<T: Encodable>(_ value: T) throws -> Data {
 /// The JSON file at `path` (up to 16 MB) as `type`; an unreadable file is an input error, one that does not
 /// decode a parameter error of `option` saying what it should have been (`what`, `allowed`).
 func readProcedureFile<T: Decodable>(_ type: T.Type, _ path: String, option: ParameterID, what: String, allowed: String) throws -> T {
-    let bytes: [UInt8]
-    do throws(ShadesError) { bytes = try FileSystem.readFile(path, upTo: 16 << 20) } catch {
-        throw ShadesError.input("cannot read \(path): \(error.message)")
-    }
+    let bytes = try FileSystem.readFile(path, upTo: 16 << 20)
     do { return try JSONDecoder().decode(type, from: Data(bytes)) } catch {
         throw ShadesError(parameter: option, value: path, problem: "is not \(what)", allowed: allowed)
     }

@@ -29,9 +29,11 @@ struct RenderCommand: ParsableCommand {
             --frequency, switched on and off --beat times a second: --duty, --ramp) and fractal (fractal \
             tones: a 1/f melody, --scale, --low, --high, --tempo, --seed).
             Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade. \
-            Levels are RMS in dBFS of the sustained sound (with --am after modulation, before pulses and \
-            fades); each sounding channel has exactly that RMS. A file that would clip is not written; the \
-            error names the highest level that fits.
+            --level is the RMS in dBFS of the sustained sound (with --am after modulation, before pulses and \
+            fades). A generator's sounding channels each have exactly that RMS; a mix, a sound per ear or a \
+            sound file keeps the balance of its channels, and the mean power of its sounding channels is the \
+            level (the summary line then prints each channel's RMS too). A file that would clip is not \
+            written; the error names the highest level that fits.
 
             Examples:
               shades render pink --duration 10m --level -20 --seed 7 -o pink.wav
@@ -71,20 +73,32 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         if output == "-" { return try stream() }
         let request = try makeRequest()
-        try AtomicFile.checkWritable(output)
+        try CommandPaths.checkOutput(output, inputs: sound.inputs(of: request))
         let format = self.format ?? (request.sound.hasNotch ? .s24 : .s16)
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }
         let seconds = (Double(report.frames) / request.sampleRate * 1000).rounded() / 1000
         // The file's own level, quantisation included (what a meter reading it shows), measured as it was written.
         let written = (rms: report.written.rmsDBFS, peak: report.written.samplePeakDBFS)
-        var level = "RMS \(written.rms.map { String(format: $0) } ?? "-inf") dBFS, peak \(written.peak.map { String(format: $0) } ?? "-inf") dBFS"
+        // The channels' balance where an RMS level was asked (under a ceiling the file keeps its own).
+        let balance = report.rmsDBFS == nil ? "" : Self.channelBalance(report.written.channelRMSDBFS)
+        var level = "RMS \(written.rms.map { String(format: $0) } ?? "-inf") dBFS\(balance), peak \(written.peak.map { String(format: $0) } ?? "-inf") dBFS"
         if let sustained = report.rmsDBFS, request.pulses != nil || request.fades != nil {
             level = "file " + level + " (sustained sound \(String(format: sustained)) dBFS)"
         } else if report.rmsDBFS == nil {
             level += ", gain \(String(format: Decibels.fromAmplitude(Double(report.gains.first ?? 1)))) dB, true peak \(String(format: report.truePeakDBTP ?? -300)) dBTP"
         }
         print("wrote \(output): \(seconds) s, \(Int(request.sampleRate)) Hz, \(request.resolvedLayout.rawValue), \(format.rawValue), \(level)")
+    }
+
+    /// " (mean power of left -22.96, right -28.96)" when the sounding channels' RMS levels (dBFS) differ
+    /// by more than their quantisation (0.02 dB); empty when they agree, as a generator's do.
+    static func channelBalance(_ channels: [Double?]) -> String {
+        let sounding = channels.compactMap { $0 }
+        guard let low = sounding.min(), let high = sounding.max(), high - low > 0.02 else { return "" }
+        let names = channels.count == 2 ? ["left", "right"] : channels.indices.map { "channel \($0 + 1)" }
+        let parts = zip(names, channels).map { name, rms in "\(name) \(rms.map { String(format: $0) } ?? "-inf")" }
+        return " (mean power of \(parts.joined(separator: ", ")))"
     }
 
     func makeRequest() throws -> RenderRequest {

@@ -225,10 +225,7 @@ struct SoundOptions: ParsableArguments {
     private func baseSound(source: String?) throws -> Sound {
         if let soundFile {
             if source != nil { throw ShadesError.usage("give a SOURCE or --sound FILE.json, not both") }
-            let bytes: [UInt8]
-            do throws(ShadesError) { bytes = try FileSystem.readFile(soundFile, upTo: 1 << 20) } catch {
-                throw ShadesError.input("cannot read the sound file \(soundFile): \(error.message)")
-            }
+            let bytes = try FileSystem.readFile(soundFile, upTo: 1 << 20)
             let sound = try SoundDocument(json: bytes, file: soundFile).sound
             try refuseGeneratorOptions(for: "--sound")
             return sound

@@ -27,8 +27,8 @@ struct StimuliCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: "Sample rate in Hz.")
         var rate: String = "48000"
 
-        @Option(parsing: .unconditional, help: "Sample format: s16, s24 or f32 (WAV only).")
-        var format: SampleFormat = .s16
+        @Option(parsing: .unconditional, help: "Sample format: s16, s24 or f32 (WAV only); default the first of these that carries the set's quietest file (s16 down to -69.9 dBFS).")
+        var format: SampleFormat?
 
         @Option(parsing: .unconditional, help: "File type: wav or flac.")
         var container: String = "wav"
@@ -37,7 +37,7 @@ struct StimuliCommand: ParsableCommand {
             guard let container = [Container.wav, .flac].first(where: { $0.rawValue == container.lowercased() }) else {
                 throw ShadesError(parameter: .container, value: "'\(container)'", problem: "is unknown", allowed: "wav, flac")
             }
-            _ = try AudioFileFormat(container: container, sampleFormat: format)
+            if let format { _ = try AudioFileFormat(container: container, sampleFormat: format) }
             let rate = try ValueParsing.hertz(rate, parameter: .rate)
             try Parameter.rate.check(rate, within: .wholeSampleRates)
             return (try ValueParsing.decibels(level ?? "-20"), rate, container)
@@ -230,7 +230,8 @@ extension StimuliCommand {
                 probeFromDB: try decibels(mmlFrom, .probeFrom), probeToDB: try decibels(mmlTo, .probeTo),
                 probeStepDB: try decibels(mmlStep, .mmlStep), probeSeconds: try seconds(probe, .probe),
                 layout: channels, sampleRate: rate, seed: try ValueParsing.seed(seed))
-            try writeSet(items, name: "residual-inhibition", options: set, container: container)
+            try writeSet(items, name: "residual-inhibition", options: set, container: container,
+                         inputs: referenceFrom.map { [CommandInput($0, name: "--reference-from")] } ?? [])
         }
     }
 }
@@ -250,7 +251,13 @@ func parseFrequencyList(_ text: String) throws -> [Double] {
     }
 }
 
-func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container) throws {
-    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: options.format, container: container)
-    print("wrote \(index.files.count) files and index.json to \(options.output)")
+/// Writes the set into `-o`, after checking that none of its files is one of `inputs`, in the sample format
+/// its quietest file needs (or the asked one, refused when it cannot carry that file).
+func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container,
+              inputs: [CommandInput] = []) throws {
+    let files = items.map { "\($0.entry.file).\(container.rawValue)" } + ["index.json"]
+    try CommandPaths.checkOutput(files: files, inFolder: options.output, inputs: inputs)
+    let (format, reason) = try StimulusSets.sampleFormat(for: items, asked: options.format, container: container)
+    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: format, container: container)
+    print("wrote \(index.files.count) files and index.json to \(options.output)" + (reason.map { " (\(format.rawValue): \($0))" } ?? ""))
 }

@@ -130,7 +130,7 @@ struct LoudnessMatchCommand: ParsableCommand {
         let stepDB = try ValueParsing.decibels(step, parameter: .step)
         try tinnitus.refuseSoundOptionsWhenSimulated(simulate)
         if tinnitus.seed != nil { throw ShadesError.usage("--seed applies to mml's noise: loudness-match plays a tone (allowed: --seed with mml)") }
-        if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
+        try tinnitus.checkOutput()
         var threshold = try tinnitus.givenThresholdDBFS(atHz: f)
         let result: LoudnessMatch.Result
         if let simulate {
@@ -205,7 +205,7 @@ struct MMLCommand: ParsableCommand {
     func run() throws {
         let f = try tinnitus.frequencyHz()
         let layout = try tinnitus.layout()
-        if let output = tinnitus.output { try AtomicFile.checkWritable(output) }
+        try tinnitus.checkOutput()
         let threshold = try tinnitus.givenThresholdDBFS(atHz: f)
         try tinnitus.refuseSoundOptionsWhenSimulated(simulate)
         let width = try optionalNumber(self.width, .width) ?? 1

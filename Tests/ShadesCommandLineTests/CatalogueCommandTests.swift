@@ -84,7 +84,8 @@ import ShadesTestSupport
         #expect(recipe.notches == [NotchSpec(centreHz: 4_000, widthOctaves: 1)])
         let songTwo = try #require(sounds.first { $0.id == "personal-music-song-two" })
         #expect(songTwo.frames == StreamingResampler.outputFrameCount(inputFrames: mp3.framesRead, inputRate: 44_100, outputRate: 48_000))
-        #expect(songTwo.recipe.file?.frames == songTwo.frames && songTwo.sampleFormat == .s24)
+        // The recipe's frames are the file's own (decoded at 44.1 kHz), not the 48 kHz asset's.
+        #expect(songTwo.recipe.file?.frames == mp3.framesRead && songTwo.recipe.file?.sampleRate == 44_100 && songTwo.sampleFormat == .s24)
         #expect(abs(songTwo.integratedLoudnessLUFS - -23) <= 0.1 && songTwo.truePeakDBTP <= -1)
         let song = try #require(sounds.first { $0.id == "personal-music-song-one" })
         #expect(abs(song.integratedLoudnessLUFS - -23) <= 0.1 && song.truePeakDBTP <= -1 && song.frequencyHz == 4000)

@@ -40,7 +40,9 @@ import ShadesTestSupport
         // best converter before: c3ab926b…fb4da).
         ("notch song.wav --frequency 4kHz --width 0.5 --edge-boost 20dB --rate 48000 --format f32 -o out.wav",
          "out.wav", "4c73eb9f0f9a96ab24a9c03f9aca300c4a13685206354172f1f6b639f553c95d"),
-        ("stimuli pitch-match -o pitch", "pitch", "56c53fbea01e98cec6d7c78ba849e2b425257382efe6c5bf1c198ed6a59b7871"),
+        // Recorded anew when file names took frequencies to 0.01 Hz ("nbn-1189.21Hz.wav", was "1189.207Hz"):
+        // every file's bytes are unchanged (56c53fbe…b7871 before).
+        ("stimuli pitch-match -o pitch", "pitch", "80dc7d2c15dd95b988fd9db2c8601408762e4ff5b40e955ff20ce72cbb6dd475"),
         // Audiometry and the catalogues recorded anew when comments took numbers for people (12 significant
         // digits: `duration=1s`, not `duration=1.0000000000000002s`): every file's samples are unchanged.
         ("stimuli audiometry --ear both -o audiometry", "audiometry", "1b7f9e9727be70112717acd680553dfa173ab158be4e270af962febb9828466d"),
@@ -54,8 +56,10 @@ import ShadesTestSupport
         // old presets still give 01a74388… and 28678835…, the hashes recorded before). Recorded anew again when
         // comments took numbers for people (issue 23): the assets' samples are unchanged.
         ("catalogue build presets -o catalogue", "catalogue/manifest.json", "02eb167ab39e826896396ddb70aa6ea4f73a6ec5b20cd4c5ca474561c3fb7309"),
+        // Recorded anew when the build parameters named the tinnitus frequency ("tinnitus-frequency": "6000 Hz";
+        // 7aeea1ae…67df9 before): nothing else in it changed.
         ("catalogue build presets -o personal --tinnitus-frequency 6kHz",
-         "personal/manifest.json", "7aeea1ae20e0026ea4758f421ba6c95920a2eb4a5ce26eb3e11560fe88867df9"),
+         "personal/manifest.json", "c329c4cfdf36ce49ad61e52192879cb700881f186c7b8964337a412503cf6ec1"),
         // The generative sounds (issue 24); the fractal's comment gives its frequencies to 12 significant
         // digits since issue 23 (its samples unchanged).
         ("render binaural --carrier 200Hz --beat 10Hz --duration 3s -o binaural.wav",

@@ -27,7 +27,9 @@ import ShadesTestSupport
     }
 
     /// The level a render reports as written (what `render` prints) is the file's own level read back: the
-    /// RMS of the loudest channel and the sample peak, quantisation included, silent channels left out.
+    /// RMS of the sounding channels' mean power, each channel's RMS and the sample peak, quantisation
+    /// included, silent channels left out. A sound per ear (tone left, pink right 6 dB lower) keeps its
+    /// balance and has the asked level as the mean of its channels.
     @Test(arguments: [SampleFormat.s16, .s24, .f32])
     func theWrittenLevelIsTheFileReadBack(format: SampleFormat) throws {
         let requests = [
@@ -37,6 +39,9 @@ import ShadesTestSupport
                           layout: .left, levelDBFS: -60, seed: 6),
             RenderRequest(sound: .tone(frequencyHz: 1_000), durationSeconds: 3, sampleRate: 48_000, layout: .stereo, levelDBFS: -20,
                           pulses: Pulses(onSeconds: 0.2, offSeconds: 0.2, rampSeconds: 0.025)),
+            RenderRequest(sound: try Sound.parse(json: Array(#"{"layers":[{"source":"tone","frequency":1000,"ears":"left"},{"source":"pink","ears":"right","gainDB":-6}]}"#.utf8),
+                                                 file: "ears.json"),
+                          durationSeconds: 2, sampleRate: 48_000, layout: .stereo, level: .rms(dBFS: -25), seed: 3),
         ]
         for (k, request) in requests.enumerated() {
             let path = "\(folder)/written-\(k)-\(format).wav"
@@ -46,7 +51,17 @@ import ShadesTestSupport
             decoded.buffer.withBlock { statistics.add($0) }
             let readBack = statistics.report()
             let rms = try #require(report.written.rmsDBFS), peak = try #require(report.written.samplePeakDBFS)
-            #expect(abs(rms - readBack.channels.compactMap(\.rmsDBFS).max()!) < 1e-4, "request \(k) \(format): RMS \(rms)")
+            let channelPowers = readBack.channels.compactMap { $0.rmsDBFS }.map { pow(10, $0 / 10) }
+            let meanPowerDBFS = 10 * log10(channelPowers.reduce(0, +) / Double(channelPowers.count))
+            #expect(abs(rms - meanPowerDBFS) < 1e-4, "request \(k) \(format): RMS \(rms)")
+            for (written, read) in zip(report.written.channelRMSDBFS, readBack.channels.map { $0.rmsDBFS }) {
+                #expect(abs((written ?? -300) - (read ?? -300)) < 1e-4, "request \(k) \(format): channel \(String(describing: written))")
+            }
+            if k == 3 {
+                #expect(abs(rms + 25) < 0.01, "the mix's mean power is the asked level: \(rms)")
+                let balance = (report.written.channelRMSDBFS[0] ?? 0) - (report.written.channelRMSDBFS[1] ?? 0)
+                #expect(abs(balance - 6) < 0.05, "tone left, pink right 6 dB lower: \(balance)")
+            }
             #expect(abs(peak - readBack.samplePeakDBFS!) < 1e-4, "request \(k) \(format): peak \(peak)")
         }
     }

@@ -6,7 +6,8 @@
 // AVX-512 with clang's target attribute, and `shades_kernels_select` picks the best the CPU has, so
 // the speed does not depend on compiler flags. Every variant computes the same IEEE operations in the
 // same order (FMA where the algorithm says fused, never contracted elsewhere), so the samples are the
-// same bits on every CPU: the baseline variant gets exact fused results from libm's fmaf.
+// same bits on every CPU: the baseline variant on x86-64 emulates the fused multiply-add exactly (in
+// Double lanes, kernel_fused.h).
 #ifndef SHADES_KERNELS_H
 #define SHADES_KERNELS_H
 

@@ -102,20 +102,18 @@ struct BuiltSound: Sendable {
 }
 
 enum AssetRenderer {
-    /// Renders `asset` in memory, sets its loudness, writes `folder/<id>.<ext>` atomically and verifies
-    /// the written file.
+    /// Renders `asset` (music in two streaming passes, anything else in memory), sets its loudness, writes
+    /// `folder/<id>.<ext>` atomically and verifies the written file.
     static func build(_ asset: CatalogueAsset, cacheKey: String, into folder: String) throws(ShadesError) -> BuiltSound {
         let id = asset.id
-        let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
-        let channels = buffer.channelCount
-        let before = try asset.measureLoudness(buffer)
-        guard let measured = before.integratedLUFS, let truePeak = before.truePeakDBTP else {
+        let rendered = try render(asset)
+        guard let measured = rendered.loudness.integratedLUFS, let truePeak = rendered.loudness.truePeakDBTP else {
             throw .asset(id: id, message: "is silent: there is no loudness to set")
         }
         let gainDB: Double
         do throws(ShadesError) {
             gainDB = try asset.request.level.loudnessGainDB(measuredLUFS: measured, truePeakDBTP: truePeak,
-                                                            samplePeakDBFS: before.samplePeakDBFS, format: asset.sampleFormat)
+                                                            samplePeakDBFS: rendered.loudness.samplePeakDBFS, format: asset.sampleFormat)
         } catch {
             var refused = ShadesError.asset(id: id, message: error.message)
             (refused.parameter, refused.value) = (error.parameter, error.value)
@@ -126,16 +124,64 @@ enum AssetRenderer {
         written.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + gainDB)
         written.sound = asset.request.sound.mappingFiles { file in
             var recorded = file
-            recorded.frames = buffer.frameCapacity
+            recorded.frames = rendered.decodedInputFrames ?? recorded.frames
             return recorded
         }
         let path = folder + "/" + asset.fileName
-        let gain = Float(Decibels.amplitude(gainDB))
-        try FileSink.write(buffer, sampleRate: Int(asset.request.sampleRate), gains: Array(repeating: gain, count: channels),
-                           to: path, sampleFormat: asset.sampleFormat,
-                           ditherKey: SeedStream.dither.key(seed: asset.request.resolvedSeed, channel: 0),
-                           comment: Renderer.comment(for: written, renderedFrequencyHz: renderedFrequencyHz, format: asset.sampleFormat))
+        let ditherKey = SeedStream.dither.key(seed: asset.request.resolvedSeed, channel: 0)
+        let sink = try FileSink(path: path, sampleFormat: asset.sampleFormat, sampleRate: Int(asset.request.sampleRate),
+                                channelMap: Array(0..<rendered.channels),
+                                ditherKeys: (0..<rendered.channels).map { ditherKey &+ UInt64($0) },
+                                comment: Renderer.comment(for: written, renderedFrequencyHz: rendered.renderedFrequencyHz,
+                                                          format: asset.sampleFormat))
+        try rendered.write(sink, Float(Decibels.amplitude(gainDB)))
         return try verify(asset, written: written, cacheKey: cacheKey, path: path)
+    }
+
+    /// A sound made and measured before its gain: its length, loudness, and how to write it at a gain.
+    private struct Rendered {
+        let frames: Int
+        /// A music file's decoded frames at its own rate (nil for a sound made in memory).
+        var decodedInputFrames: Int? = nil
+        let channels: Int
+        let renderedFrequencyHz: Double?
+        let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
+        /// Writes the sound into the sink at the gain (linear, every channel).
+        let write: (FileSink, Float) throws(ShadesError) -> Void
+    }
+
+    /// Music streams (pass 1 measures it, pass 2 writes it: memory independent of its length); every other
+    /// sound is rendered into memory and measured there.
+    private static func render(_ asset: CatalogueAsset) throws(ShadesError) -> Rendered {
+        if let passes = try asset.fileSoundPasses() {
+            var meter: LoudnessAndPeak
+            do throws(ShadesError) { meter = try LoudnessAndPeak(channelCount: passes.channelCount, sampleRate: asset.request.sampleRate) } catch {
+                throw .asset(id: asset.id, message: "cannot measure loudness: \(error.description)")
+            }
+            var meterFailure: ShadesError?
+            do throws(ShadesError) {
+                try passes.measure { block in
+                    guard meterFailure == nil else { return }
+                    do throws(ShadesError) { try meter.add((0..<block.channelCount).map { UnsafeBufferPointer(block.channel($0)) }) } catch {
+                        meterFailure = error
+                    }
+                }
+            } catch { throw .asset(id: asset.id, message: error.description) }
+            let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
+            do throws(ShadesError) {
+                if let meterFailure { throw meterFailure }
+                loudness = try meter.result()
+            } catch { throw .asset(id: asset.id, message: "cannot measure loudness: \(error.description)") }
+            return Rendered(frames: passes.frames, decodedInputFrames: passes.decodedInputFrames, channels: passes.channelCount,
+                            renderedFrequencyHz: passes.renderedFrequencyHz, loudness: loudness) { (sink: FileSink, gain: Float) throws(ShadesError) in try passes.write(to: sink, gain: gain) }
+        }
+        let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
+        let rate = asset.request.sampleRate
+        return Rendered(frames: buffer.frameCapacity, channels: buffer.channelCount, renderedFrequencyHz: renderedFrequencyHz,
+                        loudness: try asset.measureLoudness(buffer)) { (sink: FileSink, gain: Float) throws(ShadesError) in
+            try sink.write(SourceGroups([BufferSource(buffer: buffer, sampleRate: rate)]), frames: buffer.frameCapacity,
+                           gains: Array(repeating: gain, count: buffer.channelCount))
+        }
     }
 
     /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.

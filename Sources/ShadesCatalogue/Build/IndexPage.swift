@@ -93,10 +93,11 @@ package enum IndexPage {
         titles[language].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// "0:42", "1:00", "1:02:03"; under 10 s with a decimal, e.g. "5.0 s".
-    static func duration(_ seconds: Double) -> String {
+    /// "0:42", "1:00", "1:02:03" (whole seconds, cut as a player's clock shows them: 440.76 s is "7:20");
+    /// under 10 s with a decimal, e.g. "5.0 s".
+    package static func duration(_ seconds: Double) -> String {
         if seconds < 10 { return String(format: seconds, digits: 1) + " s" }
-        let total = Int(seconds.rounded())
+        let total = Int(seconds.rounded(.down))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         let ss = s < 10 ? "0\(s)" : "\(s)"
         if h > 0 { return "\(h):\(m < 10 ? "0\(m)" : "\(m)"):\(ss)" }

@@ -31,8 +31,12 @@ struct KaiserDesign {
     }
 
     /// Tap k (0 … M) of the ideal kernel, `ideal`, times the window.
-    func windowed(_ ideal: Double, at k: Int) -> Double {
-        let r = Double(k) / Double(halfLength)
+    func windowed(_ ideal: Double, at k: Int) -> Double { windowed(ideal, atOffset: Double(k)) }
+
+    /// The kernel's value `ideal` at `offset` taps from its centre (0 … M, not necessarily whole), times
+    /// the window.
+    func windowed(_ ideal: Double, atOffset offset: Double) -> Double {
+        let r = offset / Double(halfLength)
         return ideal * Self.besselI0(beta * (1 - r * r).squareRoot()) / besselOfBeta
     }
 

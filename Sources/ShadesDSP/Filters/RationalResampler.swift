@@ -9,12 +9,17 @@
 /// ends are exact (up to the stop band); consecutive frames overlap by that much and advance by
 /// ``RationalResamplerDesign/hopInput`` input = ``RationalResamplerDesign/hopOutput`` output samples.
 ///
-/// The low-pass: a Kaiser-windowed sinc (Kaiser 1974) at the higher rate, passband to 0.95 × the lower
-/// Nyquist, stop band from the lower Nyquist on, ``RationalResamplerDesign/attenuationDB`` (140 dB) down.
+/// The low-pass: a Kaiser-windowed sinc (Kaiser 1974) at the higher rate, passband to
+/// ``RationalResamplerDesign/passbandShare`` (0.95 for the best quality) × the lower Nyquist, stop band
+/// from the lower Nyquist on, ``RationalResamplerDesign/attenuationDB`` (140 dB for the best quality) down.
 /// Images (up) and aliases (down) lie in its stop band; the passband ripple is the same δ = 10^(−A/20).
 /// Measured with tones (ResamplerQualityTests: 11.025, 22.05, 44.1 → 48 kHz; 48, 96 → 44.1 and 22.05
 /// kHz): passband within ±0.00001 dB up to 0.95 × the lower Nyquist, every image and alias below
 /// −150 dB (Float32 rounding sets the floor).
+///
+/// A ratio whose terms have a prime factor over 7 (44,101 → 48,000 Hz), or whose frames would be longer
+/// than ``RationalResamplerDesign/largestFFTSize``, has no design: it takes two stages (this resampler to
+/// a power-of-two multiple of the input rate, then ``FractionalResampler``).
 ///
 /// Cost: two real FFTs (N_in + N_out points) per ``RationalResamplerDesign/hopOutput`` output samples
 /// (about 85 % of N_out). Measured 22.05 → 48 kHz, one channel (AMD EPYC, AVX-512, a loaded machine):
@@ -39,12 +44,18 @@ package struct RationalResamplerDesign: Sendable {
     /// Input samples each frame advances, and the output samples it yields.
     package let hopInput: Int
     package let hopOutput: Int
-    /// Stop-band attenuation of the low-pass, dB.
-    package static let attenuationDB = 140.0
-    /// The passband ends at this share of the lower Nyquist; the stop band starts at the lower Nyquist.
-    package static let passbandShare = 0.95
-    /// The largest reduced terms this resampler takes (larger ratios go to libsamplerate).
-    package static let largestTerm = 1_024
+    /// Stop-band attenuation of the low-pass, dB (140 for the best quality).
+    package let attenuationDB: Double
+    /// The passband ends at this share of the band limit (0.95 for the best quality); the stop band starts at it.
+    package let passbandShare: Double
+    /// The band limit: the lower Nyquist, or less when asked, Hz.
+    package let bandLimitHz: Double
+    /// The best quality's attenuation and passband share.
+    package static let bestAttenuationDB = 140.0
+    package static let bestPassbandShare = 0.95
+    /// The largest FFT length a design takes (larger ones, and prime factors over 7, go to two stages:
+    /// ``FractionalResamplerDesign``).
+    package static let largestFFTSize = 1 << 17
 
     /// The weights of bins 0 ..< ``weightCount`` of the input spectrum, the inverse FFT's 1/N_in folded in
     /// (and the halving of the input's Nyquist bin when it moves inside a longer spectrum).
@@ -52,23 +63,35 @@ package struct RationalResamplerDesign: Sendable {
     /// Bins carried from the input spectrum to the output one: min(N_in, N_out)/2 + 1.
     var weightCount: Int { weights.count }
 
-    /// The design for `inputRate` → `outputRate`, or nil when their ratio in lowest terms has a term over
-    /// ``largestTerm`` or a prime factor over 7 (FFT lengths FFTW runs fast), or the rates are equal.
-    package init?(inputRate: Int, outputRate: Int) {
-        guard inputRate > 0, outputRate > 0, inputRate != outputRate else { return nil }
+    /// The design for `inputRate` → `outputRate`, or nil when their ratio in lowest terms has a prime
+    /// factor over 7 or needs FFTs longer than ``largestFFTSize`` (FFT lengths FFTW runs fast), or the rates
+    /// are equal without a `bandLimitHz`.
+    ///
+    /// - Parameters:
+    ///   - bandLimitHz: where the stop band starts, Hz; nil: the lower Nyquist. Below it, equal rates are
+    ///     allowed (a band-limiting filter).
+    ///   - attenuationDB: the stop band's depth, and the passband's ripple δ = 10^(−A/20).
+    ///   - passbandShare: the passband ends at this share of the band limit (0.5 … 0.99).
+    package init?(inputRate: Int, outputRate: Int, bandLimitHz: Double? = nil,
+                  attenuationDB: Double = bestAttenuationDB, passbandShare: Double = bestPassbandShare) {
+        guard inputRate > 0, outputRate > 0, inputRate != outputRate || bandLimitHz != nil else { return nil }
         var (a, b) = (inputRate, outputRate)
         while b != 0 { (a, b) = (b, a % b) }
         let (up, down) = (outputRate / a, inputRate / a)
-        guard up <= Self.largestTerm, down <= Self.largestTerm, Self.isSmooth(up), Self.isSmooth(down) else { return nil }
+        guard Self.isSmooth(up), Self.isSmooth(down) else { return nil }
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.up = up
         self.down = down
+        self.attenuationDB = attenuationDB
+        self.passbandShare = passbandShare
 
         // The kernel at the higher rate R: cut-off in the middle of the transition.
-        let highRate = Double(max(inputRate, outputRate)), lowNyquist = Double(min(inputRate, outputRate)) / 2
-        let transitionHz = (1 - Self.passbandShare) * lowNyquist
-        let kaiser = KaiserDesign(attenuationDB: Self.attenuationDB, transitionHz: transitionHz, sampleRate: highRate,
+        let highRate = Double(max(inputRate, outputRate))
+        let lowNyquist = bandLimitHz ?? Double(min(inputRate, outputRate)) / 2
+        self.bandLimitHz = lowNyquist
+        let transitionHz = (1 - passbandShare) * lowNyquist
+        let kaiser = KaiserDesign(attenuationDB: attenuationDB, transitionHz: transitionHz, sampleRate: highRate,
                                   maximumHalfLength: 1 << 20)
         let halfHigh = kaiser.halfLength
         halfSpanOutput = outputRate >= inputRate ? halfHigh : (halfHigh * up + down - 1) / down
@@ -78,6 +101,7 @@ package struct RationalResamplerDesign: Sendable {
         let wanted = max(4 * (leadOutput + halfSpanOutput), 8_192 * up / max(up, down))
         var j = (wanted + up - 1) / up
         while !Self.isSmooth(j) { j += 1 }
+        guard max(up, down) * j <= Self.largestFFTSize else { return nil }
         inputFFTSize = down * j
         outputFFTSize = up * j
         let hops = (outputFFTSize - leadOutput - halfSpanOutput) / up
@@ -86,7 +110,7 @@ package struct RationalResamplerDesign: Sendable {
 
         // The kernel's spectrum on the bins of the longer transform (both share the bin spacing).
         let highSize = max(inputFFTSize, outputFFTSize)
-        let cutoff = (Self.passbandShare + 1) / 2 * lowNyquist
+        let cutoff = (passbandShare + 1) / 2 * lowNyquist
         var taps = [Double](repeating: 0, count: halfHigh + 1)
         for k in 0...halfHigh {
             let ideal = k == 0 ? 2 * cutoff / highRate : KaiserDesign.sine(cutoff, sampleRate: highRate, tap: k) / (Double.pi * Double(k))

@@ -6,8 +6,8 @@ import ShadesPlatform
 /// Every set gives the same samples to the bit (the kernels run the same IEEE operations in the same
 /// order), so a file's bytes depend on its parameters and seed only, never on the CPU or the build.
 package enum KernelSet: String, CaseIterable, Sendable {
-    /// The compiler's default target: SSE2 on x86-64 (fused multiply-adds through libm: exact, slow),
-    /// NEON with FMA on arm64.
+    /// The compiler's default target: SSE2 on x86-64 (fused multiply-adds emulated exactly in Double
+    /// lanes), NEON with FMA on arm64.
     case baseline
     /// x86-64 with AVX2 and FMA.
     case avx2

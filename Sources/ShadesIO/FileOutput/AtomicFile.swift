@@ -113,10 +113,13 @@ package enum AtomicFile {
     }
 
     /// Why the file could not be created in `folder`, naming the folder: "folder ro is not writable",
-    /// "p5.wav is a file, not a folder", or the system's words.
+    /// "p5.wav is a file, not a folder", "folder /proc takes no new files (No such file or directory)" (a
+    /// folder that exists, of a file system that makes its own files), or the system's words.
     private static func creationProblem(_ error: ShadesError, folder: String) -> String {
         switch error.code {
         case EACCES, EPERM, EROFS: return FolderCreation.notWritable(folder) ?? "folder \(folder) is not writable (\(error.reason))"
+        case ENOENT where (try? FileSystem.status(folder)).map({ ($0.st_mode & S_IFMT) == S_IFDIR }) == true:
+            return "folder \(folder) takes no new files (\(error.reason))"
         case ENOENT, ENOTDIR: return FolderCreation.notAFolder(folder)
         default: return error.reason
         }

@@ -169,17 +169,26 @@ package struct FileSink: Sendable {
 /// integers themselves; 24-bit and float: the Float values libsndfile converts), so a caller need not read
 /// the file back.
 package struct WrittenLevel: Sendable, Equatable {
-    /// RMS of the loudest sounding channel, dBFS (nil: every channel silent).
+    /// RMS of the sounding channels' mean power, dBFS (nil: every channel silent): the level an RMS
+    /// ``LevelPolicy`` asks for, whether each channel has it (a generator) or only their mean (a mix, a
+    /// sound per ear, a stereo file: their balance kept).
     package let rmsDBFS: Double?
+    /// RMS of each output channel, dBFS (nil: a silent channel).
+    package let channelRMSDBFS: [Double?]
     /// Largest |sample| over all channels, dBFS (nil: silent).
     package let samplePeakDBFS: Double?
 
     /// The level of the signals measured in `perSignal` (sums of squares and peaks in full-scale units)
-    /// over `frames` frames.
-    init(perSignal: [SignalMeasurement], frames: Int) {
-        let loudest = perSignal.map(\.sumOfSquares).max() ?? 0
-        rmsDBFS = frames > 0 && loudest > 0 ? Decibels.fromPower(loudest / Double(frames)) : nil
-        let peak = perSignal.map(\.peak).max() ?? 0
+    /// over `frames` frames, written to the output channels of `channelMap` (a signal index per channel,
+    /// nil for a silent channel).
+    init(perSignal: [SignalMeasurement], frames: Int, channelMap: [Int?]) {
+        func dBFS(_ sumOfSquares: Double) -> Double? {
+            frames > 0 && sumOfSquares > 0 ? Decibels.fromPower(sumOfSquares / Double(frames)) : nil
+        }
+        let sounding = Set(channelMap.compactMap { $0 }).sorted().map { perSignal[$0] }
+        rmsDBFS = dBFS(sounding.map(\.sumOfSquares).reduce(0, +) / Double(max(1, sounding.count)))
+        channelRMSDBFS = channelMap.map { signal in signal.flatMap { dBFS(perSignal[$0].sumOfSquares) } }
+        let peak = sounding.map(\.peak).max() ?? 0
         samplePeakDBFS = peak > 0 ? Decibels.fromAmplitude(Double(peak)) : nil
     }
 }
@@ -233,9 +242,7 @@ private final class WriteEngine<M: SampleMeter>: @unchecked Sendable {
 
     /// The level written to the output channels of `channelMap` (after ``run(into:)``).
     func writtenLevel(channelMap: [Int?]) -> WrittenLevel {
-        let signals = written.values.flatMap { $0 }
-        let sounding = Set(channelMap.compactMap { $0 }).sorted().map { signals[$0] }
-        return WrittenLevel(perSignal: sounding, frames: frames)
+        WrittenLevel(perSignal: written.values.flatMap { $0 }, frames: frames, channelMap: channelMap)
     }
 
     private func planeOffset(slot: Int, signal: Int) -> Int { (slot * groups.signalCount + signal) * sink.chunkFrames }

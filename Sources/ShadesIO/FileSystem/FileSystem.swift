@@ -131,17 +131,22 @@ package enum FileSystem {
         if let failure { throw failure }
     }
 
-    /// The bytes of the regular file at `path`, at most `limit` of them (a larger file, a folder or a FIFO
-    /// is refused; opened without waiting, so a FIFO is never read forever).
+    /// The bytes of the regular file at `path`, at most `limit` of them. Every error is one line naming
+    /// `path`: what is not a readable, non-empty regular file is refused before it is opened
+    /// (``CommandPaths/checkReadableFile(_:)``), a larger file once `limit` bytes are read. Opened without
+    /// waiting, so a FIFO put in the file's place meanwhile is refused too, not read for ever.
     package static func readFile(_ path: String, upTo limit: Int) throws(ShadesError) -> [UInt8] {
-        let descriptor = try open(path, O_RDONLY | O_NONBLOCK)
-        defer { close(descriptor) }
-        guard (try status(descriptor).st_mode & S_IFMT) == S_IFREG else {
-            throw .input("\(path) is not a regular file")
+        try CommandPaths.checkReadableFile(path)
+        do throws(ShadesError) {
+            let descriptor = try open(path, O_RDONLY | O_NONBLOCK)
+            defer { close(descriptor) }
+            if let kind = CommandPaths.kind(ofMode: try status(descriptor).st_mode) { throw .input("\(path) is \(kind), not a file") }
+            let bytes = try read(descriptor, upTo: limit + 1)
+            guard bytes.count <= limit else { throw .input("\(path) is larger than \(limit) bytes") }
+            return bytes
+        } catch where error.errorNumber != nil {
+            throw .input("cannot read \(path): \(error.reason)")
         }
-        let bytes = try read(descriptor, upTo: limit + 1)
-        guard bytes.count <= limit else { throw .input("\(path) is larger than \(limit) bytes") }
-        return bytes
     }
 
     /// `read(2)` until the end of the file or `limit` bytes, whichever comes first.

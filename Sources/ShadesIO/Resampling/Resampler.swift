@@ -3,17 +3,38 @@ import ShadesDSP
 
 /// Sample-rate conversion of whole buffers with libsamplerate (`StreamingResampler` converts block by block).
 package enum Resampler {
-    /// Converter quality.
+    /// Converter quality. Streams (``StreamingResampler``) between whole rates run the rational FFT
+    /// resampler (``RationalResampler``, behind it ``FractionalResampler`` when the ratio's terms are
+    /// large) at every quality: faster than any libsamplerate converter, and at least as good as the
+    /// libsamplerate converter of the same name (97 dB SNR; 97, 90 and 80 % bandwidth). Whole buffers
+    /// (``Resampler/convert(_:from:to:quality:)``) and rates that are not whole numbers of Hz run
+    /// libsamplerate's converter of the same name.
     package enum Quality: String, CaseIterable, Sendable, Codable {
-        /// The default. Streams (``StreamingResampler``) between whole rates whose ratio reduces to terms of
-        /// 1,024 or less run the rational FFT resampler (``RationalResampler``: flat to 0.95 × the lower
-        /// Nyquist, images and aliases below −150 dB measured); other ratios and whole buffers run
-        /// libsamplerate's SRC_SINC_BEST_QUALITY (97 dB SNR, 97 % bandwidth).
+        /// The default: passband flat to 0.95 × the lower Nyquist, images and aliases 140 dB down by
+        /// design (below −150 dB measured). libsamplerate: SRC_SINC_BEST_QUALITY.
         case best
-        /// libsamplerate's SRC_SINC_MEDIUM_QUALITY.
+        /// Passband to 0.90 × the lower Nyquist, 120 dB down. libsamplerate: SRC_SINC_MEDIUM_QUALITY.
         case medium
-        /// libsamplerate's SRC_SINC_FASTEST.
+        /// Passband to 0.80 × the lower Nyquist, 100 dB down. libsamplerate: SRC_SINC_FASTEST.
         case fastest
+
+        /// Stop-band attenuation of the rational resampler's low-pass, dB.
+        package var attenuationDB: Double {
+            switch self {
+            case .best: return RationalResamplerDesign.bestAttenuationDB
+            case .medium: return 120
+            case .fastest: return 100
+            }
+        }
+
+        /// Where the rational resampler's passband ends, as a share of the lower Nyquist.
+        package var passbandShare: Double {
+            switch self {
+            case .best: return RationalResamplerDesign.bestPassbandShare
+            case .medium: return 0.90
+            case .fastest: return 0.80
+            }
+        }
 
         var converter: Int32 {
             switch self {

@@ -4,18 +4,20 @@ import ShadesDSP
 
 /// Sample-rate conversion of a stream of any length, block by block, in bounded memory.
 ///
-/// Two engines. ``Resampler/Quality/best`` between whole rates whose ratio reduces to terms of 1,024 or
-/// less (every pair of the usual rates: 8, 11.025, 16, 22.05, 32, 44.1, 48, 88.2, 96, 176.4, 192 kHz) runs
-/// the frequency-domain ``RationalResampler`` (FFTW): passband flat to 0.95 × the lower Nyquist, images and
-/// aliases 140 dB down by design. Any other ratio, and the medium and fastest qualities, run libsamplerate
-/// (`src_new`, `src_process` with `end_of_input`, `src_delete`; ``Resampler`` converts whole buffers with
-/// `src_simple`), whose best converter reaches about 97 dB.
+/// Two engines. Between whole rates (every rate a file can have), every quality runs the frequency-domain
+/// ``RationalResampler`` (FFTW) with its quality's low-pass (``Resampler/Quality``; the best: passband
+/// flat to 0.95 × the lower Nyquist, images and aliases 140 dB down by design). A ratio whose terms have
+/// a prime factor over 7 (44,101 → 48,000 Hz) takes two stages: the rational resampler to a power-of-two
+/// multiple F of the input rate (at least twice the lower rate), removing everything above the lower
+/// Nyquist, then a short polyphase ``FractionalResampler`` from F to the output rate. Rates that are not
+/// whole numbers of Hz run libsamplerate (`src_new`, `src_process` with `end_of_input`, `src_delete`;
+/// ``Resampler`` converts whole buffers with `src_simple`), whose best converter reaches about 97 dB.
 ///
-/// Why two: libsamplerate's best converter is as clean on tones (ResamplerQualityTests measure both:
+/// Why: libsamplerate's best converter is as clean on tones (ResamplerQualityTests measure both:
 /// passband and images within the goal) but converted 22.05 → 48 kHz at about 1.1 M frames/s per channel,
 /// 65× slower than the rational resampler (70 M frames/s; medium 3.5 M, fastest 7.5 M; AMD EPYC with
 /// AVX-512, measured with `StreamingResampler` over 60 s of a tone), which made a resampled notch 30× slower
-/// than SoX's.
+/// than SoX's; and its fastest converter was slower than the rational best.
 ///
 /// One converter per channel works on the planar samples directly (no interleaving) and the channels
 /// are converted in parallel. The output is time-aligned with the input (both engines compensate their
@@ -44,11 +46,19 @@ package final class StreamingResampler {
     package private(set) var isFinished = false
     /// True when the frequency-domain ``RationalResampler`` converts (see the type).
     package var isRational: Bool { !rational.isEmpty }
+    /// True when a ``FractionalResampler`` follows the rational one (see the type).
+    package var isTwoStage: Bool { !fractional.isEmpty }
 
     /// The rational engine's converters (one per channel), or none.
     private let rational: [RationalResampler]
+    /// Its second stage (one per channel), or none.
+    private let fractional: [FractionalResampler]
     /// The rational engine's converted frames, one hop per channel.
     private let hop: AudioBuffer?
+    /// The second stage's output for one hop, per channel (the frames lent when there are two stages).
+    private let secondOutput: AudioBuffer?
+    /// Frames the second stage made from the last hop, per channel.
+    private let secondMade: UnsafeMutableBufferPointer<Int>
     /// Frames of `hop` not yet lent, from `hopPosition`.
     private var hopPosition = 0, hopAvailable = 0
     private let states: [OpaquePointer]
@@ -60,8 +70,8 @@ package final class StreamingResampler {
     /// - Parameters:
     ///   - channelCount: 1 or more.
     ///   - inputRate, outputRate: Hz, 8,000 … 192,000 (the ratio is within libsamplerate's 1/256 … 256).
-    ///   - quality: best (the default) runs the rational resampler when the ratio allows (see the type);
-    ///     medium and fastest run libsamplerate's converters.
+    ///   - quality: the low-pass of the rational resampler (whole rates), or libsamplerate's converter
+    ///     (other rates); see the type.
     ///   - outputBlockFrames: output frames per channel lent to `body` at most (1,024 or more).
     package init(channelCount: Int, inputRate: Double, outputRate: Double, quality: Resampler.Quality = .best,
                 outputBlockFrames: Int = 16_384) throws(ShadesError) {
@@ -75,11 +85,22 @@ package final class StreamingResampler {
         ratio = outputRate / inputRate
         self.quality = quality
         self.outputBlockFrames = outputBlockFrames
-        if quality == .best, inputRate == inputRate.rounded(), outputRate == outputRate.rounded(),
-           let design = RationalResamplerDesign(inputRate: Int(inputRate), outputRate: Int(outputRate)) {
-            let converters = (0..<channelCount).map { _ in RationalResampler(design: design) }
-            rational = converters
-            hop = AudioBuffer(channelCount: channelCount, frameCapacity: design.hopOutput, zeroed: true)
+        if inputRate == inputRate.rounded(), outputRate == outputRate.rounded() {
+            let (from, to) = (Int(inputRate), Int(outputRate))
+            let stages = Self.stages(from: from, to: to, quality: quality)
+            rational = (0..<channelCount).map { _ in RationalResampler(design: stages.first) }
+            hop = AudioBuffer(channelCount: channelCount, frameCapacity: stages.first.hopOutput, zeroed: true)
+            if let second = stages.second {
+                let converters = (0..<channelCount).map { _ in FractionalResampler(design: second, largestBlock: stages.first.hopOutput) }
+                fractional = converters
+                secondOutput = AudioBuffer(channelCount: channelCount,
+                                           frameCapacity: converters[0].largestOutput(forInput: stages.first.hopOutput))
+            } else {
+                fractional = []
+                secondOutput = nil
+            }
+            secondMade = .allocate(capacity: channelCount)
+            secondMade.initialize(repeating: 0)
             states = []
             output = AudioBuffer(channelCount: channelCount, frameCapacity: 1, zeroed: true)
             used = .allocate(capacity: 0)
@@ -88,7 +109,10 @@ package final class StreamingResampler {
             return
         }
         rational = []
+        fractional = []
         hop = nil
+        secondOutput = nil
+        secondMade = .allocate(capacity: 0)
         var states: [OpaquePointer] = []
         for _ in 0..<channelCount {
             var code: Int32 = 0
@@ -110,6 +134,24 @@ package final class StreamingResampler {
         used.deallocate()
         generated.deallocate()
         codes.deallocate()
+        secondMade.deallocate()
+    }
+
+    /// The rational design from `from` to `to` Hz at `quality`, alone when the ratio allows, else to the
+    /// intermediate rate with the second stage behind it.
+    static func stages(from: Int, to: Int, quality: Resampler.Quality)
+        -> (first: RationalResamplerDesign, second: FractionalResamplerDesign?) {
+        if let single = RationalResamplerDesign(inputRate: from, outputRate: to, attenuationDB: quality.attenuationDB,
+                                                passbandShare: quality.passbandShare) {
+            return (single, nil)
+        }
+        let band = Double(min(from, to)) / 2
+        let middle = FractionalResamplerDesign.intermediateRate(inputRate: from, outputRate: to)
+        // A power-of-two ratio always has a design (its frames are short).
+        let first = RationalResamplerDesign(inputRate: from, outputRate: middle, bandLimitHz: band,
+                                            attenuationDB: quality.attenuationDB, passbandShare: quality.passbandShare)!
+        return (first, FractionalResamplerDesign(inputRate: middle, outputRate: to, bandLimitHz: band,
+                                                 attenuationDB: quality.attenuationDB))
     }
 
     /// Frames a stream of `inputFrames` frames becomes: round(inputFrames · outputRate / inputRate).
@@ -167,7 +209,7 @@ package final class StreamingResampler {
     /// samples), converted in parallel, and their hops lent; after the end, silence until `target`.
     private func processRational(_ input: AudioBlock, endOfInput: Bool, target: Int,
                                  _ body: (AudioBlock) throws(ShadesError) -> Void) throws(ShadesError) {
-        let hop = hop!
+        let lent = secondOutput ?? hop!
         var consumed = 0
         while true {
             // Lend what the last frame left (trimmed to the stream's length at the end).
@@ -175,7 +217,7 @@ package final class StreamingResampler {
                 let n = min(hopAvailable - hopPosition, outputBlockFrames, target - outputFrames)
                 if n > 0 {
                     outputFrames += n
-                    try hop.withBlock(frames: hopPosition..<hopPosition + n) { (b: AudioBlock) throws(ShadesError) in try body(b) }
+                    try lent.withBlock(frames: hopPosition..<hopPosition + n) { (b: AudioBlock) throws(ShadesError) in try body(b) }
                     hopPosition += n
                     continue
                 }
@@ -199,19 +241,22 @@ package final class StreamingResampler {
                 if endOfInput { continue }   // then silence fills the frame
                 return                       // all input taken: wait for more
             }
-            let converters = RationalCall(converters: rational, hop: hop)
+            let converters = RationalCall(converters: rational, hop: hop!, second: fractional, secondOutput: secondOutput,
+                                          made: secondMade)
             if channelCount == 1 {
                 converters.run(channel: 0)
             } else {
                 DispatchQueue.concurrentPerform(iterations: channelCount) { converters.run(channel: $0) }
             }
-            (hopPosition, hopAvailable) = (0, hop.frameCapacity)
+            // The second stage's counts depend on counts only, never on the samples: all channels agree.
+            (hopPosition, hopAvailable) = (0, secondOutput == nil ? hop!.frameCapacity : secondMade[0])
         }
     }
 
     /// Forgets the stream: the next `process` starts a new one.
     package func reset() {
         for converter in rational { converter.reset() }
+        for converter in fractional { converter.reset() }
         (hopPosition, hopAvailable) = (0, 0)
         for state in states { src_reset(state) }
         inputFrames = 0
@@ -265,13 +310,20 @@ private struct ChannelCall: @unchecked Sendable {
     }
 }
 
-/// One frame of the rational engine, converted per channel in parallel; each call touches only its own
-/// channel's converter and hop.
+/// One frame of the rational engine, converted per channel in parallel (and through the second stage
+/// when there is one); each call touches only its own channel's converters, hop, output and count.
 private struct RationalCall: @unchecked Sendable {
     let converters: [RationalResampler]
     let hop: AudioBuffer
+    let second: [FractionalResampler]
+    let secondOutput: AudioBuffer?
+    let made: UnsafeMutableBufferPointer<Int>
 
     func run(channel c: Int) {
-        hop.withChannel(c) { converters[c].convert(into: $0.baseAddress!) }
+        hop.withChannel(c) { converted in
+            converters[c].convert(into: converted.baseAddress!)
+            guard let secondOutput else { return }
+            made[c] = secondOutput.withChannel(c) { second[c].process(UnsafeBufferPointer(converted), into: $0.baseAddress!) }
+        }
     }
 }

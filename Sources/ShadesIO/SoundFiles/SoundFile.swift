@@ -87,8 +87,13 @@ final class SoundFile {
         return soundFile
     }
 
-    /// Opens `path` for reading (`sf_open`, SFM_READ).
+    /// Opens `path` for reading (`sf_open`, SFM_READ). What is not a readable, non-empty regular file is
+    /// refused before anything opens it (``CommandPaths/checkReadableFile(_:)``: a FIFO would wait for a
+    /// writer for ever), and so is what libsndfile would give libmpg123 that is no MP3 (libmpg123 would
+    /// print on standard error: ``ContainerCheck/notMPEG(path:)``).
     static func open(path: String) throws(ShadesError) -> SoundFile {
+        try CommandPaths.checkReadableFile(path)
+        if let problem = ContainerCheck.notMPEG(path: path) { throw .input("\(path) \(problem)") }
         if let defect = ContainerCheck.malformedListChunk(path: path) {
             throw .input("cannot read \(path): a malformed WAV header (\(defect))")
         }

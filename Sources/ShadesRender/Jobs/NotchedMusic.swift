@@ -448,11 +448,8 @@ struct NotchPlan {
     func measure() throws(ShadesError) -> Measurements {
         let (file, tap, notched) = try chain(measuring: true)
         let meters = Array(repeating: TruePeakMeter(sampleRate: outputRate), count: channelCount)
-        let scratch = try? ScratchSoundFile(channelCount: channelCount, sampleRate: Int(outputRate),
-                                            expectedFrames: outputFrames(forInput: announcedFrames))
-        let measured: any AudioSource = scratch.map { KeepingTap(source: notched, scratch: $0) } ?? notched
-        let (peaks, frames) = FileSink.measure(SourceGroups([measured]), length: .untilEndOf(file), meters: meters,
-                                               chunkFrames: FileChain.blockFrames)
+        let (peaks, frames, kept) = KeptPass.run(notched, until: file, meters: meters,
+                                                 expectedFrames: outputFrames(forInput: announcedFrames))
         if let failure = file.failure { throw failure }
         var result = Measurements()
         result.inputFrames = file.inputFramesDecoded ?? 0
@@ -464,7 +461,7 @@ struct NotchPlan {
         // Too short to say anything (the rule of a Welch estimate): no spectrum.
         let long = result.inputFrames >= SpectrumAccumulator.minimumFrameCount
         result.spectra = (0..<channelCount).map { long ? notched.inputSpectrum(channel: $0) : nil }
-        if let scratch, (try? scratch.finishWriting()) != nil, scratch.frames >= frames { result.notched = scratch }
+        result.notched = kept
         return result
     }
 
@@ -473,7 +470,7 @@ struct NotchPlan {
     func write(gain: Float, measured: Measurements, comment: String) throws(ShadesError) {
         if let kept = measured.notched {
             // The notched signal of pass 1, read back (its frames past the output's end are not read).
-            let notched = try AudioFileSource(path: kept.readPath, blockFrames: FileChain.blockFrames)
+            let notched = try KeptPass.readBack(kept)
             try write(notched, gain: gain, measured: measured, comment: comment) { () throws(ShadesError) in
                 if let failure = notched.failure { throw failure }
             }
@@ -499,27 +496,6 @@ struct NotchPlan {
                                  gains: Array(repeating: gain, count: channelCount), meters: [SignalMeasurement]?.none)
             try check()
         }
-    }
-}
-
-/// Passes `source` through and appends every frame it renders to `scratch`.
-final class KeepingTap: AudioSource {
-    let source: any AudioSource
-    let scratch: ScratchSoundFile
-    var sampleRate: Double { source.sampleRate }
-    var channelCount: Int { source.channelCount }
-
-    init(source: any AudioSource, scratch: ScratchSoundFile) {
-        self.source = source
-        self.scratch = scratch
-    }
-
-    /// Prepares its source (a tap runs offline, but it answers like every source).
-    func prepareForRealTime(_ preparation: RealTimePreparation) { source.prepareForRealTime(preparation) }
-
-    func render(into block: AudioBlock) {
-        source.render(into: block)
-        scratch.append(block)
     }
 }
 

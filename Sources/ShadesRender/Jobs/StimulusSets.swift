@@ -168,6 +168,13 @@ package enum StimulusSets {
         try Parameter(.above, unit: .decibels).check(aboveDB, within: relativeLevels, note: over)
         try Parameter(.probeFrom, unit: .decibels).check(probeFromDB, within: relativeLevels, note: over)
         try Parameter(.probeTo, unit: .decibels).check(probeToDB, within: relativeLevels, note: over)
+        // The ramps frame every file: the masker's sound and each probe.
+        let shortest = min(maskerSeconds, probeSeconds)
+        if onsetRampSeconds.isFinite, offsetRampSeconds.isFinite, shortest.isFinite, onsetRampSeconds + offsetRampSeconds > shortest {
+            throw ShadesError(.fade, .other("do not fit in the \(formatNumber(shortest * 1000)) ms \(probeSeconds < maskerSeconds ? "probe" : "masker")"),
+                              value: .text("\(formatNumber(onsetRampSeconds * 1000)) ms + \(formatNumber(offsetRampSeconds * 1000)) ms"),
+                              allowed: AllowedValues(note: "together at most the shorter of the masker and the probe"))
+        }
         let band = Generator.narrowBandNoise(centreHz: frequencyHz, widthOctaves: widthOctaves)
         func item(_ name: String, kind: String, seconds: Double, silence: Double, relative: Double) throws(ShadesError) -> Item {
             let level = referenceDBFS + relative
@@ -186,11 +193,36 @@ package enum StimulusSets {
                               silence: silenceSeconds, relative: aboveDB)]
         var relative = probeFromDB
         while relative <= probeToDB + 1e-9 {
-            items.append(try item("mml-probe-\(hertzName(frequencyHz))-\(relative >= 0 ? "+" : "")\(formatNumber(relative))dB", kind: "mml-probe",
+            items.append(try item("mml-probe-\(hertzName(frequencyHz))-at\(relative >= 0 ? "+" : "")\(formatNumber(relative))dB", kind: "mml-probe",
                                   seconds: probeSeconds, silence: 0, relative: relative))
             relative += probeStepDB
         }
         return items
+    }
+
+    /// The sample format of a set: `asked` when it carries every file's level, else a refusal naming the
+    /// quietest file; without `asked`, the first of s16, s24 and f32 (f32 in WAV only) that carries every
+    /// level (``LevelPolicy/lowestLevelDBFS(_:)``), with the reason when it is not s16 ("its quietest
+    /// file, mml-probe-6000Hz-at-10dB at -70 dBFS, is below what s16 carries").
+    package static func sampleFormat(for items: [Item], asked: SampleFormat?,
+                                     container: Container) throws(ShadesError) -> (format: SampleFormat, reason: String?) {
+        guard let quietest = items.min(by: { $0.request.levelDBFS < $1.request.levelDBFS }) else { return (asked ?? .s16, nil) }
+        let level = quietest.request.levelDBFS
+        let file = "\(quietest.entry.file) at \(formatNumber(level)) dBFS"
+        if let asked {
+            guard level < LevelPolicy.lowestLevelDBFS(asked) else { return (asked, nil) }
+            let fits = SampleFormat.allCases.first { level >= LevelPolicy.lowestLevelDBFS($0) && (container == .wav || $0 != .f32) }
+            throw ShadesError(.sampleFormat, .other("cannot carry the set's quietest file, \(file)"), value: .text(asked.rawValue),
+                              allowed: AllowedValues(note: fits.map { "\($0.rawValue), or leave it out to choose it" }
+                                                     ?? "f32 in WAV (FLAC has no float samples)"))
+        }
+        for format in SampleFormat.allCases where container == .wav || format != .f32 {
+            if level >= LevelPolicy.lowestLevelDBFS(format) {
+                return (format, format == .s16 ? nil : "its quietest file, \(file), is below what s16 carries")
+            }
+        }
+        throw ShadesError(.sampleFormat, .other("cannot carry the set's quietest file, \(file), in \(container.rawValue)"),
+                          allowed: AllowedValues(note: "f32 in WAV, down to -150 dBFS"))
     }
 
     /// Renders `items` into `folder` (created if missing) with an `index.json`. Everything is written into
@@ -257,8 +289,8 @@ package enum StimulusSets {
         return index
     }
 
-    /// "1000Hz", "1189.207Hz".
-    static func hertzName(_ f: Double) -> String { formatNumber((f * 1000).rounded() / 1000) + "Hz" }
+    /// "1000Hz", "1189.21Hz", "6349.6Hz": to 0.01 Hz (a quarter-octave grid's names stay apart).
+    static func hertzName(_ f: Double) -> String { formatNumber(f, roundedTo: 2) + "Hz" }
 
     static func earName(_ layout: ChannelLayout) -> String {
         switch layout {
