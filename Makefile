@@ -8,8 +8,9 @@ DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev p
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
 TEST_PACKAGES := lame
 # For the live tests (make test-live): a headless PulseAudio server and its tools (parecord, paplay, pactl),
-# and the ALSA plugin through which PortAudio's "default" device reaches it (PortAudio is in DEB_PACKAGES).
-LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins
+# the ALSA plugin through which PortAudio's "default" device reaches it (PortAudio is in DEB_PACKAGES), and
+# tmux, the 80×24 terminal in which the interactive procedures are driven (LiveProcedureScreenTests.swift).
+LIVE_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins tmux
 # Then a headless PipeWire for the notch-filter configuration (PipeWireNotchTests): the server and its tools
 # (pw-cli, pw-link, pw-play, pw-record), WirePlumber, and the session D-Bus WirePlumber needs. Installed
 # without recommended packages: no pipewire-pulse or pipewire-alsa (they would take PulseAudio's and ALSA's

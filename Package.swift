@@ -92,9 +92,9 @@ let package = Package(
         .testTarget(
             name: "ShadesCommandLineTests",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesProcedures", "ShadesTestSupport", "shades"]),
-        /// `shades play` through a real audio server (a headless PulseAudio started by scripts/live-tests.sh,
-        /// `make test-live`); skipped when none is reachable.
-        .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesAnalysis", "ShadesTestSupport", "shades"]),
+        /// `shades play` and the interactive procedures (in tmux) through a real audio server (a headless
+        /// PulseAudio started by scripts/live-tests.sh, `make test-live`); skipped when none is reachable.
+        .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesDSP", "ShadesAnalysis", "ShadesProcedures", "ShadesTestSupport", "shades"]),
         /// The public API of the library products against the checked-in listing, API/public-api.txt
         /// (`make api-listing` regenerates it). It reads the modules' symbol graphs, so it depends on them.
         .testTarget(

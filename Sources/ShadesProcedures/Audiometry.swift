@@ -160,8 +160,14 @@ public struct Audiometry: Sendable {
                          right: finished[.right]?.sorted { $0.frequencyHz < $1.frequencyHz })
     }
 
-    /// The ear and frequency tested now, its index and the number of tests (for a progress line).
-    public var progress: (test: Int, of: Int) { (min(current + 1, tests.count), tests.count) }
+    /// Where the procedure stands, for a progress line: the ear tested now, and its frequency's place among
+    /// that ear's frequencies (1-based), of how many.
+    public var progress: (ear: Ears, frequency: Int, of: Int) {
+        let test = min(current, tests.count - 1)
+        let ear = tests[test].ear
+        let ofEar = tests.indices.filter { tests[$0].ear == ear }
+        return (ear, ofEar.firstIndex(of: test)! + 1, ofEar.count)
+    }
 
     // MARK: Steps
 
@@ -290,11 +296,28 @@ public struct Audiogram: Sendable, Codable, Equatable {
     package func someThresholds(ear: Ears) throws(ShadesError) -> [(frequencyHz: Double, thresholdDB: Double)] {
         let points = thresholds(ear: ear)
         guard !points.isEmpty else {
-            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no threshold in the audiogram",
-                              allowed: [("left", left), ("right", right)].filter { $0.1 != nil }.map(\.0).joined(separator: ", "))
+            let measured = [Ears.right, .left].filter { !thresholds(ear: $0).isEmpty }
+            guard !measured.isEmpty else { throw Self.noThresholds }
+            throw ShadesError(parameter: .ear, value: ear.rawValue, problem: "has no thresholds in the audiogram",
+                              allowed: measured.map(\.rawValue).joined(separator: " or ")
+                                + (measured.count == 1 ? ", the only ear it has thresholds for" : ""))
         }
         return points
     }
+
+    /// The ears of `ears` (right, left or both) whose thresholds to use: one ear must have thresholds; of
+    /// both, those that have some (the one ear's when the audiogram holds one ear's). Throws when none has.
+    package func earsWithThresholds(_ ears: [Ears]) throws(ShadesError) -> [Ears] {
+        let measured = ears.filter { !thresholds(ear: $0).isEmpty }
+        guard !measured.isEmpty else {
+            if ears.count == 1 { _ = try someThresholds(ear: ears[0]) }
+            throw Self.noThresholds
+        }
+        return measured
+    }
+
+    /// An audiogram in which no tone was heard at any frequency.
+    private static let noThresholds = ShadesError.input("the audiogram has no threshold in either ear (no response at any frequency)")
 
     /// The threshold of `ear` at `frequencyHz`, linear in log frequency between the measured ones and the
     /// nearest one's beyond them; throws when the ear has none.

@@ -95,7 +95,7 @@ struct AudiometryCommand: ParsableCommand {
         if json {
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(Self.table(audiogram, simulated: simulateAudiogram != nil))
+            printWrapped(Self.table(audiogram, simulated: simulateAudiogram != nil))
         }
     }
 
@@ -112,43 +112,50 @@ struct AudiometryCommand: ParsableCommand {
         }
     }
 
-    /// The audiogram as a table: a row per ear, a column per frequency.
+    /// The audiogram as a table: a row per ear, a column per frequency, in blocks of at most 10 frequencies
+    /// (80 columns).
     static func table(_ audiogram: Audiogram, simulated: Bool) -> String {
         let frequencies = Array(Set(((audiogram.left ?? []) + (audiogram.right ?? [])).map(\.frequencyHz))).sorted()
-        var lines = ["audiogram, \(audiogram.scale.rawValue)\(simulated ? " (simulated listener)" : ""):",
-                     "  Hz     " + frequencies.map { formatNumber($0).padded(to: 7) }.joined()]
-        var notes: [String] = []
-        for (name, row) in [("right", audiogram.right), ("left", audiogram.left)] {
-            guard let row else { continue }
-            lines.append("  " + name.padded(to: 7) + frequencies.map { f in
-                (row.first { $0.frequencyHz == f }?.thresholdDB.map { formatNumber($0) } ?? "-").padded(to: 7)
-            }.joined())
-            notes += row.compactMap { t in t.note.map { "  \(name) \(formatNumber(t.frequencyHz)) Hz: \($0)" } }
+        var lines = ["audiogram, \(audiogram.scale.rawValue)\(simulated ? " (simulated listener)" : ""):"]
+        for start in stride(from: 0, to: frequencies.count, by: 10) {
+            let block = frequencies[start..<min(start + 10, frequencies.count)]
+            lines.append("  Hz     " + block.map { formatNumber($0).padded(to: 7) }.joined())
+            for (name, row) in [("right", audiogram.right), ("left", audiogram.left)] {
+                guard let row else { continue }
+                lines.append("  " + name.padded(to: 7) + block.map { f in
+                    (row.first { $0.frequencyHz == f }?.thresholdDB.map { formatNumber($0) } ?? "-").padded(to: 7)
+                }.joined())
+            }
         }
-        return (lines + notes).joined(separator: "\n")
+        for (name, row) in [("right", audiogram.right), ("left", audiogram.left)] {
+            lines += (row ?? []).compactMap { t in t.note.map { "  \(name) \(formatNumber(t.frequencyHz)) Hz: \($0)" } }
+        }
+        return lines.joined(separator: "\n")
     }
 }
 
 /// The procedure in the terminal: a pause of 1.5 … 3 s (drawn from the seed, so the listener cannot predict
-/// the tone), the pulsed tone, and a response window from its start to 1 s after its end.
+/// the tone), the pulsed tone, and a response window from its start to 1 s after its end. Keys pressed
+/// outside a window answer nothing and are dropped.
 func runAudiometry(_ procedure: Audiometry, console: ProcedureConsole, seed: UInt64) throws -> Audiogram {
     console.say("""
         Audiometry: the quietest tones you can hear, ear by ear.
-        You will hear short beeping tones, sometimes very faint, in one ear at a time. Press space (or enter)
+        You will hear short beeping tones, sometimes very faint, in one ear at a time. Press space (or enter) \
         every time you hear one, however faint, as soon as you hear it. Keep the volume where it is.
         Keys: space or enter when you hear a tone; q stops without saving.
-        Press space to begin.
         """)
+    console.ask("Press space to begin. ")
     if console.key(within: .infinity, accepting: { [.quit, .space, .enter].contains($0) }) == .quit { throw console.stopped("audiometry") }
     var audiometry = procedure
     var random = SplitMix64(seed: seed)
     while let presentation = audiometry.presentation {
-        let (test, count) = audiometry.progress
-        let prefix = "\(presentation.ear.rawValue) ear, \(formatNumber(presentation.frequencyHz)) Hz (tone \(test) of \(count))"
+        let (ear, frequency, count) = audiometry.progress
+        let prefix = "\(ear.rawValue) ear, \(formatNumber(presentation.frequencyHz)) Hz (frequency \(frequency) of \(count))"
         console.status("\(prefix): listen; space when you hear a tone ")
         // The pause: keys pressed in it are not answers.
-        if console.key(within: 1.5 + 1.5 * random.nextUnit(), accepting: { $0 == .quit }) != nil { throw console.stopped("audiometry") }
+        if console.waitForQuit(1.5 + 1.5 * random.nextUnit()) { throw console.stopped("audiometry") }
         // The tone lasts 1 s (three pulses); the window 1 s more.
+        console.dropTypedKeys()
         let voice = try console.play(Audiometry.tone(for: presentation), levelDBFS: presentation.levelDBFS!)
         let key = console.key(within: 2, accepting: { [.quit, .space, .enter].contains($0) })
         console.engine.stop(voice, fadeSeconds: 0.02)
@@ -156,7 +163,7 @@ func runAudiometry(_ procedure: Audiometry, console: ProcedureConsole, seed: UIn
         let heard = key != nil
         if heard { console.status("\(prefix): heard ") }
         audiometry.answer(heard: heard)
-        console.wait(0.3)
+        if console.waitForQuit(0.3) { throw console.stopped("audiometry") }
     }
     console.say("Done.")
     return audiometry.result!

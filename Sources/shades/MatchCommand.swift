@@ -83,15 +83,15 @@ struct MatchCommand: ParsableCommand {
         if json {
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print("matched \(formatNumber(result.frequencyHz, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLowHz, roundedTo: 1)) … "
-                  + "\(formatNumber(result.rangeHighHz, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)")
-            for warning in result.warnings { print("flagged: \(warning)") }
+            printWrapped("matched \(formatNumber(result.frequencyHz, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLowHz, roundedTo: 1)) … "
+                         + "\(formatNumber(result.rangeHighHz, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)")
+            for warning in result.warnings { printWrapped("flagged: \(warning)") }
         }
     }
 }
 
 /// The procedure in the terminal: an introduction, tones through the live engine, keys for the answers,
-/// and a status line that says which part, which pair and which tone is playing.
+/// a line for each part and a status line that says which pair and which tone is playing.
 private struct InteractiveMatch {
     let levelDBFS: Double
     let console: ProcedureConsole
@@ -99,13 +99,14 @@ private struct InteractiveMatch {
     func run(_ procedure: PitchMatch) throws -> PitchMatch.Result {
         console.say("""
             Pitch matching: finding the pitch of your tinnitus.
-            You will hear pairs of tones, tone 1 then tone 2. After each pair, press 1 or 2 for the tone whose
-            pitch is closer to your tinnitus (r: hear the pair again). Before a new tone is used you set its
-            loudness to that of your tinnitus (up/down arrows, enter when equal). It takes about 15 pairs in
-            four parts. Keys: 1, 2, r, up/down, enter; q stops without saving.
+            You will hear pairs of tones, tone 1 then tone 2. After each pair, press 1 or 2 for the tone whose \
+            pitch is closer to your tinnitus (r: hear the pair again). Before a new tone is used you set its \
+            loudness to that of your tinnitus (up/down arrows, enter when equal). It takes about 15 pairs in four \
+            parts. Keys: 1, 2, r, up/down, enter; q stops without saving.
             Seed \(procedure.seed) (the order of the tones in each pair).
             """)
         var match = procedure
+        var part: Int?
         while true {
             switch match.step {
             case .done:
@@ -116,11 +117,15 @@ private struct InteractiveMatch {
             case .balance(let f):
                 try match.answer(.level(try balance(f)))
             case .pair(let a, let b, let stage):
-                let prefix = "pair \(match.choices.count + 1), part \(Self.part(stage)) of 4 (\(Self.describe(stage)))"
+                if part != Self.part(stage) {
+                    part = Self.part(stage)
+                    console.say("Part \(Self.part(stage)) of 4: \(Self.describe(stage)).")
+                }
+                let pair = "pair \(match.choices.count + 1)"
                 var answer: PitchMatch.Answer?
                 while answer == nil {
-                    try playPair(a, match.levels[a] ?? 0, b, match.levels[b] ?? 0, prefix: prefix)
-                    console.status("\(prefix): which was closer to your tinnitus, 1 or 2? (r: again, q: stop) ")
+                    try playPair(a, match.levels[a] ?? 0, b, match.levels[b] ?? 0, pair: pair)
+                    console.ask("\(pair): which was closer to your tinnitus, 1 or 2? (r: again, q: stop) ")
                     switch console.key() {
                     case .character("1"): answer = .first
                     case .character("2"): answer = .second
@@ -151,9 +156,10 @@ private struct InteractiveMatch {
         var db = 0.0
         let voice = try console.play(Sound(.tone(frequencyHz: f)), levelDBFS: levelDBFS, fadeInSeconds: 0.05)
         defer { console.engine.stop(voice, fadeSeconds: 0.05) }
+        console.dropTypedKeys()
         while true {
-            console.status("loudness of the \(formatNumber(f.rounded())) Hz tone: \(formatSigned(db, digits: 0)) dB "
-                           + "(up/down; enter when as loud as your tinnitus; q: stop) ")
+            console.status("\(formatNumber(f.rounded())) Hz tone, \(formatSigned(db, digits: 0)) dB: up/down until as loud as your "
+                           + "tinnitus, enter: done ")
             switch console.key() {
             case .up: db = min(40, db + 1)
             case .down: db = max(-40, db - 1)
@@ -166,9 +172,8 @@ private struct InteractiveMatch {
     }
 
     /// Tone 1 (1 s), 0.5 s of silence, tone 2 (1 s), each with 10 ms raised-cosine ramps; the status line
-    /// says which is playing.
-    private func playPair(_ a: Double, _ levelA: Double, _ b: Double, _ levelB: Double, prefix: String) throws {
-        console.drainKeys()
+    /// says which is playing. Keys pressed meanwhile are dropped (q stops).
+    private func playPair(_ a: Double, _ levelA: Double, _ b: Double, _ levelB: Double, pair: String) throws {
         let start = console.frame(after: 0.1)
         for (k, (f, db)) in [(a, levelA), (b, levelB)].enumerated() {
             let tone = Sound(.generator(.tone(frequencyHz: f)), fades: Fades(inSeconds: 0.01, outSeconds: 0.01, endSeconds: 1))
@@ -176,9 +181,9 @@ private struct InteractiveMatch {
             let voice = try console.play(tone, levelDBFS: levelDBFS, gainDB: db, atFrame: at)
             console.engine.stop(voice, fadeSeconds: 0, atFrame: at + Int(1.2 * ProcedureConsole.sampleRate))
         }
-        console.status("\(prefix): now playing tone 1 ")
-        console.wait(1.6)
-        console.status("\(prefix): now playing tone 2 ")
-        console.wait(1.1)
+        console.status("\(pair): now playing tone 1 ")
+        if console.waitForQuit(1.6) { throw console.stopped("match") }
+        console.status("\(pair): now playing tone 2 ")
+        if console.waitForQuit(1.1) { throw console.stopped("match") }
     }
 }

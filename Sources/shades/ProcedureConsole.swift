@@ -53,21 +53,50 @@ final class ProcedureConsole {
         tcsetattr(0, TCSANOW, &saved)
         output.stop()
         // Gaps in the tones would spoil the answers: say how many there were.
-        printToStandardError("\(engine.underruns) underruns of the audio device while the tones played"
-                             + " (real-time scheduling \(output.realTimeScheduling ? "granted" : "refused"))\n")
+        say("audio output: \(engine.underruns) underruns while the tones played, real-time scheduling "
+            + (output.realTimeScheduling ? "granted" : "refused"))
     }
 
     // MARK: Text
 
-    /// Replaces the status line with `text`.
-    func status(_ text: String) { printToStandardError("\r\u{1B}[K" + text) }
+    /// Terminal rows the status line takes now (0: none shown).
+    private var statusRows = 0
 
-    /// Ends the status line and writes `text` as lines of their own.
-    func say(_ text: String) { printToStandardError("\r\u{1B}[K" + text + "\n") }
+    /// The terminal's width (of standard error, else standard input), at most 80 columns.
+    var columns: Int { terminalColumns(2) ?? terminalColumns(0) ?? maximumScreenColumns }
+
+    /// Moves to the start of the status line and clears from there to the end of the screen (every row a
+    /// wrapped status took).
+    private var clearStatus: String {
+        "\r" + (statusRows > 1 ? "\u{1B}[\(statusRows - 1)A" : "") + "\u{1B}[J"
+    }
+
+    /// Replaces the status line with `text`, wrapped to one column less than the terminal's width (the
+    /// cursor stays on its last row, so the next rewrite finds every row it took).
+    func status(_ text: String) {
+        let lines = text.wrapped(toWidth: columns - 1)
+        printToStandardError(clearStatus + lines.joined(separator: "\n"))
+        statusRows = lines.count
+    }
+
+    /// Asks `question` on the status line, first dropping the keys typed so far: only a key pressed after the
+    /// question is shown answers it.
+    func ask(_ question: String) {
+        dropTypedKeys()
+        status(question)
+    }
+
+    /// Replaces the status line with `text` as lines of their own, wrapped to the terminal's width (each line
+    /// of `text` a paragraph).
+    func say(_ text: String) {
+        printToStandardError(clearStatus + text.wrapped(toWidth: columns).map { $0 + "\n" }.joined())
+        statusRows = 0
+    }
 
     /// An error for the user's q: on a line of its own, below the status line.
     func stopped(_ procedure: String) -> ShadesError {
-        printToStandardError("\r\u{1B}[K\n")
+        if statusRows > 0 { printToStandardError("\n") }
+        statusRows = 0
         return ShadesError.runtime("\(procedure) stopped with q before its end: nothing was written")
     }
 
@@ -111,8 +140,17 @@ final class ProcedureConsole {
         }
     }
 
-    /// Drops the keys typed so far (pressed early, before a question).
-    func drainKeys() { while key(timeout: 0) != nil {} }
+    /// Drops the keys typed so far and not yet read (pressed early, before a question): the terminal's input
+    /// queue is flushed (`tcflush(TCIFLUSH)`).
+    func dropTypedKeys() { tcflush(0, TCIFLUSH) }
+
+    /// Waits `seconds` while sounds play, releasing what the engine no longer plays. Keys pressed meanwhile
+    /// answer nothing and are dropped, but q ends the wait at once: true when it did.
+    func waitForQuit(_ seconds: Double) -> Bool {
+        let quit = key(within: seconds, accepting: { $0 == .quit }) != nil
+        engine.collectGarbage()
+        return quit
+    }
 
     // MARK: Sound
 
@@ -127,12 +165,6 @@ final class ProcedureConsole {
 
     /// Frames from the engine's start to `seconds` from now.
     func frame(after seconds: Double) -> Int { engine.framesRendered + Int(seconds * Self.sampleRate) }
-
-    /// Waits `seconds`, releasing what the engine no longer plays.
-    func wait(_ seconds: Double) {
-        usleep(useconds_t(max(0, seconds) * 1e6))
-        engine.collectGarbage()
-    }
 }
 
 extension OutputDeviceChoice {

@@ -34,10 +34,55 @@ extension String {
         return String(self[..<dot])
     }
 
+    /// The text as lines of at most `width` characters (at least 1): each line of the text is a paragraph,
+    /// wrapped between words, its continuation lines indented as it is; a word too long for a line is cut.
+    func wrapped(toWidth width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in split(separator: "\n", omittingEmptySubsequences: false) {
+            let indent = String(paragraph.prefix { $0 == " " }.prefix(width / 2))
+            let room = max(1, width - indent.count)
+            var line = ""
+            for word in paragraph.split(separator: " ") {
+                if !line.isEmpty && line.count + 1 + word.count <= room {
+                    line += " " + word
+                    continue
+                }
+                if !line.isEmpty { lines.append(indent + line) }
+                var rest = word
+                while rest.count > room {
+                    lines.append(indent + rest.prefix(room))
+                    rest = rest.dropFirst(room)
+                }
+                line = String(rest)
+            }
+            lines.append(line.isEmpty ? "" : indent + line)
+        }
+        return lines
+    }
+
     /// Without leading and trailing white space.
     var trimmed: String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
+}
+
+/// The widest a screen's text is laid out, columns.
+let maximumScreenColumns = 80
+
+/// The width of the terminal at file descriptor `descriptor`, at most ``maximumScreenColumns``; nil when it is
+/// not a terminal.
+func terminalColumns(_ descriptor: Int32) -> Int? {
+    guard isatty(descriptor) == 1 else { return nil }
+    var size = winsize()
+    guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return maximumScreenColumns }
+    return min(maximumScreenColumns, Int(size.ws_col))
+}
+
+/// Prints `text` on standard output: on a terminal each line wrapped to its width (at most 80 columns),
+/// elsewhere (a pipe, a file) each line whole.
+func printWrapped(_ text: String) {
+    guard let columns = terminalColumns(1) else { return print(text) }
+    print(text.wrapped(toWidth: columns).joined(separator: "\n"))
 }
 
 /// Writes "shades: error: `message`" as one line to standard error (file descriptor 2, unbuffered).

@@ -39,6 +39,13 @@ struct TinnitusOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
     var device: String?
 
+    /// How `--ear` chooses the threshold of `--audiogram`, for the help.
+    static let earsOfAnAudiogram = """
+        With --audiogram, --ear both (the default) takes the better threshold of the ears the audiogram has \
+        thresholds for (the one ear's, with a warning, when it holds one ear's); --ear left or right needs that \
+        ear's.
+        """
+
     func frequencyHz() throws -> Double {
         switch (frequency, fromMatch) {
         case (let text?, nil): return try ValueParsing.hertz(text)
@@ -67,7 +74,9 @@ struct TinnitusOptions: ParsableArguments {
         return ears.count == 2 ? .diotic : ears[0] == .left ? .left : .right
     }
 
-    /// The threshold at `frequencyHz` from `--threshold` or `--audiogram` (the lower of the ears), nil without either.
+    /// The threshold at `frequencyHz` from `--threshold` or `--audiogram`, nil without either. For both ears it
+    /// is the better (lower) of the ears the audiogram has thresholds for: the one ear's, said in a warning,
+    /// when it holds one ear's.
     func givenThresholdDBFS(atHz frequencyHz: Double) throws -> Double? {
         if let threshold {
             guard audiogram == nil else { throw ShadesError.usage("--threshold cannot be combined with --audiogram (allowed: one or the other)") }
@@ -77,15 +86,20 @@ struct TinnitusOptions: ParsableArguments {
         }
         guard let audiogram else { return nil }
         let file = try readAudiogram(audiogram)
+        let asked = try ears()
+        let ears = try file.earsWithThresholds(asked)
+        if ears.count < asked.count {
+            printWarning("\(audiogram) has thresholds for the \(ears[0].rawValue) ear only: the threshold is the \(ears[0].rawValue) ear's")
+        }
         var levels: [Double] = []
-        for ear in try ears() { levels.append(try file.thresholdDBFS(atHz: frequencyHz, ear: ear)) }
+        for ear in ears { levels.append(try file.thresholdDBFS(atHz: frequencyHz, ear: ear)) }
         return levels.min()
     }
 
     func write<T: Encodable>(_ result: T, summary: String) throws {
         let data = try prettyJSON(result)
         if let output { try AtomicFile.write(Array(data), to: output) }
-        print(json ? String(decoding: data, as: UTF8.self) : summary)
+        if json { print(String(decoding: data, as: UTF8.self)) } else { printWrapped(summary) }
     }
 
     /// "12dB" → 12 (a simulated tinnitus, dB above the threshold).
@@ -109,8 +123,8 @@ struct LoudnessMatchCommand: ParsableCommand {
             A tone at the tinnitus frequency plays from 10 dB above the threshold; up arrow when it is softer than \
             the tinnitus, down arrow when louder (steps of --step dB), enter when as loud. The threshold comes from \
             --audiogram (its calibration for dB HL), --threshold, or is measured first (audiometry at the \
-            frequency). The JSON (levelDBFS, sensationLevelDB) is read by `stimuli residual-inhibition \
-            --reference-from`. \
+            frequency). \(TinnitusOptions.earsOfAnAudiogram) The JSON (levelDBFS, sensationLevelDB) is read by \
+            `stimuli residual-inhibition --reference-from`. \
             Examples:
               shades loudness-match --frequency 6kHz --audiogram audiogram.json --ear right -o loudness.json
               shades loudness-match --frequency 6kHz --threshold -80 --simulate 12dB --json
@@ -150,8 +164,8 @@ struct LoudnessMatchCommand: ParsableCommand {
     /// The tone plays on; up/down move it a step, enter ends.
     private func matchLive(_ procedure: LoudnessMatch, layout: ChannelLayout, console: ProcedureConsole) throws -> LoudnessMatch.Result {
         console.say("""
-            Loudness matching: a steady tone at your tinnitus frequency. Make it exactly as loud as your tinnitus:
-            up arrow if the tone is softer than your tinnitus, down arrow if it is louder, enter when they are
+            Loudness matching: a steady tone at your tinnitus frequency. Make it exactly as loud as your tinnitus: \
+            up arrow if the tone is softer than your tinnitus, down arrow if it is louder, enter when they are \
             equally loud. q stops without saving.
             """)
         var match = procedure
@@ -160,7 +174,7 @@ struct LoudnessMatchCommand: ParsableCommand {
         defer { console.engine.stop(voice, fadeSeconds: 0.1) }
         while let level = match.levelDBFS {
             console.engine.setGain(voice, gainDB: level - start)
-            console.status("tone \(formatSigned(level - match.thresholdDBFS, digits: 0)) dB above your threshold: up softer, down louder, enter equal ")
+            console.ask("tone \(formatSigned(level - match.thresholdDBFS, digits: 0)) dB above your threshold: up softer, down louder, enter equal ")
             switch console.key() {
             case .up: match.answer(.softer)
             case .down: match.answer(.louder)
@@ -185,7 +199,7 @@ struct MMLCommand: ParsableCommand {
             --start-level) and rises in 2 dB steps; after each step say whether you still hear your tinnitus \
             (y or n). The first level at which it is covered is the MML; the JSON is read by `stimuli \
             residual-inhibition --reference-from` (its masker at --above dB over the MML, 10 in clinical \
-            protocols). \
+            protocols). \(TinnitusOptions.earsOfAnAudiogram) \
             Examples:
               shades mml --frequency 6kHz --width 1 --audiogram audiogram.json -o mml.json
               shades mml --frequency 6kHz --threshold -80 --simulate 20dB --json
@@ -226,10 +240,13 @@ struct MMLCommand: ParsableCommand {
         try tinnitus.write(result, summary: summary)
     }
 
+    /// How long each level of the noise plays before the question, s.
+    static let listeningSeconds = 1.0
+
     /// The noise plays on and rises a step after each "yes".
     private func findLive(_ procedure: MinimumMaskingLevel, layout: ChannelLayout, console: ProcedureConsole) throws -> MinimumMaskingLevel.Result {
         console.say("""
-            Minimum masking level: a noise around your tinnitus frequency, getting louder step by step. After each
+            Minimum masking level: a noise around your tinnitus frequency, getting louder step by step. After each \
             step, press y if you still hear your tinnitus and n when the noise covers it. q stops without saving.
             """)
         var mml = procedure
@@ -240,8 +257,10 @@ struct MMLCommand: ParsableCommand {
         defer { console.engine.stop(voice, fadeSeconds: 0.3) }
         while let level = mml.levelDBFS {
             console.engine.setGain(voice, gainDB: level - start, rampSeconds: 0.1)
-            console.drainKeys()
-            console.status("noise at step \(mml.trials.count + 1): do you still hear your tinnitus? y or n ")
+            // The new level is heard for a moment before the question: keys pressed meanwhile are dropped.
+            console.status("noise at step \(mml.trials.count + 1): listen ")
+            if console.waitForQuit(Self.listeningSeconds) { throw console.stopped("mml") }
+            console.ask("noise at step \(mml.trials.count + 1): do you still hear your tinnitus? y or n ")
             switch console.key(within: .infinity, accepting: { [.quit, .character("y"), .character("n")].contains($0) }) {
             case .character("y"): mml.answer(tinnitusHeard: true)
             case .character("n"): mml.answer(tinnitusHeard: false)

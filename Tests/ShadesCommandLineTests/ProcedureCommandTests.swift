@@ -64,6 +64,43 @@ import ShadesProcedures
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/a.json"))
     }
 
+    /// An audiogram of one ear (issue 30): with the default --ear both, the loudness match and the MML take that
+    /// ear's threshold and say so in a warning; --ear for the other ear is refused naming the ear it has; an
+    /// audiogram with no threshold at all is refused as such.
+    @Test func anAudiogramOfOneEarGivesThatEarsThreshold() throws {
+        let folder = temporaryFolder("one-ear")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func audiogram(_ name: String, rightThreshold: String) throws {
+            try Data("""
+                {"scale": "dB re full scale", "method": "by hand",
+                 "right": [{"frequencyHz": 6000, "thresholdDB": \(rightThreshold), "trials": []}]}
+                """.utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name)"))
+        }
+        try audiogram("right.json", rightThreshold: "-70")
+        try audiogram("none.json", rightThreshold: "null")
+        for command in ["loudness-match", "mml"] {
+            let both = try Shell.run([command, "--frequency", "6kHz", "--audiogram", "right.json", "--simulate", "10dB", "-o", "\(command).json"],
+                                     in: folder)
+            try #require(both.status == 0, "\(command): \(both.stderr)")
+            #expect(both.stderr == "shades: warning: right.json has thresholds for the right ear only: the threshold is the right ear's\n",
+                    "\(command): \(both.stderr)")
+            #expect(try json("\(folder)/\(command).json")["thresholdDBFS"] as? Double == -70)
+
+            let left = try Shell.run([command, "--frequency", "6kHz", "--audiogram", "right.json", "--ear", "left", "--simulate", "10dB",
+                                      "-o", "left.json"], in: folder)
+            #expect(left.status == 2 && left.stderr == "shades: error: --ear left has no thresholds in the audiogram "
+                    + "(allowed: right, the only ear it has thresholds for)\n", "\(command): \(left.stderr)")
+            let none = try Shell.run([command, "--frequency", "6kHz", "--audiogram", "none.json", "--simulate", "10dB", "-o", "none.json.out"],
+                                     in: folder)
+            #expect(none.status == 1 && none.stderr == "shades: error: the audiogram has no threshold in either ear (no response at any "
+                    + "frequency)\n", "\(command): \(none.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: "\(folder)/left.json") && !FileManager.default.fileExists(atPath: "\(folder)/none.json.out"))
+        }
+        let help = try Shell.run(["loudness-match", "--help"], in: folder)
+        #expect(help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                    .contains("--ear both (the default) takes the better threshold of the ears the audiogram has thresholds for"), "\(help.stdout)")
+    }
+
     /// A loudness match and an MML, simulated, feed `stimuli residual-inhibition --reference-from`: its masker is at
     /// the measured level plus --above, at the measured frequency and band.
     @Test func loudnessAndMMLFeedResidualInhibition() throws {

@@ -88,6 +88,21 @@ import ShadesProcedures
         }
     }
 
+    /// The progress a screen shows counts the frequencies of the ear tested (issue 30: "tone 1 of 18" counted
+    /// ears × frequencies), in the order tested: 1 kHz first, then upwards, then downwards.
+    @Test func progressCountsTheFrequenciesOfTheEarTested() throws {
+        var procedure = try Audiometry(ears: [.right, .left], frequenciesHz: [500, 1000, 2000], scale: .fullScale)
+        var shown: [String] = []
+        while let presentation = procedure.presentation {
+            let (ear, frequency, count) = procedure.progress
+            let line = "\(ear.rawValue) \(formatNumber(presentation.frequencyHz)) Hz \(frequency) of \(count)"
+            if shown.last != line { shown.append(line) }
+            procedure.answer(heard: presentation.levelDB >= -60)
+        }
+        #expect(shown == ["right 1000 Hz 1 of 3", "right 2000 Hz 2 of 3", "right 500 Hz 3 of 3",
+                          "left 1000 Hz 1 of 3", "left 2000 Hz 2 of 3", "left 500 Hz 3 of 3"])
+    }
+
     @Test func limitsEndASearch() throws {
         let (audiogram, _) = try run(falseAlarms: 0, misses: 0, seed: 1, thresholds: [(1000, 130), (4000, -30)], frequencies: [1000, 4000])
         let right = try #require(audiogram.right)
