@@ -157,7 +157,7 @@ struct LoudnessMatchCommand: ParsableCommand {
             if threshold == nil { threshold = try measureThreshold(atHz: f, ears: try tinnitus.ears(), console: console) }
             result = try matchLive(try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold!, stepDB: stepDB), layout: layout, console: console)
         }
-        try tinnitus.write(result, summary: "tinnitus as loud as a \(formatNumber(f)) Hz tone at \(formatNumber(result.levelDBFS)) dBFS: "
+        try tinnitus.write(result, summary: "tinnitus as loud as a \(formatNumber(f, roundedTo: 2)) Hz tone at \(formatNumber(result.levelDBFS)) dBFS: "
                            + "\(formatSigned(result.sensationLevelDB, digits: 1)) dB above the threshold (\(formatNumber(result.thresholdDBFS)) dBFS)")
     }
 
@@ -234,7 +234,7 @@ struct MMLCommand: ParsableCommand {
             result = try findLive(procedure, layout: layout, console: console)
         }
         let summary = result.levelDBFS.map { level in
-            "minimum masking level at \(formatNumber(f)) Hz (\(formatNumber(width)) octave band): \(formatNumber(level)) dBFS"
+            "minimum masking level at \(formatNumber(f, roundedTo: 2)) Hz (\(formatNumber(width)) octave band): \(formatNumber(level)) dBFS"
                 + (result.sensationLevelDB.map { ", \(formatSigned($0, digits: 1)) dB above the threshold" } ?? "")
         } ?? "the tinnitus was still heard at the highest level, \(formatNumber(MinimumMaskingLevel.highestLevelDBFS)) dBFS: no masking level"
         try tinnitus.write(result, summary: summary)
@@ -274,12 +274,12 @@ struct MMLCommand: ParsableCommand {
 
 /// The threshold at `frequencyHz` measured first (audiometry at one frequency, dB re full scale): the lower of `ears`.
 func measureThreshold(atHz frequencyHz: Double, ears: [Ears], console: ProcedureConsole) throws -> Double {
-    console.say("First your threshold at \(formatNumber(frequencyHz)) Hz.")
+    console.say("First your threshold at \(formatNumber(frequencyHz, roundedTo: 2)) Hz.")
     let audiogram = try runAudiometry(try Audiometry(ears: ears, frequenciesHz: [frequencyHz], scale: .fullScale), console: console,
                                       seed: UInt64(UInt32.random(in: 0 ... .max)))
     let levels = ears.compactMap { ear in audiogram.thresholds(ear: ear).first?.thresholdDB }
     guard let threshold = levels.min() else {
-        throw ShadesError.runtime("no threshold at \(formatNumber(frequencyHz)) Hz: the tone was not heard at the highest level")
+        throw ShadesError.runtime("no threshold at \(formatNumber(frequencyHz, roundedTo: 2)) Hz: the tone was not heard at the highest level")
     }
     return threshold
 }

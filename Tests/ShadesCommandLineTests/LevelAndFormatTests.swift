@@ -73,3 +73,17 @@ import ShadesTestSupport
         #expect(index.contains("tinnitus-frequency = 6349.6 Hz"))
     }
 }
+
+/// Frequencies in the procedures' summaries to 0.01 Hz: a matched frequency such as 6349.60420787 Hz (a
+/// quarter-octave grid point) is "6349.6 Hz", not its 12 significant digits.
+@Suite struct ProcedureSummaryTests {
+    @Test func summariesGiveFrequenciesToAHundredthOfAHertz() throws {
+        let folder = temporaryFolder("summaries")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loudness = try Shell.run(["loudness-match", "--frequency", "6349.60420787", "--threshold", "-80", "--simulate", "12dB",
+                                      "-o", "loudness.json"], in: folder)
+        #expect(loudness.status == 0 && loudness.stdout.contains("as loud as a 6349.6 Hz tone"), "\(loudness.stdout)\(loudness.stderr)")
+        let mml = try Shell.run(["mml", "--frequency", "6349.60420787", "--threshold", "-80", "--simulate", "19dB", "-o", "mml.json"], in: folder)
+        #expect(mml.status == 0 && mml.stdout.contains("minimum masking level at 6349.6 Hz"), "\(mml.stdout)\(mml.stderr)")
+    }
+}
