@@ -145,14 +145,17 @@ func resampleBenchmark(inputRate: Int, outputRate: Int = 48_000, notched: Bool) 
 /// One iteration = `shades catalogue build --tinnitus-frequency 6kHz --music` of one song of `minutes`
 /// minutes (stereo pink noise at 44.1 kHz, a float WAV made in setup) beside the default presets: the
 /// song is resampled to 48 kHz, notched and loudness-matched in two streaming passes. Its threshold
-/// (`Thresholds/Files.Catalogue-music-{5,30}min.p90.json`, 450 MB for both) holds the peak resident memory:
-/// it must not grow with the song (the `shades` run of the same build with a 28-minute OGG peaked at
-/// 349 MB, the 60-s presets' buffers included; 1.67 GB before the music streamed).
+/// (`Thresholds/Files.Catalogue-music-{5,30}min.p90.json`: 440 MB ± 160 MB for both) holds the peak
+/// resident memory: it must not grow with the song. Measured: 409 and 448 MB for the 5-minute song in two
+/// runs of a fresh clone's `make bench-quick` (the 60-s presets' buffers included); `shades catalogue build`
+/// with a 10-minute OGG 402 MB, with a 28-minute OGG 354 MB (1.67 GB before the music streamed). The band
+/// is two-sided because the tool fails a run that is better than the threshold too: lower it when the
+/// presets' memory falls.
 func catalogueMusicBenchmark(minutes: Int) {
     var configuration = Benchmark.Configuration(metrics: ShadesBench.metrics + [.peakMemoryResident],
                                                 maxIterations: 1)
-    // Checked against the stored peak (bytes) with no tolerance: `benchmark thresholds check --target Files`.
-    configuration.thresholds = [.peakMemoryResident: .init(absolute: [.p90: 0])]
+    // Checked against the stored peak (bytes), ± 160 MB: `benchmark thresholds check --target Files`.
+    configuration.thresholds = [.peakMemoryResident: .init(absolute: [.p90: 160_000_000])]
     Benchmark("Catalogue-music-\(minutes)min", configuration: configuration) { benchmark, scratch in
         let folder = scratch.url.appendingPathComponent("catalogue").path
         try? FileManager.default.removeItem(atPath: folder)
