@@ -76,7 +76,7 @@ struct CatalogueCommand: ParsableCommand {
             if let rate = options.sampleRate { try Parameter.rate.check(rate, within: .wholeSampleRates) }
             options.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
             if let loudness = options.loudnessLUFS {
-                try Parameter(.loudness, unit: .LUFS).check(loudness, within: ParameterRange(LevelPolicy.allowedLoudnessLUFS, unit: .LUFS))
+                try Parameter.loudness.check(loudness)
             }
             if let format {
                 guard let container = Container(rawValue: format), [.wav, .flac].contains(container) else {

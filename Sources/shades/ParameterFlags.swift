@@ -1,18 +1,20 @@
 import ArgumentParser
 import ShadesDSP
 import ShadesProcedures
+import ShadesRender
 
 /// How the command line names the library's parameters: the option a user typed, e.g. `--am-depth` for
 /// ``ParameterID/amDepth``. Errors are shown through ``ShadesError/described(naming:)`` with the running
 /// command's names, so "AM depth 1.5 is out of range" reads `--am-depth 1.5 is out of range`.
 enum ParameterFlags {
     /// The sound options of `render` and `play`, and the names other commands share with them.
-    static let common: [ParameterID: String] = [
+    static let common: [ParameterID: String] = Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }
+        .merging(options) { _, option in option }
+
+    /// The options of `render` and `play` besides the generators' (``SourceFlags``), and other commands'.
+    private static let options: [ParameterID: String] = [
         .rate: "--rate", .duration: "--duration", .level: "--level", .seed: "--seed", .loop: "--loop",
-        .layout: "--channels", .beta: "--beta", .distribution: "--distribution", .frequency: "--frequency",
-        .width: "--width", .cycleRate: "--cycle-rate", .toneLength: "--tone-length", .toneRamp: "--tone-ramp",
-        .onCycles: "--on-cycles", .offCycles: "--off-cycles", .toneGains: "--tone-gains", .bandGains: "--band-gains",
-        .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
+        .layout: "--channels", .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
         .fade: "--fade", .fadeIn: "--fade-in", .fadeOut: "--fade-out",
         .pulse: "--pulse", .pulseOn: "--pulse (on time)", .pulseOff: "--pulse (off time)", .ramp: "--ramp",
         .pulseCount: "--pulse-count",
@@ -24,8 +26,6 @@ enum ParameterFlags {
         .tinnitusFrequency: "--tinnitus-frequency", .listener: "--simulate",
         .ear: "--ear", .simulatedAudiogram: "--simulate-audiogram", .falseAlarms: "--false-alarms", .misses: "--misses",
         .startLevel: "--start-level", .fittingRule: "--rule", .maximumGain: "--max-gain",
-        .carrier: "--carrier", .beat: "--beat", .duty: "--duty", .isochronicRamp: "--ramp", .density: "--density",
-        .scale: "--scale", .lowPitch: "--low", .highPitch: "--high", .tempo: "--tempo",
         .leftNotches: "--left", .rightNotches: "--right", .container: "--container", .colour: "--colour",
         .listeningTime: "--listen", .matchFile: "--from-match", .audiogram: "--audiogram", .referenceFile: "--reference-from",
         .fromFrequency: "--from", .toFrequency: "--to", .buffer: "--buffer", .timer: "--timer", .latency: "--latency",

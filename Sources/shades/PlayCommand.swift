@@ -26,7 +26,7 @@ struct PlayCommand: ParsableCommand {
               shades play --device list
             """)
 
-    @Argument(help: "A sound (white, pink, brown, blue, violet, grey, noise, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple) or a music file.")
+    @Argument(help: ArgumentHelp("A sound (\(Generator.sourceNames.joined(separator: ", "))) or a music file."))
     var source: String?
 
     @OptionGroup var sound: SoundOptions

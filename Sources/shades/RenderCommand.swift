@@ -6,29 +6,19 @@ import ShadesPlatform
 
 extension ChannelLayout: ExpressibleByArgument {}
 extension SampleFormat: ExpressibleByArgument {}
-extension WhiteDistribution: ExpressibleByArgument {}
 extension AmplitudeModulationLevel: ExpressibleByArgument {}
-extension CoordinatedResetPattern.ToneSet: ExpressibleByArgument {}
-extension SpectralRipple.Condition: ExpressibleByArgument {}
 
 /// `shades render SOURCE …`: one sound to one file.
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a noise colour, a tone, narrow-band noise or a therapy stimulus to a WAV or FLAC file.",
+        abstract: "Render a noise colour, a tone, a therapy stimulus or a sound file to a WAV or FLAC file.",
         discussion: """
-            Sources: white, pink, brown, blue, violet (PSD ∝ f^-β with β 0, 1, 2, -1, -2), noise (any --beta \
-            in [-2, 2]), tone (--frequency) and nbn (narrow-band noise: --frequency, --width in octaves). \
-            Therapy stimuli around a tinnitus frequency (--frequency): cr (acoustic coordinated reset, Tass \
-            et al. 2012, timing after Adamchic et al. 2017: --tones, --tone-length, --tone-ramp, --cycle-rate, \
-            --on-cycles, --off-cycles, --tone-gains) and ripple (spectral-ripple modulation, Yukhnovich et al. \
-            2025: --condition amplitude|phase|noise, --sham, --band-gains); --seed chooses their orders and \
-            segments. Both are one signal (the same in both ears for stereo).
-            Generative sounds: velvet (velvet noise: --density impulses/s), binaural (binaural beats: \
-            --carrier in the left ear, carrier + --beat in the right; stereo only), isochronic (a tone, \
-            --frequency, switched on and off --beat times a second: --duty, --ramp) and fractal (fractal \
-            tones: a 1/f melody, --scale, --low, --high, --tempo, --seed).
-            Modifiers: --am (amplitude modulation), --pulse/--ramp (pulsed tones), --fade. \
+            Sources (each generator's flags; --seed chooses every random choice):
+            \(Generator.kinds.map { "  " + $0.help }.joined(separator: "\n"))
+            A sound file (music) plays as it is, at its own rate unless --rate is given.
+            Modifiers: --notch (and --notch-width, --edge-boost), --am (amplitude modulation), --pulse/--ramp \
+            (pulsed tones), --fade, --audiogram. \
             --level is the RMS in dBFS of the sustained sound (with --am after modulation, before pulses and \
             fades). A generator's sounding channels each have exactly that RMS; a mix, a sound per ear or a \
             sound file keeps the balance of its channels, and the mean power of its sounding channels is the \
@@ -43,20 +33,14 @@ struct RenderCommand: ParsableCommand {
               shades render tone --frequency 6kHz --duration 2m --channels left -o t.wav
               shades render pink --am 10 --am-depth 1 --duration 3m -o am-pink.wav
               shades render tone --frequency 6kHz --am 40 --duration 3m -o am-tone.wav
-              shades render nbn --frequency 4kHz --width 0.5 --duration 1m -o nbn.wav
               shades render tone --frequency 1kHz --pulse 200ms/200ms --duration 10s -o p.wav
               shades render pink --notch 6kHz --duration 10m --loop -o notched-pink.wav
-              shades render cr --frequency 4kHz --duration 60s --seed 3 -o cr.wav
-              shades render ripple --frequency 4kHz --duration 60s -o ripple.wav
-              shades render binaural --carrier 200Hz --beat 10Hz --duration 10m -o binaural.wav
-              shades render isochronic --frequency 200Hz --beat 10Hz --duty 0.5 --ramp 5ms --duration 10m -o iso.wav
-              shades render velvet --density 2000 --duration 60s -o velvet.wav
-              shades render fractal --scale pentatonic --low 523.25Hz --high 2093Hz --tempo 80 --seed 4 --duration 10m -o zen.wav
+            \(Generator.kinds.compactMap { $0.example.map { "  " + $0 } }.joined(separator: "\n"))
               shades render --sound rain.json --duration 60s --loop -o rain.wav
               shades render song.mp3 --notch 6kHz --format s24 -o song-notched.wav
             """)
 
-    @Argument(help: "white, pink, brown, blue, violet, grey, noise, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, or a sound file (music).")
+    @Argument(help: ArgumentHelp("\(Generator.sourceNames.joined(separator: ", ")), or a sound file (music)."))
     var source: String?
 
     @Option(parsing: .unconditional, help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")

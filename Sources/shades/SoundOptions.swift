@@ -26,71 +26,11 @@ struct SoundOptions: ParsableArguments {
     @Flag(help: "Make a seamless loop: noise shaped over the whole length, a tone adjusted to whole cycles.")
     var loop = false
 
-    @Option(parsing: .unconditional, help: "Spectral exponent β in [-2, 2] for 'noise' (PSD ∝ f^-β).")
-    var beta: String?
-
-    @Option(parsing: .unconditional, help: "Tone frequency, centre of narrow-band noise, or the tinnitus frequency of cr and ripple: 6000, 6kHz, 440Hz.")
-    var frequency: String?
-
     @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The --frequency from a `shades match -o` result file (a flagged match is warned about).")
     var fromMatch: String?
 
-    @Option(parsing: .unconditional, help: "cr: tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F).")
-    var tones: CoordinatedResetPattern.ToneSet?
-
-    @Option(name: .customLong("tone-length"), parsing: .unconditional, help: "cr: length of each tone, ramps included (default: the slot, 1/(4 × cycle rate)).")
-    var toneLength: String?
-
-    @Option(name: .customLong("tone-ramp"), parsing: .unconditional, help: "cr: raised-cosine rise and fall of each tone.")
-    var toneRamp: String?
-
-    @Option(name: .customLong("cycle-rate"), parsing: .unconditional, help: "cr: cycles per second, 0.1 … 10 Hz (four tone slots per cycle).")
-    var cycleRate: String?
-
-    @Option(name: .customLong("on-cycles"), parsing: .unconditional, help: "cr: cycles with tones before the silent cycles.")
-    var onCycles: String?
-
-    @Option(name: .customLong("off-cycles"), parsing: .unconditional, help: "cr: silent cycles after the tone cycles.")
-    var offCycles: String?
-
-    @Option(name: .customLong("tone-gains"), parsing: .unconditional, help: "cr: four gains in dB, one per tone from the lowest, e.g. 0,-2,-3,1 (loudness matching).")
-    var toneGains: String?
-
-    @Option(parsing: .unconditional, help: "ripple: amplitude, phase or noise.")
-    var condition: SpectralRipple.Condition?
-
-    @Flag(help: "ripple: modulate the octave far from the tinnitus frequency (the sham arm).")
-    var sham = false
-
-    @Option(name: .customLong("band-gains"), parsing: .unconditional, help: "ripple: eight gains in dB, one per half-octave band from 1 kHz up (hearing-loss compensation).")
-    var bandGains: String?
-
-    @Option(parsing: .unconditional, help: "binaural: the left ear's tone, e.g. 200Hz (the right ear's is carrier + beat).")
-    var carrier: String?
-
-    @Option(parsing: .unconditional, help: "binaural: the beat, the right ear's tone minus the left's; isochronic: the switching rate. 0.1 … 100 Hz (default 10).")
-    var beat: String?
-
-    @Option(parsing: .unconditional, help: "isochronic: the share of each period the tone sounds, at half amplitude, above 0 and below 1 (default 0.5).")
-    var duty: String?
-
-    @Option(parsing: .unconditional, help: "velvet: impulses per second, 1 … half the sample rate (default 2000).")
-    var density: String?
-
-    @Option(parsing: .unconditional, help: "fractal: the scale, pentatonic, minor-pentatonic, major, minor, dorian, mixolydian or whole-tone (default pentatonic).")
-    var scale: String?
-
-    @Option(parsing: .unconditional, help: "fractal: the lowest pitch, the scale's tonic (default C5, 523.25 Hz).")
-    var low: String?
-
-    @Option(parsing: .unconditional, help: "fractal: the highest pitch (default C7, 2093 Hz).")
-    var high: String?
-
-    @Option(parsing: .unconditional, help: "fractal: grid steps per minute, 20 … 240 (default 80); each note lasts 1 … 4 steps.")
-    var tempo: String?
-
-    @Option(parsing: .unconditional, help: "Width in octaves: of the narrow-band noise for nbn (default 0.5: edges at frequency·2^±0.25), else of the --notch (as --notch-width).")
-    var width: String?
+    /// The generators' parameters: `--frequency`, `--width`, `--ramp`, `--density` …
+    @OptionGroup var generator: SourceFlags
 
     @Option(parsing: .unconditional, help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
     var am: String?
@@ -119,9 +59,6 @@ struct SoundOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
     var pulse: String?
 
-    @Option(parsing: .unconditional, help: "Raised-cosine rise and fall of each pulse (default 25ms; 20–50 ms is the audiometric convention; with --pulse or --pulse-count), or the edges of an isochronic tone (default 5ms).")
-    var ramp: String?
-
     @Option(name: .customLong("pulse-count"), parsing: .unconditional, help: "Number of pulses (the duration follows if --duration is not given).")
     var pulseCount: String?
 
@@ -134,15 +71,12 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .customLong("fade-out"), parsing: .unconditional, help: "Fade-out length (overrides --fade).")
     var fadeOut: String?
 
-    @Option(parsing: .unconditional, help: "White-noise sample distribution: gaussian or uniform.")
-    var distribution: WhiteDistribution?
-
     @OptionGroup var shaping: AudiogramShapingOptions
 
     /// Flags that name another parameter with these options: `--width` gives the notch's width when it is
     /// not nbn's.
     func flagNames(source: String?) -> [ParameterID: String] {
-        width != nil && notchWidth == nil && !isNarrowBandNoise(source) ? [.notchWidth: "--width"] : [:]
+        generator.width != nil && notchWidth == nil && !readsWidth(source) ? [.notchWidth: "--width"] : [:]
     }
 
     /// True when `--pulse-count` sets the length.
@@ -156,8 +90,8 @@ struct SoundOptions: ParsableArguments {
         try refuseModifierOptionsWithoutTheirBase(source: source)
         var sound = try withMatchedFrequency().baseSound(source: source)
         if let modulation = try am.map({ text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: .amRate), depth: try optionalNumber(amDepth, .amDepth) ?? 1,
-                       startPhase: try optionalNumber(amPhase, .amPhase) ?? 0, keep: amKeep ?? .rms)
+            Modulation(rateHz: try ValueParsing.hertz(text, parameter: .amRate), depth: try optionalNumber(amDepth, .amDepth) ?? Parameter.amDepth.defaultValue!,
+                       startPhase: try optionalNumber(amPhase, .amPhase) ?? Parameter.amPhase.defaultValue!, keep: amKeep ?? .rms)
         }) { sound.modulation = modulation }
         let pulseCount = try self.pulseCount.map { try ValueParsing.count($0, .pulseCount) }
         if let pulse {
@@ -167,9 +101,9 @@ struct SoundOptions: ParsableArguments {
             }
             sound.pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
                                   offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                                  rampSeconds: try ValueParsing.seconds(ramp ?? "25ms", parameter: "ramp"), count: pulseCount)
+                                  rampSeconds: try pulseRampSeconds(), count: pulseCount)
         } else if pulseCount != nil {
-            sound.pulses = Pulses(rampSeconds: try ValueParsing.seconds(ramp ?? "25ms", parameter: "ramp"), count: pulseCount)
+            sound.pulses = Pulses(rampSeconds: try pulseRampSeconds(), count: pulseCount)
         }
         if includingFades && (fade != nil || fadeIn != nil || fadeOut != nil) {
             let both = try fade.map { try ValueParsing.seconds($0, parameter: .fade) } ?? 0
@@ -178,17 +112,16 @@ struct SoundOptions: ParsableArguments {
                                 outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
         }
         if let notch {
-            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: "edge-boost") } ?? 0
-            let widthOctaves = try optionalNumber(notchWidth, .notchWidth) ?? (isNarrowBandNoise(source) ? nil : optionalNumber(width, .width)) ?? 1
+            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: .edgeBoost) } ?? Parameter.edgeBoost.defaultValue!
+            let widthOctaves = try optionalNumber(notchWidth, .notchWidth) ?? (readsWidth(source) ? nil : optionalNumber(generator.width, .width)) ?? Parameter.notchWidth.defaultValue!
             sound.notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: widthOctaves,
-                                       edgeBoostDB: boost, edgeWidthOctaves: try optionalNumber(edgeWidth, .edgeWidth) ?? 0.375)]
+                                       edgeBoostDB: boost, edgeWidthOctaves: try optionalNumber(edgeWidth, .edgeWidth) ?? Parameter.edgeWidth.defaultValue!)]
         }
         if let shape = try shaping.shape() {
-            if case .spectralRipple(var ripple) = sound.generator {
-                // A ripple's own band gains (its half-octave bands from 1 kHz), at each band's centre.
-                guard bandGains == nil else { throw ShadesError.usage("--audiogram gives ripple's --band-gains: give one or the other") }
-                ripple.bandGainsDB = (0..<8).map { shape.gainDB(atHz: 1_000 * pow(2, (2 * Double($0) + 1) / 4)) }
-                sound.source = .generator(.spectralRipple(ripple))
+            if let shaped = sound.generator.flatMap({ $0.kind.shaped(by: shape) }) {
+                // A generator that takes the shape into its own parameters (band gains).
+                guard generator.bandGains == nil else { throw ShadesError.usage("--audiogram gives the sound's --band-gains: give one or the other") }
+                sound.source = .generator(shaped)
             } else {
                 sound.shape = shape
             }
@@ -230,74 +163,26 @@ struct SoundOptions: ParsableArguments {
             try refuseGeneratorOptions(for: "--sound")
             return sound
         }
-        guard let source else { throw ShadesError.usage("give a SOURCE (\(Self.sourceNames.joined(separator: ", ")), or a sound file) or --sound FILE.json") }
-        let generator: Generator
-        switch source.lowercased() {
-        case "tone":
-            guard let frequency else { throw ShadesError.usage("tone needs --frequency (above 0 and below Nyquist)") }
-            generator = .tone(frequencyHz: try ValueParsing.hertz(frequency))
-        case "nbn":
-            guard let frequency else { throw ShadesError.usage("nbn needs --frequency (the band centre) and --width in octaves") }
-            generator = .narrowBandNoise(centreHz: try ValueParsing.hertz(frequency), widthOctaves: try optionalNumber(width, .width) ?? 0.5)
-        case "grey", "gray":
-            generator = .grey
-        case "cr":
-            guard let frequency else { throw ShadesError.usage("cr needs --frequency (the tinnitus frequency)") }
-            generator = .coordinatedReset(CoordinatedResetPattern(
-                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), toneSet: tones ?? .standard,
-                toneSeconds: try toneLength.map { try ValueParsing.seconds($0, parameter: "tone-length") },
-                rampSeconds: try toneRamp.map { try ValueParsing.seconds($0, parameter: .toneRamp) } ?? Parameter.toneRamp.defaultValue!,
-                cycleRateHz: try cycleRate.map { try ValueParsing.hertz($0, parameter: .cycleRate) } ?? Parameter.cycleRate.defaultValue!,
-                onCycles: try onCycles.map { try ValueParsing.count($0, .onCycles) } ?? Int(Parameter.onCycles.defaultValue!),
-                offCycles: try offCycles.map { try ValueParsing.count($0, .offCycles) } ?? Int(Parameter.offCycles.defaultValue!),
-                toneGainsDB: try toneGains.map { try Self.decibelList($0, parameter: "tone-gains") }))
-        case "ripple":
-            guard let frequency else { throw ShadesError.usage("ripple needs --frequency (the tinnitus frequency, 1 … 16 kHz)") }
-            generator = .spectralRipple(SpectralRipple(
-                tinnitusFrequencyHz: try ValueParsing.hertz(frequency), condition: condition ?? .amplitude, sham: sham,
-                bandGainsDB: try bandGains.map { try Self.decibelList($0, parameter: "band-gains") }))
-        case "binaural":
-            guard let carrier else { throw ShadesError.usage("binaural needs --carrier (the left ear's tone, e.g. 200Hz) and --beat (e.g. 10Hz)") }
-            generator = .binauralBeat(carrierHz: try ValueParsing.hertz(carrier, parameter: .carrier),
-                                      beatHz: try beat.map { try ValueParsing.hertz($0, parameter: .beat) } ?? Parameter.beat.defaultValue!)
-        case "isochronic":
-            guard let frequency else { throw ShadesError.usage("isochronic needs --frequency (the tone, e.g. 200Hz) and --beat (the rate, e.g. 10Hz)") }
-            generator = .isochronicTone(
-                frequencyHz: try ValueParsing.hertz(frequency), rateHz: try beat.map { try ValueParsing.hertz($0, parameter: .beat) } ?? Parameter.beat.defaultValue!,
-                duty: try optionalNumber(duty, .duty) ?? Parameter.duty.defaultValue!,
-                rampSeconds: try ramp.map { try ValueParsing.seconds($0, parameter: .isochronicRamp) } ?? Parameter.isochronicRamp.defaultValue!)
-        case "velvet":
-            generator = .velvetNoise(densityHz: try optionalNumber(density, .density) ?? Parameter.density.defaultValue!)
-        case "fractal":
-            let defaults = FractalTones()
-            generator = .fractalTones(FractalTones(
-                scale: try scale.map(Self.scale) ?? defaults.scale, lowHz: try low.map { try ValueParsing.hertz($0, parameter: .lowPitch) } ?? defaults.lowHz,
-                highHz: try high.map { try ValueParsing.hertz($0, parameter: .highPitch) } ?? defaults.highHz,
-                tempoBPM: try optionalNumber(tempo, .tempo) ?? defaults.tempoBPM))
-        case "noise":
-            guard let beta = try optionalNumber(beta, .beta) else { throw ShadesError.usage("noise needs --beta (allowed: -2 … 2)") }
-            generator = .noise(colour: try NoiseColour(beta: beta), distribution: distribution ?? .gaussian)
-        default:
-            if let colour = NoiseColour.named.first(where: { $0.name == source.lowercased() })?.colour {
-                if beta != nil { throw ShadesError.usage("--beta applies to 'noise' only (\(source) has beta \(colour.beta))") }
-                generator = .noise(colour: colour, distribution: distribution ?? .gaussian)
-            } else if access(source, F_OK) == 0 {
-                try refuseGeneratorOptions(for: "a sound file")
-                return Sound.file(path: source)
-            } else {
-                throw ShadesError.usage("source '\(source)' is neither a sound (allowed: \(Self.sourceNames.joined(separator: ", "))) nor an existing sound file")
+        guard let source else { throw ShadesError.usage("give a SOURCE (\(Generator.sourceNames.joined(separator: ", ")), or a sound file) or --sound FILE.json") }
+        let name = source.lowercased()
+        guard Generator.kind(named: name) != nil else {
+            guard access(source, F_OK) == 0 else {
+                throw ShadesError.usage("source '\(source)' is neither a sound (allowed: \(Generator.sourceNames.joined(separator: ", "))) nor an existing sound file")
             }
+            try refuseGeneratorOptions(for: "a sound file")
+            return Sound.file(path: source)
         }
-        try refuseOptions(notFor: source.lowercased())
-        return Sound(generator)
+        try refuseOptions(notFor: name)
+        let texts = generator.given.filter { SourceFlags.generator(name, reads: $0.key) }
+        return Sound(try Generator.read(name, from: CommandLineValues(texts))!)
     }
 
     /// These options with `--from-match`'s frequency as `--frequency`.
     private func withMatchedFrequency() throws -> SoundOptions {
         guard let fromMatch else { return self }
-        guard frequency == nil else { throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)") }
+        guard generator.frequency == nil else { throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)") }
         var options = self
-        options.frequency = "\(try matchedFrequency(fromMatch))"
+        options.generator.frequency = "\(try matchedFrequency(fromMatch))"
         return options
     }
 
@@ -316,50 +201,43 @@ struct SoundOptions: ParsableArguments {
             if notchWidth != nil { try refuse("--notch-width", "--notch") }
             if edgeBoost != nil { try refuse("--edge-boost", "--notch") }
             if edgeWidth != nil { try refuse("--edge-width", "--notch") }
-            if width != nil && !isNarrowBandNoise(source) { try refuse("--width", "nbn or --notch") }
-        } else if width != nil && notchWidth != nil && !isNarrowBandNoise(source) {
+            if generator.width != nil && !readsWidth(source) { try refuse("--width", "\(sources(reading: "width")) or --notch") }
+        } else if generator.width != nil && notchWidth != nil && !readsWidth(source) {
             throw ShadesError.usage("--width and --notch-width both set the notch's width (allowed: one of them)")
         }
         if edgeBoost == nil && edgeWidth != nil && notch != nil { try refuse("--edge-width", "--edge-boost") }
-        if pulse == nil && pulseCount == nil && ramp != nil && source?.lowercased() != "isochronic" {
-            try refuse("--ramp", "--pulse, --pulse-count or isochronic")
+        if pulse == nil && pulseCount == nil && generator.ramp != nil && !SourceFlags.generator(source?.lowercased(), reads: "ramp") {
+            try refuse("--ramp", "--pulse, --pulse-count or \(sources(reading: "ramp"))")
         }
     }
 
-    private func isNarrowBandNoise(_ source: String?) -> Bool { source?.lowercased() == "nbn" }
-
-    /// The sound names a SOURCE can be.
-    static let sourceNames = ["white", "pink", "brown", "blue", "violet", "grey", "noise", "velvet", "tone", "nbn", "binaural",
-                              "isochronic", "fractal", "cr", "ripple"]
-
-    /// The options of some sources only: (flag, given, the sources it applies to).
-    private var sourceOptions: [(flag: String, given: Bool, sources: [String])] {
-        let cr = ["cr"], ripple = ["ripple"]
-        return [("--frequency", frequency != nil, ["tone", "nbn", "isochronic", "cr", "ripple"]), ("--beta", beta != nil, ["noise"]),
-                ("--distribution", distribution != nil, ["white", "noise"]),
-                ("--tones", tones != nil, cr), ("--tone-length", toneLength != nil, cr), ("--tone-ramp", toneRamp != nil, cr),
-                ("--cycle-rate", cycleRate != nil, cr), ("--on-cycles", onCycles != nil, cr), ("--off-cycles", offCycles != nil, cr),
-                ("--tone-gains", toneGains != nil, cr),
-                ("--condition", condition != nil, ripple), ("--sham", sham, ripple), ("--band-gains", bandGains != nil, ripple),
-                ("--carrier", carrier != nil, ["binaural"]), ("--beat", beat != nil, ["binaural", "isochronic"]),
-                ("--duty", duty != nil, ["isochronic"]), ("--density", density != nil, ["velvet"]),
-                ("--scale", scale != nil, ["fractal"]), ("--low", low != nil, ["fractal"]), ("--high", high != nil, ["fractal"]),
-                ("--tempo", tempo != nil, ["fractal"])]
+    /// The pulses' `--ramp`, or its default.
+    private func pulseRampSeconds() throws(ShadesError) -> Double {
+        try generator.ramp.map { (text: String) throws(ShadesError) in try ValueParsing.seconds(text, parameter: .ramp) } ?? Parameter.ramp.defaultValue!
     }
 
-    /// Refuses the options of other sources than `source` (a source name): they would be ignored.
+    /// True when source `source`'s generator reads `--width` (else it is the notch's).
+    private func readsWidth(_ source: String?) -> Bool { SourceFlags.generator(source?.lowercased(), reads: "width") }
+
+    /// The sources whose generators read `flag`, for a message: "nbn", "'white' and 'noise'".
+    private func sources(reading flag: String) -> String {
+        Generator.flags.first { $0.flag == flag }?.sources.joined(separator: ", ") ?? ""
+    }
+
+    /// Refuses the generator options of other sources than `source` (a source name): they would be ignored.
     private func refuseOptions(notFor source: String) throws {
-        for option in sourceOptions where option.given && !option.sources.contains(source) {
-            let names = option.sources.map { "'\($0)'" }
+        for flag in generator.givenGeneratorFlags {
+            guard let row = Generator.flags.first(where: { $0.flag == flag }), !row.sources.contains(source) else { continue }
+            let names = row.sources.map { "'\($0)'" }
             let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
-            throw ShadesError.usage("\(option.flag) applies to \(list) only")
+            throw ShadesError.usage("--\(flag) applies to \(list) only")
         }
     }
 
     /// Options that describe a generator make no sense with `what` (a sound file or `--sound`).
     private func refuseGeneratorOptions(for what: String) throws {
-        if let option = sourceOptions.first(where: \.given) {
-            throw ShadesError.usage("\(option.flag) describes a generator, not \(what)")
+        if let flag = generator.givenGeneratorFlags.first {
+            throw ShadesError.usage("--\(flag) describes a generator, not \(what)")
         }
     }
 }
@@ -367,22 +245,6 @@ struct SoundOptions: ParsableArguments {
 /// The number typed for an option of `parameter`, nil when the option is not given.
 func optionalNumber(_ text: String?, _ parameter: ParameterID) throws(ShadesError) -> Double? {
     try text.map { (text: String) throws(ShadesError) in try ValueParsing.number(text, parameter: parameter) }
-}
-
-extension SoundOptions {
-    /// A scale by name (ArgumentParser would list seven names on lines of their own: one line here).
-    static func scale(_ text: String) throws -> FractalTones.Scale {
-        guard let scale = FractalTones.Scale(rawValue: text.lowercased()) else {
-            throw ShadesError(parameter: .scale, value: "'\(text)'", problem: "is not a scale",
-                              allowed: FractalTones.Scale.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return scale
-    }
-
-    /// A comma-separated list of gains in dB ("0,-2,3dB").
-    static func decibelList(_ text: String, parameter: String) throws -> [Double] {
-        try text.split(separator: ",").map { try ValueParsing.decibels(String($0.filter { $0 != " " }), parameter: parameter) }
-    }
 }
 
 /// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import ShadesTestSupport
+import ShadesRender
 
 /// Every value option of every command (read from `shades --experimental-dump-help`, so a new option is
 /// covered as soon as it exists) × hostile values: negative, zero, huge, NaN, a unit typo and empty. Each
@@ -291,5 +292,20 @@ import ShadesTestSupport
     func soundFileValuesAreNamedByKeyAndPosition(json: String, expected: String) throws {
         try json.write(toFile: "\(folder)/a.json", atomically: false, encoding: .utf8)
         try expectRefused("render --sound a.json --duration 1s -o x.wav", expected)
+    }
+}
+
+/// The generators' flags (``Generator/flags``, from their descriptors) are declared as options of `render`
+/// and `play`, each with its descriptor's help.
+@Suite struct GeneratorFlagTests {
+    @Test(arguments: ["render", "play"])
+    func everyGeneratorFlagIsAnOptionWithItsHelp(command: String) throws {
+        let help = try Shell.run([command, "--help"], in: NSTemporaryDirectory())
+        #expect(help.status == 0)
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for row in Generator.flags {
+            #expect(text.contains("--\(row.flag) "), "--\(row.flag)")
+        }
+        for name in Generator.sourceNames { #expect(text.contains(name), "\(name)") }
     }
 }

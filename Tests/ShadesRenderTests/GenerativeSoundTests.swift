@@ -63,9 +63,10 @@ import ShadesTestSupport
         var other = request
         other.seed = 6
         let otherSamples = try SoundGraph(other).makeSource().renderBuffer(frameCount: 288_000).samples(channel: 0)
-        switch generator {
-        case .velvetNoise, .fractalTones: #expect(otherSamples != whole.samples(channel: 0))
-        default: #expect(otherSamples == whole.samples(channel: 0))
+        if generator.as(VelvetNoise.self) != nil || generator.as(FractalTones.self) != nil {
+            #expect(otherSamples != whole.samples(channel: 0))
+        } else {
+            #expect(otherSamples == whole.samples(channel: 0))
         }
     }
 

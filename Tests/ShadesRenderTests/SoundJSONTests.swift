@@ -58,7 +58,7 @@ import ShadesRender
         #expect(error(#"{ "source": "pink", "layers": [] }"#) == "s.json:1:21: a sound has 'source' or 'layers', not both")
         #expect(error(#"{ "layers": [] }"#) == "s.json:1:3: 'layers' is empty (allowed: one or more layers)")
         #expect(error(#"{ "source": "pink", "gainDB": -3 }"#) == "s.json:1:21: unknown key 'gainDB' (allowed keys: "
-                + (["source", "layers"] + ["distribution", "beta", "density", "frequency", "width", "carrier", "beat", "duty",
+                + (["source", "layers"] + ["beta", "distribution", "density", "frequency", "width", "carrier", "beat", "duty",
                     "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
                     "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "path", "bytes",
                     "frames", "sampleRate", "notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")

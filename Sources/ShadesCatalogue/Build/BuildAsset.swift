@@ -101,8 +101,6 @@ package enum CatalogueLimits {
     package static let maximumTruePeakDBTP = -1.0
     /// Largest difference between a file's integrated loudness and its target, in LU.
     package static let loudnessToleranceLU = 0.1
-    /// Allowed loudness targets in LUFS.
-    package static let loudnessRange: ClosedRange<Double> = -70 ... 0
 }
 
 extension CatalogueAsset {
@@ -111,8 +109,8 @@ extension CatalogueAsset {
         guard isSafeIdentifier(id) else {
             throw .usage("sound id \"\(id)\" is not allowed (allowed: 1 … 100 letters, digits, - and _)")
         }
-        guard loudnessLUFS.isFinite, CatalogueLimits.loudnessRange.contains(loudnessLUFS) else {
-            throw .asset(id: id, message: "loudness \(loudnessLUFS) LUFS is out of range (allowed: -70 … 0 LUFS)")
+        guard loudnessLUFS.isFinite, Parameter.loudness.range!.contains(loudnessLUFS) else {
+            throw .asset(id: id, message: "loudness \(loudnessLUFS) LUFS is out of range (allowed: \(Parameter.loudness.range!))")
         }
         guard container.supports(sampleFormat) else {
             throw .asset(id: id, message: "format \(sampleFormat.rawValue) cannot be stored in \(container.rawValue.uppercased()) (allowed: s16, s24)")

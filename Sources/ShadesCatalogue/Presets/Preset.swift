@@ -47,8 +47,6 @@ package struct CatalogueDefaults: Sendable, Codable, Equatable {
             (loudnessLUFS, rate, format, sampleFormat, lengthSeconds)
     }
 
-    /// Allowed loudness targets, LUFS.
-    package static let allowedLoudnessLUFS: ClosedRange<Double> = -60 ... -5
     /// Allowed file types.
     package static let formats = ["wav", "flac"]
     /// Allowed sample formats.

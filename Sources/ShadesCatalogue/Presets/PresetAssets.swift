@@ -92,7 +92,7 @@ package enum PresetAssets {
         var assets: [CatalogueAsset] = []
         for (id, en, de, plain) in sounds {
             var sound = plain
-            if sound.generator.map({ if case .noise = $0 { return true } else { return false } }) == true { sound.shape = shape }
+            if sound.generator?.as(ColouredNoise.self) != nil { sound.shape = shape }
             let preset = PresetSound(id: "personal-" + id, titles: ["en": en, "de": de], sound: sound)
             let request = preset.request(settings: d)
             do throws(ShadesError) { try request.validate() } catch {

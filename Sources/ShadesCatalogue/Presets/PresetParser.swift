@@ -118,8 +118,8 @@ package enum PresetParser {
     private static func validateSettings(_ settings: CatalogueDefaults, path: String, what: String,
                                          fail: (String, String) -> Void) {
         let loudness = settings.loudnessLUFS
-        if !loudness.isFinite || !CatalogueDefaults.allowedLoudnessLUFS.contains(loudness) {
-            fail(path + ".loudnessLUFS", "\(what): loudnessLUFS \(loudness) is out of range (allowed: -60 … -5 LUFS)")
+        if !loudness.isFinite || !Parameter.loudness.range!.contains(loudness) {
+            fail(path + ".loudnessLUFS", "\(what): loudnessLUFS \(loudness) is out of range (allowed: \(Parameter.loudness.range!))")
         }
         do throws(ShadesError) {
             try validateSampleRate(settings.rate)

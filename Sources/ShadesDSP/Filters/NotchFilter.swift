@@ -198,8 +198,7 @@ package struct NotchDesign: Sendable {
     /// Throws `rate` for a rate outside 8,000 … 192,000 Hz, or what ``NotchSpec/validate(sampleRate:)``
     /// throws for a notch.
     package init(notches: [NotchSpec], sampleRate: Double) throws(ShadesError) {
-        try validateSampleRate(sampleRate)
-        for notch in notches { try notch.validate(sampleRate: sampleRate) }
+        try Self.validate(notches: notches, sampleRate: sampleRate)
         self.sampleRate = sampleRate
         self.notches = notches
         shaping = nil
@@ -217,6 +216,13 @@ package struct NotchDesign: Sendable {
                                   maximumHalfLength: Self.maximumHalfLength)
         (isLengthCapped, transitionHz) = (kaiser.isLengthCapped, kaiser.transitionHz)
         halfTaps = Self.kaiserTaps(steps: steps, sampleRate: sampleRate, kaiser: kaiser)
+    }
+
+    /// Checks `notches` at `sampleRate` without designing their filter: what ``init(notches:sampleRate:)``
+    /// refuses.
+    package static func validate(notches: [NotchSpec], sampleRate: Double) throws(ShadesError) {
+        try validateSampleRate(sampleRate)
+        for notch in notches { try notch.validate(sampleRate: sampleRate) }
     }
 
     /// A kernel of `halfTaps` applying `shaping` (no notches; see `init(shaping:sampleRate:)`).

@@ -240,3 +240,21 @@ package final class CoordinatedResetSource: AudioSource {
         position = end
     }
 }
+
+extension Parameter {
+    /// Coordinated-reset cycles per second: ``CoordinatedResetPattern/allowedCycleRateHz``.
+    package static let cycleRate = Parameter(.cycleRate, unit: .hertz,
+                                            range: ParameterRange(CoordinatedResetPattern.allowedCycleRateHz, unit: .hertz), default: 1.5)
+    /// Length of each coordinated-reset tone, s; at most the slot.
+    package static let toneLength = Parameter(.toneLength, unit: .seconds, range: .above(0, atMost: longestSeconds, unit: .seconds))
+    /// Rise and fall of each coordinated-reset tone, s; at most half the tone.
+    package static let toneRamp = Parameter(.toneRamp, unit: .seconds, range: ParameterRange(0...longestSeconds, unit: .seconds), default: 0.010)
+    /// Coordinated-reset cycles with tones.
+    package static let onCycles = Parameter(.onCycles, range: ParameterRange(1...1000, wholeNumbers: true), default: 3)
+    /// Silent coordinated-reset cycles after the tones.
+    package static let offCycles = Parameter(.offCycles, range: ParameterRange(0...1000, wholeNumbers: true), default: 2)
+    /// Gain of each coordinated-reset tone, dB: ``CoordinatedResetPattern/allowedToneGainDB``.
+    package static let toneGains = Parameter(.toneGains, unit: .decibels,
+                                            range: ParameterRange(CoordinatedResetPattern.allowedToneGainDB, unit: .decibels),
+                                            note: "four gains, one per tone")
+}

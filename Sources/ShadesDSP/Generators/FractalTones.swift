@@ -29,7 +29,8 @@ package struct FractalTones: Sendable, Equatable {
     package var tempoBPM: Double
 
     /// Defaults: pentatonic from C5 (523.25 Hz) to C7 (2093 Hz), 80 steps a minute.
-    package init(scale: Scale = .pentatonic, lowHz: Double = defaultLowHz, highHz: Double = defaultHighHz, tempoBPM: Double = 80) {
+    package init(scale: Scale = .pentatonic, lowHz: Double = defaultLowHz, highHz: Double = defaultHighHz,
+                 tempoBPM: Double = Parameter.tempo.defaultValue!) {
         (self.scale, self.lowHz, self.highHz, self.tempoBPM) = (scale, lowHz, highHz, tempoBPM)
     }
 
@@ -258,4 +259,17 @@ package final class FractalToneSource: AudioSource {
         }
         position = end
     }
+}
+
+extension Parameter {
+    /// The scale of fractal tones.
+    package static let scale = Parameter(.scale, note: FractalTones.Scale.allCases.map(\.rawValue).joined(separator: ", "))
+    /// Fractal tones' lowest pitch (the scale's tonic), Hz: ``FractalTones/lowestHz`` up to Nyquist.
+    package static let lowPitch = Parameter(.lowPitch, unit: .hertz, range: .atLeast(FractalTones.lowestHz, unit: .hertz),
+                                            default: FractalTones.defaultLowHz)
+    /// Fractal tones' highest pitch, Hz; at least the scale's second pitch, below Nyquist.
+    package static let highPitch = Parameter(.highPitch, unit: .hertz, range: .above(0, unit: .hertz), default: FractalTones.defaultHighHz)
+    /// Fractal tones' grid steps per minute: ``FractalTones/allowedTempoBPM``.
+    package static let tempo = Parameter(.tempo, unit: .beatsPerMinute,
+                                         range: ParameterRange(FractalTones.allowedTempoBPM, unit: .beatsPerMinute), default: 80)
 }

@@ -275,3 +275,11 @@ package enum LoopNarrowBandNoise {
         }
     }
 }
+
+extension Parameter {
+    /// Width of a narrow noise band, octaves: ``NarrowBandNoiseSource/maximumWidthOctaves``.
+    package static let width = Parameter(.width, unit: .octaves,
+                                        range: .above(0, atMost: NarrowBandNoiseSource.maximumWidthOctaves, unit: .octaves), default: 0.5)
+    /// Length of a loop of narrow-band noise, frames (at least one FFT bin inside the band).
+    package static let loopLength = Parameter(.loopLength, unit: .frames, range: .atLeast(2, unit: .frames))
+}

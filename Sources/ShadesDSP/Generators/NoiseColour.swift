@@ -30,3 +30,8 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Encodable, CustomStrin
         Self.named.first { $0.colour == self }?.name ?? "noise (beta \(beta))"
     }
 }
+
+extension Parameter {
+    /// Spectral exponent β of coloured noise (PSD ∝ f^−β): ``NoiseColour/allowedBeta``.
+    package static let beta = Parameter(.beta, range: ParameterRange(NoiseColour.allowedBeta))
+}

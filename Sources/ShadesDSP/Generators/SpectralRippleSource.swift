@@ -395,3 +395,10 @@ package final class SpectralRippleSource: AudioSource {
         }
     }
 }
+
+extension Parameter {
+    /// Gain of each spectral-ripple band, dB: ``SpectralRipple/allowedBandGainDB``.
+    package static let bandGains = Parameter(.bandGains, unit: .decibels,
+                                            range: ParameterRange(SpectralRipple.allowedBandGainDB, unit: .decibels),
+                                            note: "eight gains, one per half-octave band from 1 kHz up")
+}

@@ -83,3 +83,8 @@ package final class VelvetNoiseSource: AudioSource {
         position = end
     }
 }
+
+extension Parameter {
+    /// Velvet-noise impulses per second; at most half the sample rate (a cell of two frames).
+    package static let density = Parameter(.density, unit: .hertz, range: .atLeast(1, unit: .hertz), default: 2000)
+}

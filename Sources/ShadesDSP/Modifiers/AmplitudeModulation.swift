@@ -58,9 +58,7 @@ package final class AmplitudeModulatedSource: AudioSource {
     ///   - keep: keep the carrier's RMS (default) or its peak.
     package init(carrier: any AudioSource, rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0,
                 keep: AmplitudeModulationLevel = .rms) throws(ShadesError) {
-        try Parameter.amRate.check(rateHz)
-        try Parameter.amDepth.check(depth)
-        try Parameter.amPhase.check(startPhase)
+        try Self.validate(rateHz: rateHz, depth: depth, startPhase: startPhase)
         self.carrier = carrier
         self.rateHz = rateHz
         self.depth = depth
@@ -77,6 +75,13 @@ package final class AmplitudeModulatedSource: AudioSource {
     }
 
     deinit { gains.deallocate() }
+
+    /// Checks the rate, depth and start phase against their definitions.
+    package static func validate(rateHz: Double, depth: Double, startPhase: Double) throws(ShadesError) {
+        try Parameter.amRate.check(rateHz)
+        try Parameter.amDepth.check(depth)
+        try Parameter.amPhase.check(startPhase)
+    }
 
     /// The factor 1/k that keeps the level: 1/√(1 + m²/2) for ``AmplitudeModulationLevel/rms``,
     /// 1/(1 + m) for ``AmplitudeModulationLevel/peak``.

@@ -146,6 +146,19 @@ package final class FadedSource: AudioSource {
     private init(source: any AudioSource, fadeInSeconds: Double, fadeOutSeconds: Double, totalFrames: Int,
                  parameters: (fadeIn: Parameter, fadeOut: Parameter)) throws(ShadesError) {
         let rate = source.sampleRate
+        try Self.validate(fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, totalFrames: totalFrames, sampleRate: rate,
+                          parameters: parameters)
+        self.source = source
+        self.totalFrames = totalFrames
+        let fadeIn = min(totalFrames, Int((fadeInSeconds * rate).rounded()))
+        fadeInFrames = fadeIn
+        fadeOutFrames = min(totalFrames - fadeIn, Int((fadeOutSeconds * rate).rounded()))
+    }
+
+    /// Checks the fades against `totalFrames` at `sampleRate` (each within it, both together too);
+    /// `parameters` name them.
+    package static func validate(fadeInSeconds: Double, fadeOutSeconds: Double, totalFrames: Int, sampleRate rate: Double,
+                                 parameters: (fadeIn: Parameter, fadeOut: Parameter) = (.fadeIn, .fadeOut)) throws(ShadesError) {
         guard totalFrames >= 0 else {
             throw ShadesError(.duration, .outOfRange, value: .number(Double(totalFrames), .frames),
                               allowed: AllowedValues(range: .atLeast(0, unit: .frames)))
@@ -160,11 +173,6 @@ package final class FadedSource: AudioSource {
             throw ShadesError(.fade, .outOfRange, value: .text(both),
                               allowed: AllowedValues(range: .atMost(totalSeconds, unit: .seconds), note: "together (the duration)"))
         }
-        self.source = source
-        self.totalFrames = totalFrames
-        let fadeIn = min(totalFrames, Int((fadeInSeconds * rate).rounded()))
-        fadeInFrames = fadeIn
-        fadeOutFrames = min(totalFrames - fadeIn, Int((fadeOutSeconds * rate).rounded()))
     }
 
     /// The envelope piece holding absolute frame `frame`.
@@ -224,19 +232,7 @@ package final class PulsedSource: AudioSource {
     package init(source: any AudioSource, onSeconds: Double = 0.2, offSeconds: Double = 0.2,
                 rampSeconds: Double = 0.025, pulseCount: Int? = nil) throws(ShadesError) {
         let rate = source.sampleRate
-        guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
-            throw Parameter.pulseOn.outOfRange(onSeconds, range: .atLeast(1 / rate, unit: .seconds), note: "(one frame)")
-        }
-        try Parameter.pulseOn.check(onSeconds)  // at most 24 h: its frames are counted below
-        try Parameter.pulseOff.check(offSeconds)
-        guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
-            let longer = rampSeconds.isFinite && rampSeconds > 0
-            throw Parameter.ramp.error(
-                longer ? .other("is longer than half the \(ParameterValue.number(onSeconds, .seconds)) pulse") : .outOfRange,
-                value: .number(rampSeconds, .seconds),
-                allowed: AllowedValues(range: ParameterRange(0...onSeconds / 2, unit: .seconds), note: "so rise and fall fit in the on time"))
-        }
-        if let pulseCount { try Parameter.pulseCount.check(Double(pulseCount)) }
+        try Self.validate(onSeconds: onSeconds, offSeconds: offSeconds, rampSeconds: rampSeconds, pulseCount: pulseCount, sampleRate: rate)
         self.source = source
         self.onSeconds = onSeconds
         self.offSeconds = offSeconds
@@ -246,6 +242,25 @@ package final class PulsedSource: AudioSource {
         rampFrames = min(onFrames / 2, Int((rampSeconds * rate).rounded()))
         periodFrames = (onSeconds + offSeconds) * rate
         applier = EnvelopeApplier(repeatedRampFrames: rampFrames)
+    }
+
+    /// Checks on, off and ramp times and the count at `sampleRate`: an on time of at least one frame, ramps
+    /// that fit in it.
+    package static func validate(onSeconds: Double, offSeconds: Double, rampSeconds: Double, pulseCount: Int?,
+                                 sampleRate rate: Double) throws(ShadesError) {
+        guard onSeconds.isFinite, onSeconds > 0, (onSeconds * rate).rounded() >= 1 else {
+            throw Parameter.pulseOn.outOfRange(onSeconds, range: .atLeast(1 / rate, unit: .seconds), note: "(one frame)")
+        }
+        try Parameter.pulseOn.check(onSeconds)  // at most 24 h: its frames are counted
+        try Parameter.pulseOff.check(offSeconds)
+        guard rampSeconds.isFinite, rampSeconds >= 0, 2 * rampSeconds <= onSeconds * (1 + 1e-12) else {
+            let longer = rampSeconds.isFinite && rampSeconds > 0
+            throw Parameter.ramp.error(
+                longer ? .other("is longer than half the \(ParameterValue.number(onSeconds, .seconds)) pulse") : .outOfRange,
+                value: .number(rampSeconds, .seconds),
+                allowed: AllowedValues(range: ParameterRange(0...onSeconds / 2, unit: .seconds), note: "so rise and fall fit in the on time"))
+        }
+        if let pulseCount { try Parameter.pulseCount.check(Double(pulseCount)) }
     }
 
     /// First frame of pulse `pulse` (0-based): round(pulse·(on + off)·rate).

@@ -50,10 +50,6 @@ extension ParameterID {
     package static let offCycles = ParameterID("offCycles", name: "off cycles")
     package static let toneGains = ParameterID("toneGains", name: "tone gains")
     package static let bandGains = ParameterID("bandGains", name: "band gains")
-    package static let carrier = ParameterID("carrier", name: "carrier frequency")
-    package static let beat = ParameterID("beat", name: "beat rate")
-    package static let duty = ParameterID("duty", name: "duty cycle")
-    package static let isochronicRamp = ParameterID("isochronicRamp", name: "ramp")
     package static let density = ParameterID("density", name: "impulse density")
     package static let scale = ParameterID("scale", name: "scale")
     package static let lowPitch = ParameterID("lowPitch", name: "low pitch")
@@ -103,7 +99,7 @@ extension ParameterID {
     package static let known: [ParameterID] = [
         .rate, .duration, .level, .seed, .loop, .layout, .channels,
         .beta, .distribution, .frequency, .width, .loopLength, .startFrame, .cycleRate, .toneLength, .toneRamp,
-        .onCycles, .offCycles, .toneGains, .bandGains, .carrier, .beat, .duty, .isochronicRamp, .density, .scale, .lowPitch, .highPitch, .tempo,
+        .onCycles, .offCycles, .toneGains, .bandGains, .density, .scale, .lowPitch, .highPitch, .tempo,
         .amRate, .amDepth, .amPhase, .fade, .fadeIn, .fadeOut, .pulse, .pulseOn, .pulseOff, .ramp, .pulseCount,
         .swellPeriod, .swellDepth, .layers,
         .notchCentre, .notchWidth, .edgeBoost, .edgeWidth, .bandCentre, .bandWidth,

@@ -230,7 +230,7 @@ public enum Renderer {
             return text
         }
         var text = "\(AudioFileWriter.software) render \(generator.summary)"
-        if let f = renderedFrequencyHz, case .tone(let asked) = generator, f != asked { text += " rendered_frequency=\(f)Hz" }
+        if let f = renderedFrequencyHz, let asked = generator.as(Tone.self)?.frequencyHz, f != asked { text += " rendered_frequency=\(f)Hz" }
         if let m = r.modulation {
             text += " " + m.summary
             if let applied = renderedModulationHz, applied != m.rateHz { text += " rendered_am=\(applied)Hz" }

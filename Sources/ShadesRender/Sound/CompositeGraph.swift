@@ -119,59 +119,21 @@ extension SoundGraph {
 
         // Modifiers over the group: notches (a mix's; a file's are in its chain), the spectral shape, modulation,
         // pulses, fades.
-        var sustained = base
-        if sound.file == nil, let notches = modifiers.notches, !notches.isEmpty {
-            let designs = try FileChain.designs(notches, channelCount: channelCount, sampleRate: rate)
-            let inner = sustained
-            sustained = {
-                let (source, file) = inner()
-                return (try! NotchedSource(source: source, designs: designs, alignment: .silentPast), file)
-            }
+        let notches = try (sound.file == nil ? modifiers.notches : nil).flatMap { (n: [NotchSpec]) throws(ShadesError) in
+            n.isEmpty ? nil : try FileChain.designs(n, channelCount: channelCount, sampleRate: rate)
         }
-        if let shape = modifiers.shape {
-            let design = try NotchDesign(shaping: shape.curve, sampleRate: rate)
-            let inner = sustained
-            sustained = {
-                let (source, file) = inner()
-                return (try! NotchedSource(source: source, design: design, alignment: .silentPast), file)
-            }
-        }
-        var modulationRate: Double?
-        if let modulation = modifiers.modulation {
-            let rateHz = try modulation.appliedRateHz(loopFrames: request.loop ? frames : nil, sampleRate: rate, notes: &notes)
-            modulationRate = rateHz
-            let inner = sustained, appliedHz = rateHz
-            sustained = {
-                let (source, file) = inner()
-                return (try! AmplitudeModulatedSource(carrier: source, rateHz: appliedHz, depth: modulation.depth,
-                                                      startPhase: modulation.startPhase, keep: .rms), file)
-            }
-        }
-        var final = sustained
-        if let pulses = modifiers.pulses {
-            let inner = final
-            final = {
-                let (source, file) = inner()
-                return (try! PulsedSource(source: source, onSeconds: pulses.onSeconds, offSeconds: pulses.offSeconds,
-                                          rampSeconds: pulses.rampSeconds, pulseCount: pulses.count), file)
-            }
-        }
-        if let fades = modifiers.fades {
-            let inner = final
-            let soundFrames = fades.soundFrames(sampleRate: rate, frames: frames)
-            final = {
-                let (source, file) = inner()
-                return (try! FadedSource(source: source, fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds,
-                                         totalFrames: soundFrames), file)
-            }
-        }
-        let makeFinal = final, makeSustained = sustained
+        let shape = try modifiers.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) }
+        let group = base
+        let chain = try ModifierChain(
+            base: { _ in group() }, filters: .alignedToSilentPast(notches: notches, shape: shape), modulation: modifiers.modulation,
+            pulses: modifiers.pulses, fades: modifiers.fades, request: request, frames: frames, notes: &notes)
+        let makeFinal = chain.final, makeSustained = chain.sustained
         return SoundGraph(
             outputChannelCount: channelCount, channelMap: Array(0..<channelCount), groupChannelCounts: [channelCount], layout: nil,
-            frames: frames, sampleRate: rate, makeGroup: { _ in makeFinal().source },
-            makeChain: { _, isSustained in isSustained ? makeSustained() : makeFinal() },
+            frames: frames, sampleRate: rate, makeGroup: { makeFinal($0).source },
+            makeChain: { group, isSustained in isSustained ? makeSustained(group) : makeFinal(group) },
             knownMeasurements: nil, levelScatterDB: nil, levelRatio: modifiers.modulation?.levelRatio ?? 1,
-            levelsEachSignal: false, playsFileToEnd: toEnd, renderedFrequencyHz: frequency, renderedModulationHz: modulationRate,
+            levelsEachSignal: false, playsFileToEnd: toEnd, renderedFrequencyHz: frequency, renderedModulationHz: chain.modulationRateHz,
             notes: notes, level: request.level, levelDBFS: request.levelDBFS, failures: failures)
     }
 }

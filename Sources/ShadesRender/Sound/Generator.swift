@@ -1,93 +1,95 @@
 import ShadesDSP
 
 /// A generator of a ``Sound``: a source and its own parameters (duration, rate, level … are the
-/// ``RenderRequest``'s).
-public enum Generator: Sendable, Equatable, Encodable {
-    /// Noise of PSD ∝ f^−β.
-    case noise(colour: NoiseColour, distribution: WhiteDistribution)
-    /// A pure tone.
-    case tone(frequencyHz: Double)
-    /// Gaussian noise limited to the band centreHz·2^(±width/2), geometrically centred.
-    case narrowBandNoise(centreHz: Double, widthOctaves: Double)
-    /// Grey noise: perceptually flat, shaped by the inverse A-weighting (see `GreyNoise`); made by FFT
-    /// synthesis over the whole file.
-    case grey
-    /// Acoustic coordinated reset: four tones around the tinnitus frequency in a seeded order per cycle
-    /// (Tass et al. 2012; Adamchic et al. 2017). The level is the RMS of the whole file, silent cycles included.
-    case coordinatedReset(CoordinatedResetPattern)
-    /// Spectral-ripple modulated harmonic complexes in 4-s segments (Yukhnovich et al. 2025). Each whole
-    /// segment has the asked RMS; the file's RMS is the asked level.
-    case spectralRipple(SpectralRipple)
-    /// Binaural beats: a tone at `carrierHz` in the left ear and one at carrierHz + beatHz in the right
-    /// (stereo only; the beat arises in the brainstem, so it needs headphones). Each ear's tone is at the
-    /// level; phases run in Double, exact over hours.
-    case binauralBeat(carrierHz: Double, beatHz: Double)
-    /// An isochronic tone: a tone at `frequencyHz` switched on and off `rateHz` times a second, on for
-    /// `duty` of each period (measured at half amplitude), with raised-cosine edges of `rampSeconds` centred
-    /// on the square wave's edges. The level is the tone's while it sounds (as for pulses).
-    case isochronicTone(frequencyHz: Double, rateHz: Double, duty: Double, rampSeconds: Double)
-    /// Velvet noise: one impulse of random sign at a random position in each cell of 1/density s
-    /// (Järveläinen & Karjalainen 2007; Välimäki et al. 2013); flat spectrum, RMS at the level.
-    case velvetNoise(densityHz: Double)
-    /// Fractal tones: a chime-like melody whose pitch and timing follow 1/f sequences over `scale`, from
-    /// `lowHz` (the tonic) up to `highHz`, on a grid of 60/`tempoBPM` s (after Widex Zen: US patent 6,816,599;
-    /// Sweetow & Sabes 2010). One signal (diotic in stereo). Defaults: pentatonic, C5 … C7, 80 steps a minute.
-    case fractalTones(scale: MusicalScale = .pentatonic, lowHz: Double = 523.251_130_601_197_2, highHz: Double = 2_093.004_522_404_789,
-                      tempoBPM: Double = 80)
+/// ``RenderRequest``'s). Each kind is described once, in its own file under Sound/Generators
+/// (``GeneratorKind``), and made with that file's static function, e.g. ``tone(frequencyHz:)``.
+public struct Generator: Sendable, Equatable {
+    /// The kind and its values.
+    package let kind: any GeneratorKind
 
-    /// Whether a loop of it is synthesised over its whole length with its spectrum shaped exactly (noise of
-    /// any colour, grey noise): a spectral shape then keeps the seam.
-    var shapesLoopExactly: Bool {
-        switch self {
-        case .noise, .grey: return true
-        default: return false
-        }
+    package init(_ kind: some GeneratorKind) { self.kind = kind }
+
+    public static func == (a: Generator, b: Generator) -> Bool { a.kind.isEqual(to: b.kind) }
+
+    /// Every kind, in the order help lists their names. A new generator is added here.
+    package static var kinds: [any GeneratorKind.Type] {
+        [ColouredNoise.self, GreyNoise.self, VelvetNoise.self, Tone.self, NarrowBandNoise.self, BinauralBeat.self,
+         IsochronicTone.self, FractalTones.self, CoordinatedResetPattern.self, SpectralRipple.self]
     }
 
-    /// Short text for comments and messages, e.g. "pink (beta 1)" or "tone 6000 Hz".
-    package var summary: String {
-        switch self {
-        case .noise(let colour, let distribution):
-            let name = NoiseColour.named.first { $0.colour == colour }?.name ?? "noise"
-            return "\(name) beta=\(formatNumber(colour.beta))" + (colour.beta == 0 ? " distribution=\(distribution.rawValue)" : "")
-        case .tone(let frequencyHz):
-            return "tone frequency=\(formatNumber(frequencyHz))Hz"
-        case .narrowBandNoise(let centreHz, let widthOctaves):
-            return "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct"
-        case .grey:
-            return "grey"
-        case .coordinatedReset(let p):
-            return "cr frequency=\(formatNumber(p.tinnitusFrequencyHz))Hz tones=\(p.toneSet.rawValue)"
-                + " tone_length=\(formatNumber((p.toneSeconds ?? p.slotSeconds) * 1000))ms ramp=\(formatNumber(p.rampSeconds * 1000))ms"
-                + " cycle_rate=\(formatNumber(p.cycleRateHz))Hz on=\(p.onCycles) off=\(p.offCycles)"
-                + (p.toneGainsDB.map { " tone_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
-        case .binauralBeat(let carrierHz, let beatHz):
-            return "binaural carrier=\(formatNumber(carrierHz))Hz beat=\(formatNumber(beatHz))Hz"
-        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
-            return "isochronic frequency=\(formatNumber(frequencyHz))Hz beat=\(formatNumber(rateHz))Hz duty=\(formatNumber(duty))"
-                + " ramp=\(formatNumber(rampSeconds * 1000))ms"
-        case .velvetNoise(let densityHz):
-            return "velvet density=\(formatNumber(densityHz))"
-        case .fractalTones:
-            let t = fractal!
-            return "fractal scale=\(t.scale.rawValue) low=\(formatNumber(t.lowHz))Hz high=\(formatNumber(t.highHz))Hz tempo=\(formatNumber(t.tempoBPM))"
-        case .spectralRipple(let r):
-            return "ripple frequency=\(formatNumber(r.tinnitusFrequencyHz))Hz condition=\(r.condition.rawValue)"
-                + (r.sham ? " sham" : "") + " octave=\(formatNumber(r.modulatedOctaveHz.lowerBound.rounded()))-\(formatNumber(r.modulatedOctaveHz.upperBound.rounded()))Hz"
-                + (r.bandGainsDB.map { " band_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
-        }
+    /// Every source name a generator has, in help's order.
+    package static var sourceNames: [String] { kinds.flatMap { $0.names } }
+
+    /// The kind named `name` (a source name or an alias), nil for none.
+    package static func kind(named name: String) -> (any GeneratorKind.Type)? {
+        kinds.first { $0.names.contains(name) || $0.aliases.contains(name) }
     }
+
+    /// Reads generator `name` from `values` (a JSON object or a command line's options); nil when no
+    /// generator has that name.
+    package static func read(_ name: String, from values: some ParameterValues) throws(ShadesError) -> Generator? {
+        guard let kind = kind(named: name) else { return nil }
+        return try read(kind, name: kind.names.contains(name) ? name : kind.names[0], from: values)
+    }
+
+    private static func read<K: GeneratorKind>(_ kind: K.Type, name: String, from values: some ParameterValues) throws(ShadesError) -> Generator {
+        Generator(try K.read(values, name: name))
+    }
+
+    /// The values, when the generator is of kind `K`.
+    package func `as`<K: GeneratorKind>(_: K.Type) -> K? { kind as? K }
+
+    /// The source name written for it.
+    package var name: String { kind.name }
+
+    /// Short text for comments and messages, e.g. "pink beta=1" or "tone frequency=6000Hz".
+    package var summary: String { kind.summary }
+
+    /// Whether a loop of it is synthesised over its whole length with its spectrum shaped exactly.
+    var shapesLoopExactly: Bool { kind.shapesLoopExactly }
 }
 
 extension Generator {
-    /// Fractal tones of `tones`.
-    package static func fractalTones(_ tones: FractalTones) -> Generator {
-        .fractalTones(scale: tones.scale, lowHz: tones.lowHz, highHz: tones.highHz, tempoBPM: tones.tempoBPM)
+    /// The JSON form's keys: "source", then each field that applies.
+    func encodeFields(into c: inout KeyedEncodingContainer<JSONKey>) throws { try kind.encodeFields(into: &c) }
+
+    /// The flags of every kind's fields and the source names each applies to, in help's order.
+    package static var flags: [(flag: String, parameter: ParameterID, sources: [String])] {
+        var rows: [(flag: String, parameter: ParameterID, sources: [String])] = []
+        for kind in kinds {
+            for (flag, parameter, sources) in kind.flagRows {
+                if let i = rows.firstIndex(where: { $0.flag == flag }) { rows[i].sources += sources } else { rows.append((flag, parameter, sources)) }
+            }
+        }
+        return rows
     }
 
-    /// The parameters of fractal tones, when the generator is one.
-    package var fractal: FractalTones? {
-        guard case .fractalTones(let scale, let lowHz, let highHz, let tempoBPM) = self else { return nil }
-        return FractalTones(scale: scale, lowHz: lowHz, highHz: highHz, tempoBPM: tempoBPM)
+    /// The help of `flag`: each kind's sentence for it, after the sources it applies to.
+    package static func help(forFlag flag: String) -> String {
+        kinds.flatMap { $0.flagHelp(flag) }.joined(separator: "; ") + "."
+    }
+}
+
+extension GeneratorKind {
+    /// Writes "source" and each field that applies to the JSON form.
+    func encodeFields(into c: inout KeyedEncodingContainer<JSONKey>) throws {
+        try c.encode(name, forKey: "source")
+        for field in Self.fields(for: name) { try field.write(self, into: &c) }
+    }
+
+    /// Each field's flag, parameter and the source names it applies to.
+    package static var flagRows: [(String, ParameterID, [String])] { fields.map { ($0.flag, $0.parameter.id, $0.names ?? names) } }
+
+    /// Each field's parameter, JSON key, and whether it must be given.
+    package static var keyRows: [(parameter: Parameter, key: String, required: Bool)] {
+        fields.map { ($0.parameter, $0.key, $0.requiredAs != nil) }
+    }
+
+    /// The JSON keys of source `name` (one of ``names`` or an alias).
+    static func keys(for name: String) -> [String] { fields(for: names.contains(name) ? name : names[0]).map(\.key) }
+
+    /// "velvet: impulses per second, …" for each field with `flag`.
+    static func flagHelp(_ flag: String) -> [String] {
+        fields.filter { $0.flag == flag }.map { "\(($0.names ?? names).joined(separator: ", ")): \($0.help)" }
     }
 }

@@ -16,11 +16,11 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
     /// dBTP (−20 … 0): music, notched or not.
     case truePeakCeiling(dBTP: Double)
 
-    /// The default for `sound`: a file at its own level under a −1 dBTP ceiling; anything else at −20 dBFS
-    /// RMS (a spectral ripple at −30 dBFS: its sine-phase harmonic complex has a crest factor near 20 dB).
+    /// The default for `sound`: a file at its own level under a −1 dBTP ceiling; a generator at its kind's
+    /// default RMS (``GeneratorKind/defaultLevelDBFS``); a mix at −20 dBFS RMS.
     package static func `default`(for sound: Sound) -> LevelPolicy {
         if sound.file != nil { return .truePeakCeiling(dBTP: -1) }
-        if case .spectralRipple = sound.generator { return .rms(dBFS: -30) }
+        if let generator = sound.generator { return .rms(dBFS: type(of: generator.kind).defaultLevelDBFS) }
         return .rms(dBFS: -20)
     }
 
@@ -47,17 +47,13 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
                 throw ShadesError(parameter: .level, value: "\(formatNumber(level)) dBFS", allowed: "-150 … 0 dBFS")
             }
         case .loudness(let lufs, let ceiling):
-            guard lufs.isFinite, Self.allowedLoudnessLUFS.contains(lufs) else {
-                throw ShadesError(parameter: .loudness, value: "\(formatNumber(lufs)) LUFS", allowed: "-70 … 0 LUFS")
-            }
+            try Parameter.loudness.check(lufs)
             try Self.validateCeiling(ceiling)
         case .truePeakCeiling(let ceiling):
             try Self.validateCeiling(ceiling)
         }
     }
 
-    /// Allowed loudness targets, LUFS.
-    package static let allowedLoudnessLUFS: ClosedRange<Double> = -70 ... 0
     /// Allowed true-peak ceilings, dBTP.
     package static let allowedCeilingDBTP: ClosedRange<Double> = -20 ... 0
 
@@ -162,4 +158,10 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
         error.value = .number(highestLUFS, .LUFS)  // the highest that fits: a catalogue lists every sound's
         return error
     }
+}
+
+extension Parameter {
+    /// An integrated loudness target, LUFS (EBU R 128's −23 by default): for `render --loudness`, the
+    /// catalogue's presets and every asset.
+    package static let loudness = Parameter(.loudness, unit: .LUFS, range: ParameterRange(-60 ... -5, unit: .LUFS), default: -23)
 }

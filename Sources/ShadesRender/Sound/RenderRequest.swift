@@ -134,12 +134,7 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
 
     /// The sound's parts, each at this request's rate, length and loop mode.
     func validateSound() throws(ShadesError) {
-        if let notches { _ = try NotchDesign(notches: notches.filter { $0.ears == .both }, sampleRate: sampleRate) }
-        if let notches, notches.contains(where: { $0.ears != .both }) {
-            for ear in [Ears.left, .right] {
-                _ = try NotchDesign(notches: notches.filter { $0.ears == .both || $0.ears == ear }, sampleRate: sampleRate)
-            }
-        }
+        if let notches { try NotchDesign.validate(notches: notches, sampleRate: sampleRate) }
         if let shape = sound.shape {
             try shape.validate()
             if loop, let generator = sound.generator, !generator.shapesLoopExactly {
@@ -220,13 +215,13 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
     /// its comment tag says `loop_method=periodic`.
     package var streamsPeriodicLoop: Bool {
         guard loop, frameCount > LoopNoise.largestSynthesisFrames, sound.swell == nil,
-              case .noise(let colour, _)? = sound.generator else { return false }
-        return colour.beta != 0 || !(notches ?? []).isEmpty || sound.shape != nil
+              let noise = sound.generator?.as(ColouredNoise.self) else { return false }
+        return noise.beta != 0 || !(notches ?? []).isEmpty || sound.shape != nil
     }
 
     /// Refuses a sound synthesised whole in memory (``LoopNoise``) longer than
     /// ``LoopNoise/largestSynthesisFrames``, before any work.
-    private func refuseLongSynthesis(_ what: String) throws(ShadesError) {
+    func refuseLongSynthesis(_ what: String) throws(ShadesError) {
         guard frameCount > LoopNoise.largestSynthesisFrames else { return }
         let longest = Double(LoopNoise.largestSynthesisFrames) / sampleRate
         throw ShadesError(parameter: .duration, value: "\(formatNumber(durationSeconds)) s",
@@ -234,118 +229,21 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
                           allowed: "at most \(formatNumber((longest * 10).rounded(.down) / 10)) s at \(formatNumber(sampleRate)) Hz")
     }
 
-    /// The shortest length that carries `generator`, s, and what that length holds; nil when one sample
-    /// does (noise). A shorter sound would be silent or a fragment whose level means nothing: one sample
-    /// of a tone starting at phase 0 is silence, and its level could never be met.
-    static func shortestSeconds(of generator: Generator) -> (seconds: Double, holding: String)? {
-        switch generator {
-        case .tone(let frequencyHz): return (1 / frequencyHz, "one period of the tone")
-        case .binauralBeat(let carrierHz, _): return (1 / carrierHz, "one period of the carrier")
-        case .isochronicTone(_, let rateHz, _, _): return (1 / rateHz, "one period of the beat")
-        case .coordinatedReset(let pattern): return (pattern.toneSeconds ?? pattern.slotSeconds, "one tone")
-        case .spectralRipple: return (SpectralRipple.rampSeconds, "its onset ramp")
-        case .velvetNoise(let densityHz): return (1 / densityHz, "one impulse")
-        case .fractalTones: return (60 / generator.fractal!.tempoBPM, "one note (a grid step)")
-        case .noise, .grey, .narrowBandNoise: return nil
-        }
-    }
-
+    /// The generator's own checks (its descriptor's), then what holds for every generator: a length that
+    /// carries it, notches in a loop only where the loop's spectrum is shaped exactly, notches for one ear
+    /// only in stereo.
     private func validate(_ generator: Generator) throws(ShadesError) {
-        try validateParameters(of: generator)
+        try generator.kind.validate(in: self)
         // The generator's own values first: a length too short for a tone of 1e15 s names the tone's length.
-        if durationSeconds.isFinite, let (shortest, holding) = Self.shortestSeconds(of: generator),
+        if durationSeconds.isFinite, let (shortest, holding) = generator.kind.shortest,
            shortest.isFinite, durationSeconds < shortest * (1 - 1e-9) {
             throw ShadesError(.duration, .other("is too short for this sound"), value: .number(durationSeconds, .seconds),
                               allowed: AllowedValues(range: .atLeast(shortest, unit: .seconds), note: holding))
         }
-    }
-
-    private func validateParameters(of generator: Generator) throws(ShadesError) {
-        switch generator {
-        case .noise(let colour, let distribution):
-            _ = try NoiseColour(beta: colour.beta)
-            if distribution == .uniform && colour.beta != 0 {
-                throw ShadesError(parameter: .distribution, value: "uniform", allowed: "uniform only for white noise (beta 0)")
-            }
-        case .tone(let frequencyHz):
-            try validateFrequency(frequencyHz, sampleRate: sampleRate)
-        case .grey:
-            if frameCount < Self.minimumLoopFrames {
-                throw ShadesError(parameter: .duration, value: "\(durationSeconds) s",
-                                  allowed: "at least \(Self.minimumLoopFrames) samples for grey noise")
-            }
-            try refuseLongSynthesis("grey noise")
-        case .narrowBandNoise(let centreHz, let widthOctaves):
-            _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate)
-            if loop {
-                try refuseLongSynthesis("a loop of narrow-band noise")
-                do throws(ShadesError) {
-                    _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves,
-                                                         sampleRate: sampleRate, frameCount: frameCount)
-                } catch {
-                    throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", problem: "is too short a loop for this band",
-                                      allowed: error.allowed ?? "")
-                }
-            }
-        case .coordinatedReset(let pattern):
-            try pattern.validate(sampleRate: sampleRate)
-            try refusePatternCombinations("coordinated reset")
-        case .spectralRipple(let ripple):
-            try ripple.validate(sampleRate: sampleRate)
-            try refusePatternCombinations("spectral ripple")
-        case .binauralBeat(let carrierHz, let beatHz):
-            try Parameter.beat.check(beatHz)
-            try Parameter.carrier.check(carrierHz, within: .above(0, below: sampleRate / 2 - beatHz, unit: .hertz),
-                                        note: "(carrier + beat below Nyquist, \(formatNumber(sampleRate / 2)) Hz)")
-            let (left, beat) = (loopRate(carrierHz), loopRate(beatHz))
-            try Parameter.beat.check(beat, within: ParameterRange(Parameter.allowedBeatHz, unit: .hertz),
-                                     note: "with whole cycles in the loop (it becomes \(beat) Hz)")
-            if left + beat >= sampleRate / 2 {
-                throw Parameter.carrier.outOfRange(carrierHz, range: .above(0, below: sampleRate / 2 - beat, unit: .hertz),
-                                                   note: "with whole cycles in the loop (carrier + beat below Nyquist)")
-            }
-            guard resolvedLayout == .stereo else {
-                throw ShadesError(parameter: .layout, value: resolvedLayout.rawValue, problem: "cannot carry binaural beats",
-                                  allowed: "stereo (one tone per ear)")
-            }
-        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
-            try validateFrequency(frequencyHz, sampleRate: sampleRate)
-            try Parameter.beat.check(rateHz)
-            try Parameter.duty.check(duty)
-            let rate = loopRate(rateHz)
-            try Parameter.beat.check(rate, within: ParameterRange(Parameter.allowedBeatHz, unit: .hertz),
-                                     note: "with whole periods in the loop (it becomes \(rate) Hz)")
-            let longest = min(duty, 1 - duty) / rate
-            try Parameter.isochronicRamp.check(rampSeconds, within: ParameterRange(0...longest, unit: .seconds),
-                                     note: "the shorter of the on and off times at this beat and duty")
-            if loop { try validateFrequency(loopRate(frequencyHz), sampleRate: sampleRate) }
-            if let pulses {
-                throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with an isochronic tone",
-                                  allowed: "no pulses (the tone is switched at its own rate)")
-            }
-        case .velvetNoise(let densityHz):
-            try VelvetNoiseSource.validate(densityHz: densityHz, sampleRate: sampleRate)
-            if loop {
-                try Parameter.density.check(loopRate(densityHz), within: ParameterRange(1...sampleRate / 2, unit: .hertz),
-                                            note: "with whole cells in the loop")
-            }
-        case .fractalTones:
-            let tones = generator.fractal!
-            try tones.validate(sampleRate: sampleRate)
-            if loop {
-                let tempo = loopRate(tones.tempoBPM / 60) * 60
-                try Parameter.tempo.check(tempo, within: ParameterRange(FractalTones.allowedTempoBPM, unit: .beatsPerMinute),
-                                          note: "with whole grid steps in the loop (it becomes \(formatNumber(tempo)) BPM)")
-            }
-        }
-        if let notches, loop {
-            switch generator {
-            case .noise, .grey: break
-            default:
-                throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
-                                  problem: "cannot be combined with loop for this source",
-                                  allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
-            }
+        if let notches, loop, !generator.shapesLoopExactly {
+            throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
+                              problem: "cannot be combined with loop for this source",
+                              allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
         }
         if let notches, notches.contains(where: { $0.ears != .both }), resolvedLayout != .stereo {
             throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
@@ -401,7 +299,8 @@ public struct Modulation: Sendable, Equatable, Encodable {
     }
 
     func validate(sampleRate: Double) throws(ShadesError) {
-        _ = try AmplitudeModulatedSource(carrier: SilenceSource(sampleRate: sampleRate), rateHz: rateHz, depth: depth, startPhase: startPhase, keep: keep)
+        try validateSampleRate(sampleRate)
+        try AmplitudeModulatedSource.validate(rateHz: rateHz, depth: depth, startPhase: startPhase)
     }
 
     /// The rate applied, Hz: the asked one, or in a loop of `loopFrames` the nearest with whole cycles
@@ -442,8 +341,8 @@ public struct Pulses: Sendable, Equatable, Encodable {
     }
 
     func validate(sampleRate: Double) throws(ShadesError) {
-        _ = try PulsedSource(source: SilenceSource(sampleRate: sampleRate), onSeconds: onSeconds, offSeconds: offSeconds,
-                             rampSeconds: rampSeconds, pulseCount: count)
+        try PulsedSource.validate(onSeconds: onSeconds, offSeconds: offSeconds, rampSeconds: rampSeconds, pulseCount: count,
+                                  sampleRate: sampleRate)
     }
 
     /// Length of `count` pulses (the last one without its off time), in seconds.
@@ -482,8 +381,8 @@ public struct Fades: Sendable, Equatable, Encodable {
                                   allowed: "above 0 and at most the duration, \(formatNumber(Double(frames) / sampleRate)) s")
             }
         }
-        _ = try FadedSource(source: SilenceSource(sampleRate: sampleRate), fadeInSeconds: inSeconds,
-                            fadeOutSeconds: outSeconds, totalFrames: soundFrames(sampleRate: sampleRate, frames: frames))
+        try FadedSource.validate(fadeInSeconds: inSeconds, fadeOutSeconds: outSeconds,
+                                 totalFrames: soundFrames(sampleRate: sampleRate, frames: frames), sampleRate: sampleRate)
     }
 
     var summary: String {

@@ -168,7 +168,7 @@ public struct SoundFileReference: Sendable, Equatable, Encodable {
 
 /// A slow random-like amplitude swell (waves, gusts); rendered by `SwellEnvelope`.
 public struct Swell: Sendable, Encodable, Equatable {
-    /// Mean period of a swell, seconds (2 … 60).
+    /// Mean period of a swell, seconds (``SwellEnvelope/allowedPeriodSeconds``).
     public var periodSeconds: Double
     /// Depth 0 … 1 (0: none; 1: the level falls to silence between swells).
     public var depth: Double

@@ -6,9 +6,10 @@ import ShadesIO
 /// The source graph of a ``RenderRequest``: the one function (``init(_:)``) that turns a ``Sound`` into
 /// sources. Every pass and every stream starts from fresh sources, so all see exactly the same samples.
 ///
-/// A **generator** is made as independent mono signals placed in the output channels by the layout; the
-/// chain per signal is generator (noise, tone, narrow-band noise; loops and grey noise pre-rendered by FFT
-/// synthesis) → notches → amplitude modulation → pulses → fades, and each signal gets its own gain.
+/// A **generator** is made as independent mono signals placed in the output channels by the layout (its
+/// kind's ``GeneratorKind/signals(_:)``: streams, or loops synthesised whole by FFT); the chain per signal
+/// is generator → notches → shape → amplitude modulation → pulses → fades (``ModifierChain``), and each
+/// signal gets its own gain.
 /// A **mix**, a **file** or a sound with a **swell** is one multichannel group with one gain: each layer of
 /// a mix is its own graph at the reference level (its sustained RMS), times its gain and swell, summed;
 /// a file is decoded, resampled to the rate and notched with the filter delay removed (``FileChain``);
@@ -97,7 +98,7 @@ public struct SoundGraph: Sendable {
     /// A fresh mono source of signal `s` of a generator as written: its group (every group is mono).
     package func makeSignal(_ s: Int) -> any AudioSource { makeGroup(s) }
 
-    /// Validates `request` and builds its graph; loops (and grey noise) are synthesised here, over their
+    /// Validates `request` and builds its graph; loops (and sounds synthesised whole) are made here, over their
     /// whole length, up to ``LoopNoise/largestSynthesisFrames``; longer loops of coloured noise stream.
     public init(_ request: RenderRequest) throws(ShadesError) {
         try request.validate()
@@ -105,225 +106,50 @@ public struct SoundGraph: Sendable {
             self = try Self.composite(request)
             return
         }
-        let (rate, level, seed, frames) = (request.sampleRate, request.levelDBFS, request.resolvedSeed, request.frameCount)
+        let (rate, frames) = (request.sampleRate, request.frameCount)
         self.frames = frames
-        levelDBFS = level
+        levelDBFS = request.levelDBFS
         sampleRate = rate
         self.level = request.level
         levelsEachSignal = true
         playsFileToEnd = false
         failures = GraphFailures()
-        let layout: ChannelLayout
-        var notes: [String] = []
-        let base: @Sendable (Int) -> any AudioSource
-        var measured: [SignalMeasurement]?
-        var toneFrequency: Double?
-        // An isochronic tone's switching, applied as pulses.
-        var gate: Pulses?
-        // Relative standard deviation of a stream's measured power over the file (nil: not a stream at level).
-        var powerScatter: Double?
-        let seconds = Double(frames) / rate
-        // Validated above: one design per signal (a stereo sound's signals are its ears).
-        var notch = request.notches.map { Self.notchDesigns($0, layout: request.resolvedLayout, sampleRate: rate) }
-        // A spectral shape: a loop's spectrum gets it exactly (below); a stream is filtered after its notches.
-        var shape = try request.sound.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) }
-
-        switch generator {
-        case .noise(let colour, let distribution):
-            layout = request.resolvedLayout
-            if request.streamsPeriodicLoop {
-                // A long loop: periodic noise, streamed (its notch and shape, if any, are filters primed by
-                // the periodic source: periodic too).
-                base = { s in
-                    try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
-                                     distribution: distribution, firstSignal: s, periodFrames: frames)
-                }
-            } else if request.loop && (colour.beta != 0 || notch != nil || shape != nil) {
-                // The notch, if any, is applied to the loop's own spectrum (its ideal gain: the band removed
-                // exactly, the rest untouched), so the loop stays periodic.
-                let loopNotch = notch, loopShape = shape
-                let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
-                    let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
-                    buffer.withChannel(0) {
-                        LoopNoise.render(colour: colour, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
-                                         shaping: loopNotch == nil && loopShape == nil ? nil : { f in
-                                             (loopNotch?[s].idealGain(atFrequency: f) ?? 1) * (loopShape?.idealGain(atFrequency: f) ?? 1)
-                                         }, into: $0)
-                    }
-                    return buffer
-                }
-                (base, measured) = Self.playBack(loops, sampleRate: rate)
-                (notch, shape) = (nil, nil)
-            } else {
-                // Validated above: the source cannot throw.
-                powerScatter = NoiseShapingDesign.shared(colour: colour, sampleRate: rate).powerScatter(durationSeconds: seconds)
-                base = { s in
-                    try! NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed,
-                                     distribution: distribution, firstSignal: s)
-                }
-            }
-        case .grey:
-            // FFT synthesis over the whole file (a loop whether asked or not), notches included exactly.
-            layout = request.resolvedLayout
-            let loopNotch = notch, loopShape = shape
-            let greys = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
-                let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
-                buffer.withChannel(0) {
-                    LoopNoise.render(colour: .white, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
-                                     shaping: { f in
-                                         GreyNoise.magnitude(atFrequency: f) * (loopNotch?[s].idealGain(atFrequency: f) ?? 1)
-                                             * (loopShape?.idealGain(atFrequency: f) ?? 1)
-                                     }, into: $0)
-                }
-                return buffer
-            }
-            (base, measured) = Self.playBack(greys, sampleRate: rate)
-            (notch, shape) = (nil, nil)
-        case .narrowBandNoise(let centreHz, let widthOctaves):
-            layout = request.resolvedLayout
-            if request.loop {
-                let loops = Self.inParallel(layout.signalCount) { s -> AudioBuffer in
-                    let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
-                    buffer.withChannel(0) {
-                        try! LoopNarrowBandNoise.render(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
-                                                   key: SeedStream.noise.key(seed: seed, channel: s), into: $0)
-                    }
-                    return buffer
-                }
-                (base, measured) = Self.playBack(loops, sampleRate: rate)
-            } else {
-                // A flat band B wide: √(1 / (T·B)).
-                let bandHz = centreHz * (pow(2, widthOctaves / 2) - pow(2, -widthOctaves / 2))
-                powerScatter = (1 / (seconds * bandHz)).squareRoot()
-                base = { s in
-                    try! NarrowBandNoiseSource(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
-                                               layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
-                }
-            }
-        case .tone(let askedHz):
-            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
-            var frequency = askedHz
-            if request.loop {
-                frequency = ToneSource.loopFrequency(near: askedHz, frameCount: frames, sampleRate: rate)
-                if frequency != askedHz {
-                    notes.append("loop: tone frequency adjusted from \(formatNumber(askedHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - askedHz)) Hz) for a whole number of cycles")
-                }
-                guard frequency < rate / 2 else {
-                    throw ShadesError(parameter: .frequency, value: "\(askedHz) Hz",
-                                      allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
-                }
-            }
-            toneFrequency = frequency
-            let rendered = frequency
-            // Unit peak; the gain sets the level.
-            base = { _ in try! ToneSource(frequencyHz: rendered, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
-            measured = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
-        case .coordinatedReset(let pattern):
-            // One signal (diotic in stereo). Set to the level over whole on+off periods; a file is measured.
-            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
-            base = { _ in try! CoordinatedResetSource(pattern: pattern, sampleRate: rate, levelDBFS: level, seed: seed) }
-        case .spectralRipple(let ripple):
-            // One signal (diotic in stereo). Every whole segment has the level; a file is measured.
-            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
-            base = { _ in try! SpectralRippleSource(ripple: ripple, sampleRate: rate, levelDBFS: level, seed: seed) }
-        case .binauralBeat(let carrierHz, let beatHz):
-            // Two signals, one tone per ear (validated: stereo), each at unit peak and brought to the level.
-            layout = .stereo
-            let left = Self.loopAdjusted(request, "carrier", carrierHz, notes: &notes)
-            let right = left + Self.loopAdjusted(request, "beat", beatHz, notes: &notes)
-            toneFrequency = left
-            base = { s in try! ToneSource(frequencyHz: s == 0 ? left : right, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
-            measured = [left, right].map { SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: $0 / rate, frames: frames), peak: 1) }
-        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
-            // A tone (its sustained sound, at the level) gated by pulses with edges centred on the square
-            // wave's: on for duty + ramp, off for the rest (validated: the ramp fits both).
-            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
-            let frequency = Self.loopAdjusted(request, "tone frequency", frequencyHz, notes: &notes)
-            let period = 1 / Self.loopAdjusted(request, "beat", rateHz, notes: &notes)
-            toneFrequency = frequency
-            base = { _ in try! ToneSource(frequencyHz: frequency, sampleRate: rate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
-            measured = [SignalMeasurement(sumOfSquares: Self.sineEnergy(cyclesPerSample: frequency / rate, frames: frames), peak: 1)]
-            gate = Pulses(onSeconds: duty * period + rampSeconds, offSeconds: max(0, (1 - duty) * period - rampSeconds),
-                          rampSeconds: rampSeconds)
-        case .velvetNoise(let densityHz):
-            // Independent signals (per ear in stereo), at the level over whole cells; a file is measured.
-            layout = request.resolvedLayout
-            let density = Self.loopAdjusted(request, "density", densityHz, unit: "impulses/s", notes: &notes)
-            base = { s in
-                try! VelvetNoiseSource(densityHz: density, sampleRate: rate, levelDBFS: level,
-                                       key: SeedStream.noise.key(seed: seed, channel: s))
-            }
-        case .fractalTones:
-            var tones = generator.fractal!
-            // One signal (diotic in stereo), at the level in expectation; a file is measured. A loop holds
-            // whole grid steps and its last note ends at the loop's end.
-            layout = request.resolvedLayout == .stereo ? .diotic : request.resolvedLayout
-            tones.tempoBPM = Self.loopAdjusted(request, "tempo", tones.tempoBPM / 60, scale: 60, unit: "BPM", notes: &notes)
-            let loopFrames = request.loop ? frames : nil
-            base = { [tones] _ in try! FractalToneSource(tones: tones, sampleRate: rate, levelDBFS: level, seed: seed, loopFrames: loopFrames) }
+        // Validated above: one notch design per signal (a stereo sound's signals are its ears). A generator
+        // synthesised whole takes the notches and the shape into its own spectrum (``SignalContext/takeFilters()``);
+        // for a stream they are filters after it.
+        var context = SignalContext(
+            request: request, notches: request.notches.map { Self.notchDesigns($0, layout: request.resolvedLayout, sampleRate: rate) },
+            shape: try request.sound.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) })
+        let signals = try generator.kind.signals(&context)
+        var notes = context.notes
+        var measured = signals.measured
+        var powerScatter = signals.powerScatter
+        if context.notches != nil || context.shape != nil {
+            // The band's power is gone, or the shape changes it: measured, not at the asked level.
+            (measured, powerScatter) = (nil, nil)
         }
-
-        // A notch (streams): part of the sound. The filter is primed by the source, so the band is gone from
-        // frame 0; the level is measured after it.
-        var filtered: @Sendable (Int) -> any AudioSource
-        if let notch {
-            filtered = { s in try! NotchedSource(source: base(s), design: notch[s], primedBySource: true) }
-            measured = nil
-            powerScatter = nil  // the band's power is gone: not at the asked level
-        } else {
-            filtered = base
-        }
-        if let shape {
-            let inner = filtered
-            filtered = { s in try! NotchedSource(source: inner(s), design: shape, primedBySource: true) }
-            measured = nil
-            powerScatter = nil  // the shape changes the power: measured
-        }
-        let notched = filtered
-
-        // Amplitude modulation: part of the sustained sound.
-        var sustained = notched
-        var modulationRate: Double?
-        if let modulation = request.modulation {
-            let rateHz = try modulation.appliedRateHz(loopFrames: request.loop ? frames : nil, sampleRate: rate, notes: &notes)
-            modulationRate = rateHz
-            let m = Modulation(rateHz: rateHz, depth: modulation.depth, startPhase: modulation.startPhase, keep: .rms)
-            sustained = { s in
-                try! AmplitudeModulatedSource(carrier: notched(s), rateHz: m.rateHz, depth: m.depth, startPhase: m.startPhase, keep: m.keep)
-            }
+        let base = signals.make
+        let chain = try ModifierChain(
+            base: { s in (base(s), nil) }, filters: .primedBySource(notches: context.notches, shape: context.shape),
+            modulation: request.modulation, pulses: signals.gate ?? request.pulses, fades: request.fades,
+            request: request, frames: frames, notes: &notes)
+        if request.modulation != nil {
             measured = nil  // the modulated sound is measured
+            // Modulation keeps the RMS in expectation (keep: .rms); its gain curve can double the variance.
+            powerScatter = powerScatter.map { $0 * 2.0.squareRoot() }
         }
         levelRatio = request.modulation?.levelRatio ?? 1
-
-        // Envelopes: pulses (or an isochronic tone's gate), then fades.
-        var final = sustained
-        if let pulses = gate ?? request.pulses {
-            let inner = final
-            final = { s in
-                try! PulsedSource(source: inner(s), onSeconds: pulses.onSeconds, offSeconds: pulses.offSeconds,
-                                  rampSeconds: pulses.rampSeconds, pulseCount: pulses.count)
-            }
-        }
-        if let fades = request.fades {
-            let inner = final
-            final = { s in
-                try! FadedSource(source: inner(s), fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds,
-                                  totalFrames: fades.soundFrames(sampleRate: rate, frames: frames))
-            }
-        }
-        makeGroup = final
-        let (makeSustained, makeFinal) = (sustained, final)
-        makeChain = { s, isSustained in (isSustained ? makeSustained(s) : makeFinal(s), nil) }
-        self.layout = layout
-        outputChannelCount = layout.outputChannelCount
-        channelMap = (0..<layout.outputChannelCount).map(layout.signal(forOutputChannel:))
-        groupChannelCounts = Array(repeating: 1, count: layout.signalCount)
+        let (makeSustained, makeFinal) = (chain.sustained, chain.final)
+        makeGroup = { s in makeFinal(s).source }
+        makeChain = { s, isSustained in isSustained ? makeSustained(s) : makeFinal(s) }
+        layout = signals.layout
+        outputChannelCount = signals.layout.outputChannelCount
+        channelMap = (0..<signals.layout.outputChannelCount).map(signals.layout.signal(forOutputChannel:))
+        groupChannelCounts = Array(repeating: 1, count: signals.layout.signalCount)
         knownMeasurements = measured
-        // Modulation keeps the RMS in expectation (keep: .rms above); its gain curve can double the variance.
-        if request.modulation != nil { powerScatter = powerScatter.map { $0 * 2.0.squareRoot() } }
         levelScatterDB = request.pulses == nil && request.fades == nil ? powerScatter.map { Decibels.fromPower(1 + $0) } : nil
-        renderedFrequencyHz = toneFrequency
-        renderedModulationHz = modulationRate
+        renderedFrequencyHz = signals.renderedFrequencyHz
+        renderedModulationHz = chain.modulationRateHz
         self.notes = notes
     }
 
@@ -415,18 +241,6 @@ public struct SoundGraph: Sendable {
     /// The per-signal `gains` as gains per output channel (1 for a silent channel).
     package func channelGains(_ gains: [Float]) -> [Float] {
         channelMap.map { signal in signal.map { gains[$0] } ?? 1 }
-    }
-
-    /// `asked` (a rate in Hz) with whole cycles in a loop (``RenderRequest/loopRate(_:)``), and a note when it
-    /// moved; `scale` and `unit` show it in another unit (a tempo: 60, "BPM"). The rate, times `scale`.
-    static func loopAdjusted(_ request: RenderRequest, _ name: String, _ asked: Double, scale: Double = 1, unit: String = "Hz",
-                             notes: inout [String]) -> Double {
-        let applied = request.loopRate(asked)
-        if applied != asked {
-            notes.append("loop: \(name) adjusted from \(formatNumber(asked * scale)) \(unit) to \(applied * scale) \(unit)"
-                         + " (\(formatSigned((applied - asked) * scale)) \(unit)) for whole cycles")
-        }
-        return applied * scale
     }
 
     /// One design per signal of `layout` for `notches` (those of one ear go to that ear's signal of a stereo

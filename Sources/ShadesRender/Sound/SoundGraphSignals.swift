@@ -10,6 +10,16 @@ extension SoundGraph {
         return results.values
     }
 
+    /// `count` mono signals of `frames` frames, each filled whole by `fill` (signals in parallel).
+    package static func synthesise(_ count: Int, frames: Int,
+                                   _ fill: @escaping @Sendable (_ signal: Int, UnsafeMutableBufferPointer<Float>) -> Void) -> [AudioBuffer] {
+        inParallel(count) { s -> AudioBuffer in
+            let buffer = AudioBuffer(channelCount: 1, frameCapacity: frames, zeroed: false)
+            buffer.withChannel(0) { fill(s, $0) }
+            return buffer
+        }
+    }
+
     /// Sources playing rendered signals back, and their measurements (chunked, as pass 1 measures).
     /// (Keeping a long shaped-noise stream in memory instead of rendering it twice was measured: no
     /// faster on 2 cores, because fresh memory costs the kernel about as much as the second render.)

@@ -13,33 +13,33 @@ import ShadesDSP
 //   { "seed": 11, "layers": [ { "source": "noise", "beta": -0.5, "swell": { "periodSeconds": 12 } },
 //                             { "source": "pink", "gainDB": -9 } ] }
 //   { "source": "file", "path": "music/song.mp3", "notch": [ { "centreHz": 6000 } ] }
-//   { "source": "binaural", "carrier": 200, "beat": 10 }
-//   { "source": "fractal", "scale": "pentatonic", "low": "523.25Hz", "high": "2093Hz", "tempoBPM": 80 }
 
 extension Sound {
-    /// Source names of the JSON form, in the order help texts list them.
-    package static let sourceNames = ["white", "pink", "brown", "blue", "violet", "noise", "grey", "velvet", "tone", "nbn",
-                                      "binaural", "isochronic", "fractal", "cr", "ripple", "file"]
+    /// Source names of the JSON form, in the order help texts list them: the generators', then "file".
+    package static var sourceNames: [String] { Generator.sourceNames + ["file"] }
 
     /// Reads a sound from JSON text; `file` names the text in errors (`sound.json:3:12: …`).
     public static func parse(json bytes: [UInt8], file: String) throws(ShadesError) -> Sound {
         try SoundDocument(json: bytes, file: file).sound
     }
 
-    /// The sound's parameters as its JSON form names them: key paths inside a sound object (or a layer).
-    package static let jsonKeys: [ParameterID: String] = [
-        .layout: "channels", .seed: "seed", .beta: "beta", .distribution: "distribution", .frequency: "frequency", .width: "width",
-        .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
-        .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
-        .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
-        .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
-        .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
-        .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count",
-        .toneLength: "toneSeconds", .toneRamp: "rampSeconds", .cycleRate: "cycleRateHz", .onCycles: "onCycles",
-        .offCycles: "offCycles", .toneGains: "toneGainsDB", .bandGains: "bandGainsDB",
-        .carrier: "carrier", .beat: "beat", .duty: "duty", .isochronicRamp: "rampSeconds", .density: "density",
-        .scale: "scale", .lowPitch: "low", .highPitch: "high", .tempo: "tempoBPM", .shape: "shape",
-    ]
+    /// The sound's parameters as its JSON form names them: key paths inside a sound object (or a layer):
+    /// the modifiers' and each generator field's.
+    package static let jsonKeys: [ParameterID: String] = {
+        var keys: [ParameterID: String] = [
+            .layout: "channels", .seed: "seed",
+            .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
+            .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
+            .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
+            .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
+            .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
+            .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count", .shape: "shape",
+        ]
+        for kind in Generator.kinds {
+            for row in kind.keyRows where keys[row.parameter.id] == nil { keys[row.parameter.id] = row.key }
+        }
+        return keys
+    }()
 
     /// The JSON form on one line with sorted keys (comments, messages, cache keys).
     package var compactJSON: String {
@@ -53,24 +53,13 @@ extension Sound {
     static let modifierKeys = ["notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]
     /// Keys a layer of a mix adds.
     static let layerKeys = ["gainDB", "ears"]
-    /// Keys of each source (beyond "source").
-    static let sourceKeys: [String: [String]] = [
-        "white": ["distribution"], "pink": [], "brown": [], "blue": [], "violet": [], "grey": [],
-        "noise": ["beta", "distribution"],
-        "tone": ["frequency"],
-        "nbn": ["frequency", "width"],
-        "cr": ["frequency", "toneSet", "toneSeconds", "rampSeconds", "cycleRateHz", "onCycles", "offCycles", "toneGainsDB"],
-        "ripple": ["frequency", "condition", "sham", "bandGainsDB"],
-        "binaural": ["carrier", "beat"],
-        "isochronic": ["frequency", "beat", "duty", "rampSeconds"],
-        "velvet": ["density"],
-        "fractal": ["scale", "low", "high", "tempoBPM"],
-        "file": ["path", "bytes", "frames", "sampleRate"],
-    ]
+    /// Keys of the generators' fields, each once.
     static var allSourceKeys: [String] {
         var seen = Set<String>()
-        return sourceNames.flatMap { sourceKeys[$0]! }.filter { seen.insert($0).inserted }
+        return Generator.kinds.flatMap { $0.keyRows.map(\.key) }.filter { seen.insert($0).inserted } + fileKeys
     }
+    /// Keys of a file source.
+    static let fileKeys = ["path", "bytes", "frames", "sampleRate"]
 }
 
 /// A sound read from a JSON file, with where each of its keys is: a problem found when the sound is
@@ -168,84 +157,30 @@ package struct SoundReader {
 
     private func source(_ o: JSONObjectReader) throws(ShadesError) -> Sound.Source {
         let name = try o.string("source", required: true)!
-        guard let keys = Sound.sourceKeys[name] else {
+        let keys: [String]
+        if name == "file" {
+            keys = Sound.fileKeys
+        } else if let kind = Generator.kind(named: name) {
+            keys = kind.keys(for: name)
+        } else {
             throw reader.error(o["source"]?.location, "unknown source '\(name)'" + suggestion(for: name, among: Sound.sourceNames, noun: "sources"))
         }
         for key in Sound.allSourceKeys where o[key] != nil && !keys.contains(key) {
             throw reader.error(o.location(of: key), "key '\(key)' does not apply to source '\(name)'")
         }
-        func frequency(_ why: String) throws(ShadesError) -> Double {
-            guard let f = try o.number("frequency", form: .hertz) else { throw o.missing("frequency", because: why) }
-            return f
-        }
-        let distribution = try o.choice("distribution", WhiteDistribution.self) ?? .gaussian
-        switch name {
-        case "noise":
-            guard let beta = try o.number("beta") else {
-                throw o.missing("beta", because: "source 'noise' needs a spectral exponent beta, -2 … 2")
-            }
-            do throws(ShadesError) { return .generator(.noise(colour: try NoiseColour(beta: beta), distribution: distribution)) } catch {
-                throw reader.error(o.location(of: "beta"), "\(error)")
-            }
-        case "grey":
-            return .generator(.grey)
-        case "tone":
-            return .generator(.tone(frequencyHz: try frequency("source 'tone' needs a frequency")))
-        case "nbn":
-            return .generator(.narrowBandNoise(centreHz: try frequency("source 'nbn' needs a centre frequency"),
-                                               widthOctaves: try o.number("width") ?? 0.5))
-        case "cr":
-            let defaults = CoordinatedResetPattern(tinnitusFrequencyHz: 1)
-            return .generator(.coordinatedReset(CoordinatedResetPattern(
-                tinnitusFrequencyHz: try frequency("source 'cr' needs the tinnitus frequency"),
-                toneSet: try o.choice("toneSet", CoordinatedResetPattern.ToneSet.self) ?? defaults.toneSet,
-                toneSeconds: try o.number("toneSeconds"), rampSeconds: try o.number("rampSeconds") ?? defaults.rampSeconds,
-                cycleRateHz: try o.number("cycleRateHz", form: .hertz) ?? defaults.cycleRateHz,
-                onCycles: try o.integer("onCycles") ?? defaults.onCycles, offCycles: try o.integer("offCycles") ?? defaults.offCycles,
-                toneGainsDB: try o.numbers("toneGainsDB"))))
-        case "ripple":
-            return .generator(.spectralRipple(SpectralRipple(
-                tinnitusFrequencyHz: try frequency("source 'ripple' needs the tinnitus frequency"),
-                condition: try o.choice("condition", SpectralRipple.Condition.self) ?? .amplitude,
-                sham: try o.bool("sham") ?? false, bandGainsDB: try o.numbers("bandGainsDB"))))
-        case "binaural":
-            guard let carrier = try o.number("carrier", form: .hertz) else {
-                throw o.missing("carrier", because: "source 'binaural' needs the carrier frequency (the left ear's tone)")
-            }
-            return .generator(.binauralBeat(carrierHz: carrier, beatHz: try o.number("beat", form: .hertz) ?? Parameter.beat.defaultValue!))
-        case "isochronic":
-            return .generator(.isochronicTone(
-                frequencyHz: try frequency("source 'isochronic' needs the tone's frequency"),
-                rateHz: try o.number("beat", form: .hertz) ?? Parameter.beat.defaultValue!,
-                duty: try o.number("duty") ?? Parameter.duty.defaultValue!,
-                rampSeconds: try o.number("rampSeconds") ?? Parameter.isochronicRamp.defaultValue!))
-        case "velvet":
-            return .generator(.velvetNoise(densityHz: try o.number("density", form: .hertz) ?? Parameter.density.defaultValue!))
-        case "fractal":
-            let defaults = FractalTones()
-            return .generator(.fractalTones(FractalTones(
-                scale: try o.choice("scale", FractalTones.Scale.self) ?? defaults.scale,
-                lowHz: try o.number("low", form: .hertz) ?? defaults.lowHz, highHz: try o.number("high", form: .hertz) ?? defaults.highHz,
-                tempoBPM: try o.number("tempoBPM") ?? defaults.tempoBPM)))
-        case "file":
-            let path = try o.string("path", required: true)!
-            guard !path.isEmpty else { throw reader.error(o["path"]?.location, "'path' is empty (allowed: a sound file's path)") }
-            return .file(SoundFileReference(path: path, bytes: try o.integer("bytes"), frames: try o.integer("frames"),
-                                            sampleRate: try o.number("sampleRate", form: .hertz)))
-        default:
-            let colour = NoiseColour.named.first { $0.name == name }!.colour
-            if o["distribution"] != nil && colour != .white {
-                throw reader.error(o.location(of: "distribution"), "key 'distribution' does not apply to source '\(name)'")
-            }
-            return .generator(.noise(colour: colour, distribution: distribution))
-        }
+        guard name == "file" else { return .generator(try Generator.read(name, from: o)!) }
+        let path = try o.string("path", required: true)!
+        guard !path.isEmpty else { throw reader.error(o["path"]?.location, "'path' is empty (allowed: a sound file's path)") }
+        return .file(SoundFileReference(path: path, bytes: try o.integer("bytes"), frames: try o.integer("frames"),
+                                        sampleRate: try o.number("sampleRate", form: .hertz)))
     }
 
     private func modifiers(_ o: JSONObjectReader, into sound: inout Sound) throws(ShadesError) {
         if let value = o["am"] {
             let a = try reader.object(value, path: o.path(of: "am"), what: "am", keys: ["rateHz", "depth", "startPhase", "keep"])
-            sound.modulation = Modulation(rateHz: try a.number("rateHz", form: .hertz) ?? 10, depth: try a.number("depth") ?? 1,
-                                          startPhase: try a.number("startPhase") ?? 0,
+            sound.modulation = Modulation(rateHz: try a.number("rateHz", form: .hertz) ?? Parameter.amRate.defaultValue!,
+                                          depth: try a.number("depth") ?? Parameter.amDepth.defaultValue!,
+                                          startPhase: try a.number("startPhase") ?? Parameter.amPhase.defaultValue!,
                                           keep: try a.choice("keep", AmplitudeModulationLevel.self) ?? .rms)
         }
         if let value = o["notch"] {
@@ -257,9 +192,9 @@ package struct SoundReader {
                 let n = try reader.object(item, path: o.path(of: "notch") + "[\(index)]", what: "a notch",
                                           keys: ["centreHz", "widthOctaves", "edgeBoostDB", "edgeWidthOctaves", "ears"])
                 guard let centre = try n.number("centreHz", form: .hertz) else { throw n.missing("centreHz") }
-                notches.append(NotchSpec(centreHz: centre, widthOctaves: try n.number("widthOctaves") ?? 1,
-                                         edgeBoostDB: try n.number("edgeBoostDB") ?? 0,
-                                         edgeWidthOctaves: try n.number("edgeWidthOctaves") ?? 0.375,
+                notches.append(NotchSpec(centreHz: centre, widthOctaves: try n.number("widthOctaves") ?? Parameter.notchWidth.defaultValue!,
+                                         edgeBoostDB: try n.number("edgeBoostDB") ?? Parameter.edgeBoost.defaultValue!,
+                                         edgeWidthOctaves: try n.number("edgeWidthOctaves") ?? Parameter.edgeWidth.defaultValue!,
                                          ears: try n.choice("ears", Ears.self) ?? .both))
             }
             sound.notches = notches
@@ -279,13 +214,14 @@ package struct SoundReader {
         }
         if let value = o["fades"] {
             let f = try reader.object(value, path: o.path(of: "fades"), what: "fades", keys: ["inSeconds", "outSeconds", "endSeconds"])
-            sound.fades = Fades(inSeconds: try f.number("inSeconds") ?? 0, outSeconds: try f.number("outSeconds") ?? 0,
+            sound.fades = Fades(inSeconds: try f.number("inSeconds") ?? Parameter.fadeIn.defaultValue!,
+                                outSeconds: try f.number("outSeconds") ?? Parameter.fadeOut.defaultValue!,
                                 endSeconds: try f.number("endSeconds"))
         }
         if let value = o["swell"] {
             let s = try reader.object(value, path: o.path(of: "swell"), what: "swell", keys: ["periodSeconds", "depth"])
             guard let period = try s.number("periodSeconds") else { throw s.missing("periodSeconds") }
-            sound.swell = Swell(periodSeconds: period, depth: try s.number("depth") ?? 0.5)
+            sound.swell = Swell(periodSeconds: period, depth: try s.number("depth") ?? Parameter.swellDepth.defaultValue!)
         }
         sound.channels = try o.choice("channels", ChannelLayout.self)
         sound.seed = try o.unsigned("seed")
@@ -336,67 +272,6 @@ extension Sound: Codable {
         try c.encodeIfPresent(swell, forKey: "swell")
         try c.encodeIfPresent(channels, forKey: "channels")
         try c.encodeIfPresent(seed, forKey: "seed")
-    }
-}
-
-extension Generator {
-    /// The generator's keys of the JSON form.
-    fileprivate func encodeFields(into c: inout KeyedEncodingContainer<JSONKey>) throws {
-        switch self {
-        case .noise(let colour, let distribution):
-            if let name = NoiseColour.named.first(where: { $0.colour == colour })?.name {
-                try c.encode(name, forKey: "source")
-            } else {
-                try c.encode("noise", forKey: "source")
-                try c.encode(colour.beta, forKey: "beta")
-            }
-            if distribution != .gaussian { try c.encode(distribution, forKey: "distribution") }
-        case .grey:
-            try c.encode("grey", forKey: "source")
-        case .tone(let frequencyHz):
-            try c.encode("tone", forKey: "source")
-            try c.encode(frequencyHz, forKey: "frequency")
-        case .narrowBandNoise(let centreHz, let widthOctaves):
-            try c.encode("nbn", forKey: "source")
-            try c.encode(centreHz, forKey: "frequency")
-            try c.encode(widthOctaves, forKey: "width")
-        case .coordinatedReset(let p):
-            try c.encode("cr", forKey: "source")
-            try c.encode(p.tinnitusFrequencyHz, forKey: "frequency")
-            try c.encode(p.toneSet, forKey: "toneSet")
-            try c.encodeIfPresent(p.toneSeconds, forKey: "toneSeconds")
-            try c.encode(p.rampSeconds, forKey: "rampSeconds")
-            try c.encode(p.cycleRateHz, forKey: "cycleRateHz")
-            try c.encode(p.onCycles, forKey: "onCycles")
-            try c.encode(p.offCycles, forKey: "offCycles")
-            try c.encodeIfPresent(p.toneGainsDB, forKey: "toneGainsDB")
-        case .binauralBeat(let carrierHz, let beatHz):
-            try c.encode("binaural", forKey: "source")
-            try c.encode(carrierHz, forKey: "carrier")
-            try c.encode(beatHz, forKey: "beat")
-        case .isochronicTone(let frequencyHz, let rateHz, let duty, let rampSeconds):
-            try c.encode("isochronic", forKey: "source")
-            try c.encode(frequencyHz, forKey: "frequency")
-            try c.encode(rateHz, forKey: "beat")
-            try c.encode(duty, forKey: "duty")
-            try c.encode(rampSeconds, forKey: "rampSeconds")
-        case .velvetNoise(let densityHz):
-            try c.encode("velvet", forKey: "source")
-            try c.encode(densityHz, forKey: "density")
-        case .fractalTones:
-            let t = fractal!
-            try c.encode("fractal", forKey: "source")
-            try c.encode(t.scale, forKey: "scale")
-            try c.encode(t.lowHz, forKey: "low")
-            try c.encode(t.highHz, forKey: "high")
-            try c.encode(t.tempoBPM, forKey: "tempoBPM")
-        case .spectralRipple(let r):
-            try c.encode("ripple", forKey: "source")
-            try c.encode(r.tinnitusFrequencyHz, forKey: "frequency")
-            try c.encode(r.condition, forKey: "condition")
-            if r.sham { try c.encode(true, forKey: "sham") }
-            try c.encodeIfPresent(r.bandGainsDB, forKey: "bandGainsDB")
-        }
     }
 }
 

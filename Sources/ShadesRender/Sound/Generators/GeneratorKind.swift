@@ -1,0 +1,148 @@
+import ShadesDSP
+
+/// One kind of generator, described once: its source names, its parameters (each with its JSON key, its
+/// command-line flag, unit, range and default: ``GeneratorField``), how it is checked at a request's rate,
+/// length and loop mode, the signals it makes and its comment-tag summary. The JSON reader and writer, the
+/// command line's options and help, validation and the graph builder all read it, so adding a generator is
+/// one file: a type conforming to this protocol, listed in ``Generator/kinds``.
+package protocol GeneratorKind: Sendable, Equatable {
+    /// Source names in the JSON form and on the command line, in the order help lists them; the first is
+    /// the one written unless ``name`` says otherwise.
+    static var names: [String] { get }
+    /// Other names read but never listed or written ("gray").
+    static var aliases: [String] { get }
+    /// One line for `render --help`: what the names make and the flags that shape it.
+    static var help: String { get }
+    /// An example command line, for `render --help`.
+    static var example: String? { get }
+    /// Its parameters, in the order they are read, written and listed.
+    static var fields: [GeneratorField<Self>] { get }
+    /// The value the fields are read into: every parameter at its default, a required one at a placeholder.
+    static var defaults: Self { get }
+    /// The RMS level a sound of it is made at when none is asked, dBFS.
+    static var defaultLevelDBFS: Double { get }
+
+    /// Reads it as source `name` (one of ``names``) from `values`. By default each field in turn, over
+    /// ``defaults``; a missing required field is refused.
+    static func read(_ values: some ParameterValues, name: String) throws(ShadesError) -> Self
+
+    /// The source name written for it.
+    var name: String { get }
+    /// Its parameters in comment tags and messages, e.g. "tone frequency=6000Hz".
+    var summary: String { get }
+    /// The shortest length that carries it and what that length holds; nil when one sample does (noise). A
+    /// shorter sound would be silent or a fragment whose level means nothing.
+    var shortest: (seconds: Double, holding: String)? { get }
+    /// True when a loop of it is synthesised over its whole length with its spectrum shaped exactly (noise
+    /// colours): notches and a spectral shape then keep the seam.
+    var shapesLoopExactly: Bool { get }
+    /// Checks its values at `request`'s rate, length, loop mode and layout, and refuses the modifiers it
+    /// cannot carry; each parameter's own range is checked where it is read or here.
+    func validate(in request: RenderRequest) throws(ShadesError)
+    /// Its signals for the request in `context` (validated).
+    func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals
+    /// The generator with a spectral shape (an audiogram's) taken into its own parameters, nil when the
+    /// shape is applied as a filter instead (the default).
+    func shaped(by shape: SpectralShape) -> Generator?
+}
+
+extension GeneratorKind {
+    package static var aliases: [String] { [] }
+    package static var example: String? { nil }
+    package static var defaultLevelDBFS: Double { Parameter.level.defaultValue! }
+    package var name: String { Self.names[0] }
+    package var shapesLoopExactly: Bool { false }
+    package func shaped(by shape: SpectralShape) -> Generator? { nil }
+
+    package static func read(_ values: some ParameterValues, name: String) throws(ShadesError) -> Self {
+        var value = defaults
+        for field in fields where field.applies(to: name) {
+            try field.read(&value, values, name)
+        }
+        return value
+    }
+
+    /// The fields that apply to source `name`.
+    package static func fields(for name: String) -> [GeneratorField<Self>] { fields.filter { $0.applies(to: name) } }
+
+    /// True when `other` is the same kind with the same values.
+    func isEqual(to other: any GeneratorKind) -> Bool { (other as? Self) == self }
+}
+
+/// What a generator is made for: the request (validated), the notch designs and spectral shape its signals
+/// get (a generator synthesised whole applies them in its own spectrum and clears them here), and notes
+/// for the user (a loop's adjusted rates).
+package struct SignalContext {
+    package let request: RenderRequest
+    /// One notch design per signal, nil when the sound has no notch.
+    package var notches: [NotchDesign]?
+    /// The spectral shape's filter, nil when the sound has none.
+    package var shape: NotchDesign?
+    package var notes: [String] = []
+
+    /// Sample rate, Hz.
+    package var sampleRate: Double { request.sampleRate }
+    /// Frames of the request.
+    package var frames: Int { request.frameCount }
+    /// The RMS level the generator's own level is set to, dBFS.
+    package var levelDBFS: Double { request.levelDBFS }
+    /// The seed used.
+    package var seed: UInt64 { request.resolvedSeed }
+    /// The layout asked (the sound's own, else the request's).
+    package var layout: ChannelLayout { request.resolvedLayout }
+    /// One signal for the whole sound: diotic in stereo, else the layout asked (tones, patterns).
+    package var singleSignalLayout: ChannelLayout { layout == .stereo ? .diotic : layout }
+
+    /// `asked` (a rate in Hz) with whole cycles in a loop, and a note when it moved; `scale` and `unit` show
+    /// it in another unit (a tempo: 60, "BPM"). The rate, times `scale`.
+    package mutating func loopAdjusted(_ name: String, _ asked: Double, scale: Double = 1, unit: String = "Hz") -> Double {
+        let applied = request.loopRate(asked)
+        if applied != asked {
+            notes.append("loop: \(name) adjusted from \(formatNumber(asked * scale)) \(unit) to \(applied * scale) \(unit)"
+                         + " (\(formatSigned((applied - asked) * scale)) \(unit)) for whole cycles")
+        }
+        return applied * scale
+    }
+
+    /// The notches and shape, for a generator that applies them in a spectrum synthesised whole (the band
+    /// removed exactly, the rest untouched), and cleared here so no filter applies them again.
+    package mutating func takeFilters() -> (notches: [NotchDesign]?, shape: NotchDesign?) {
+        defer { (notches, shape) = (nil, nil) }
+        return (notches, shape)
+    }
+}
+
+/// The signals a generator makes, before notches, modulation and envelopes.
+package struct GeneratorSignals {
+    /// How its signals sit in the output channels (a tone in stereo: diotic, one signal).
+    package var layout: ChannelLayout
+    /// A fresh mono source of signal `s`.
+    package var make: @Sendable (_ signal: Int) -> any AudioSource
+    /// Σx² and peak of each signal when known without rendering (plain tones, loops), else nil.
+    package var measured: [SignalMeasurement]? = nil
+    /// For a stream at the asked level in expectation: the relative standard deviation of its measured
+    /// power over the file (nil: measured instead).
+    package var powerScatter: Double? = nil
+    /// The tone frequency rendered (a loop adjusts it), Hz.
+    package var renderedFrequencyHz: Double? = nil
+    /// Switching applied as pulses after the sustained sound (a tone switched at its own rate).
+    package var gate: Pulses? = nil
+
+    package init(layout: ChannelLayout, make: @escaping @Sendable (_ signal: Int) -> any AudioSource) {
+        (self.layout, self.make) = (layout, make)
+    }
+
+    /// Signals synthesised whole in `buffers` (one mono buffer per signal), played back and measured.
+    package init(layout: ChannelLayout, synthesised buffers: [AudioBuffer], sampleRate: Double) {
+        self.layout = layout
+        (make, measured) = SoundGraph.playBack(buffers, sampleRate: sampleRate)
+    }
+
+    /// Tones of unit peak (the gain sets the level), one per frequency, measured exactly over `frames`.
+    package init(layout: ChannelLayout, tonesHz: [Double], sampleRate: Double, frames: Int) {
+        self.layout = layout
+        make = { s in try! ToneSource(frequencyHz: tonesHz[s], sampleRate: sampleRate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
+        measured = tonesHz.map { SignalMeasurement(sumOfSquares: SoundGraph.sineEnergy(cyclesPerSample: $0 / sampleRate, frames: frames), peak: 1) }
+        renderedFrequencyHz = tonesHz.first
+    }
+}

@@ -1,0 +1,64 @@
+import ShadesPlatform
+import ShadesDSP
+
+/// Gaussian noise limited to the band centreHz·2^(±width/2), geometrically centred
+/// (``NarrowBandNoiseSource``); a loop is synthesised whole (``LoopNarrowBandNoise``).
+package struct NarrowBandNoise: GeneratorKind {
+    /// Centre of the band, Hz.
+    package var centreHz: Double
+    /// Width of the band, octaves.
+    package var widthOctaves: Double
+
+    package static let names = ["nbn"]
+    package static let help = "nbn: narrow-band noise centred at --frequency, --width octaves wide"
+    package static let example: String? = "shades render nbn --frequency 6kHz --width 0.5 --duration 60s -o band.wav"
+    package static var defaults: NarrowBandNoise { NarrowBandNoise(centreHz: 1000, widthOctaves: Parameter.width.defaultValue!) }
+    package static var fields: [GeneratorField<NarrowBandNoise>] {
+        [.number(\.centreHz, .frequency, key: "frequency", form: .hertz, help: "the band's centre", requiredAs: "a centre frequency"),
+         .number(\.widthOctaves, .width, key: "width",
+                 help: "the band's width in octaves (default \(formatNumber(Parameter.width.defaultValue!)): edges at frequency·2^±\(formatNumber(Parameter.width.defaultValue! / 2)))")]
+    }
+
+    package var summary: String { "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct" }
+    package var shortest: (seconds: Double, holding: String)? { nil }
+
+    package func validate(in request: RenderRequest) throws(ShadesError) {
+        let rate = request.sampleRate
+        _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate)
+        guard request.loop else { return }
+        try request.refuseLongSynthesis("a loop of narrow-band noise")
+        do throws(ShadesError) {
+            _ = try LoopNarrowBandNoise.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate, frameCount: request.frameCount)
+        } catch {
+            throw ShadesError(parameter: .duration, value: "\(request.durationSeconds) s", problem: "is too short a loop for this band",
+                              allowed: error.allowed ?? "")
+        }
+    }
+
+    package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
+        let (centreHz, widthOctaves) = (self.centreHz, self.widthOctaves)
+        let (rate, level, seed, frames) = (context.sampleRate, context.levelDBFS, context.seed, context.frames)
+        if context.request.loop {
+            let loops = SoundGraph.synthesise(context.layout.signalCount, frames: frames) { s, samples in
+                try! LoopNarrowBandNoise.render(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
+                                                key: SeedStream.noise.key(seed: seed, channel: s), into: samples)
+            }
+            return GeneratorSignals(layout: context.layout, synthesised: loops, sampleRate: rate)
+        }
+        var signals = GeneratorSignals(layout: context.layout) { s in
+            try! NarrowBandNoiseSource(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
+                                       layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
+        }
+        // A flat band B wide: √(1 / (T·B)).
+        let bandHz = centreHz * (pow(2, widthOctaves / 2) - pow(2, -widthOctaves / 2))
+        signals.powerScatter = (1 / (Double(frames) / rate * bandHz)).squareRoot()
+        return signals
+    }
+}
+
+extension Generator {
+    /// Gaussian noise limited to the band centreHz·2^(±width/2).
+    public static func narrowBandNoise(centreHz: Double, widthOctaves: Double) -> Generator {
+        Generator(NarrowBandNoise(centreHz: centreHz, widthOctaves: widthOctaves))
+    }
+}

@@ -1,0 +1,45 @@
+import ShadesDSP
+
+/// A pure tone (``ToneSource``) at unit peak, brought to the level by its exactly known energy. In a loop
+/// its frequency moves to the nearest with whole cycles.
+package struct Tone: GeneratorKind {
+    /// Frequency, Hz; below Nyquist.
+    package var frequencyHz: Double
+
+    package static let names = ["tone"]
+    package static let help = "tone: a pure tone at --frequency"
+    package static let example: String? = "shades render tone --frequency 6kHz --duration 30s -o tone.wav"
+    package static var defaults: Tone { Tone(frequencyHz: 1000) }
+    package static var fields: [GeneratorField<Tone>] {
+        [.number(\.frequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tone's frequency (6000, 6kHz, 440Hz)",
+                 requiredAs: "a frequency")]
+    }
+
+    package var summary: String { "tone frequency=\(formatNumber(frequencyHz))Hz" }
+    package var shortest: (seconds: Double, holding: String)? { (1 / frequencyHz, "one period of the tone") }
+
+    package func validate(in request: RenderRequest) throws(ShadesError) {
+        try validateFrequency(frequencyHz, sampleRate: request.sampleRate)
+    }
+
+    package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
+        let (rate, frames) = (context.sampleRate, context.frames)
+        var frequency = frequencyHz
+        if context.request.loop {
+            frequency = ToneSource.loopFrequency(near: frequencyHz, frameCount: frames, sampleRate: rate)
+            if frequency != frequencyHz {
+                context.notes.append("loop: tone frequency adjusted from \(formatNumber(frequencyHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - frequencyHz)) Hz) for a whole number of cycles")
+            }
+            guard frequency < rate / 2 else {
+                throw ShadesError(parameter: .frequency, value: "\(frequencyHz) Hz",
+                                  allowed: "below Nyquist (\(rate / 2) Hz) after the whole-cycle loop adjustment")
+            }
+        }
+        return GeneratorSignals(layout: context.singleSignalLayout, tonesHz: [frequency], sampleRate: rate, frames: frames)
+    }
+}
+
+extension Generator {
+    /// A pure tone.
+    public static func tone(frequencyHz: Double) -> Generator { Generator(Tone(frequencyHz: frequencyHz)) }
+}
