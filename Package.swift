@@ -87,6 +87,9 @@ let package = Package(
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "CHeapStatistics", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
+        /// The procedures' state machines and their simulated listeners: pitch match, audiometry, loudness, MML and
+        /// the half-gain rule of an audiogram.
+        .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(
