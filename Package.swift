@@ -60,9 +60,12 @@ let package = Package(
         .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate", "ShadesPlatform"]),
         .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO", "ShadesPlatform"]),
         .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128", "ShadesPlatform"]),
+        /// The personalised category is data, Presets/personal/category.json (linked into the module's folder),
+        /// built in so that it is made for any presets folder.
         .target(
             name: "ShadesCatalogue",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"]),
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"],
+            resources: [.embedInCode("Presets/personal.json")]),
         /// ALSA's error handler set to drop its messages (PortAudio's ALSA back end prints them on every start).
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
