@@ -60,9 +60,12 @@ let package = Package(
         .target(name: "ShadesIO", dependencies: ["ShadesDSP", "CSndFile", "CSampleRate", "ShadesPlatform"]),
         .target(name: "ShadesRender", dependencies: ["ShadesDSP", "ShadesIO", "ShadesPlatform"]),
         .target(name: "ShadesAnalysis", dependencies: ["ShadesDSP", "ShadesIO", "CEBUR128", "ShadesPlatform"]),
+        /// The personalised category is data, Presets/personal/category.json (linked into the module's folder),
+        /// built in so that it is made for any presets folder.
         .target(
             name: "ShadesCatalogue",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"]),
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesPlatform"],
+            resources: [.embedInCode("Presets/personal.json")]),
         /// ALSA's error handler set to drop its messages (PortAudio's ALSA back end prints them on every start).
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
@@ -87,6 +90,9 @@ let package = Package(
         .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "CHeapStatistics", "shades"]),
         .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
         .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
+        /// The procedures' state machines and their simulated listeners: pitch match, audiometry, loudness, MML and
+        /// the half-gain rule of an audiogram.
+        .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(

@@ -1,6 +1,6 @@
 import ShadesDSP
 
-// The parameters ShadesRender checks beyond ShadesDSP's (``ParameterID``: an identity and a neutral name;
+// The parameters ShadesRender checks beyond ShadesDSP's (the procedures' own are ShadesProcedures') (``ParameterID``: an identity and a neutral name;
 // the command line and the preset parser name them their own way).
 extension ParameterID {
     /// The ears a layer of a mix is for.
@@ -34,24 +34,10 @@ extension ParameterID {
     package static let silence = ParameterID("silence", name: "silence")
     /// The levels of the minimum-masking-level probes, dB re the reference.
     package static let mmlRange = ParameterID("mmlRange", name: "MML range")
-    /// A pitch-matching procedure's range, start, answers and listening.
-    package static let matchRange = ParameterID("matchRange", name: "matching range")
-    package static let matchStart = ParameterID("matchStart", name: "start frequency")
-    package static let answer = ParameterID("answer", name: "answer")
-    package static let listener = ParameterID("listener", name: "listener")
-    /// The procedures of issue 22: the ear tested, a simulated listener's audiogram and answers, a start level.
-    package static let ear = ParameterID("ear", name: "ear")
-    package static let simulatedAudiogram = ParameterID("simulatedAudiogram", name: "simulated audiogram")
-    package static let falseAlarms = ParameterID("falseAlarms", name: "false-alarm probability")
-    package static let misses = ParameterID("misses", name: "miss probability")
-    package static let startLevel = ParameterID("startLevel", name: "start level")
     /// A spectral shape (gains over frequency) of a sound.
     package static let shape = ParameterID("shape", name: "spectral shape")
     /// The patient's tinnitus frequency, Hz (the catalogue's personalised sounds).
     package static let tinnitusFrequency = ParameterID("tinnitusFrequency", name: "tinnitus frequency")
-    /// The fitting rule of a shape made from an audiogram, and its largest gain, dB.
-    package static let fittingRule = ParameterID("fittingRule", name: "fitting rule")
-    package static let maximumGain = ParameterID("maximumGain", name: "maximum gain")
 }
 
 extension Parameter {

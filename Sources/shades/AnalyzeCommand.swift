@@ -33,8 +33,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Argument(help: "The file to measure.")
     var file: String
 
-    @Flag(help: "Print the report as JSON.")
-    var json = false
+    @OptionGroup var printing: JSONOption
 
     @Option(parsing: .unconditional, help: "Write an SVG plot: the spectrum, or with --reference the notch's transfer function.")
     var plot: String?
@@ -54,8 +53,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Flag(help: "Check the loop seam: the file is a loop (files whose comment says loop=true are checked anyway).")
     var loop = false
 
-    @Option(parsing: .unconditional, help: "Calibration for ambient levels in dB SPL, e.g. 94dB@-20dBFS.")
-    var calibration: String?
+    @OptionGroup var calibration: SPLCalibrationOption
 
     @Option(parsing: .unconditional, help: "Listening time for a NIOSH daily noise dose (needs --calibration), e.g. 2h.")
     var listen: String?
@@ -86,7 +84,7 @@ struct AnalyzeCommand: ParsableCommand {
         } else if width != nil {
             throw ShadesError.usage("--width applies to --notch, which is not given (allowed: --width with --notch)")
         }
-        if let calibration { options.calibration = try SPLCalibration(parsing: calibration) }
+        options.calibration = try calibration.parsed()
         if let listen {
             guard options.calibration != nil else {
                 throw ShadesError(parameter: .listeningTime, value: listen, problem: "needs a calibration",
@@ -104,7 +102,7 @@ struct AnalyzeCommand: ParsableCommand {
         let analysis = try FileAnalysis.analyze(path: file, options: options)
         if let warning = analysis.report.lengthWarning { printWarning(warning) }
         if let plot { try writePlot(analysis, to: plot) }
-        if json {
+        if printing.json {
             print(String(decoding: try prettyJSON(analysis.report), as: UTF8.self))
         } else {
             print(ReportTable.text(analysis.report))

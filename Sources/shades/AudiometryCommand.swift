@@ -30,20 +30,14 @@ struct AudiometryCommand: ParsableCommand {
               shades audiometry --simulate-audiogram 250:10,500:15,1000:20,2000:35,4000:50,8000:60 --false-alarms 0.05 --misses 0.05
             """)
 
-    @Option(parsing: .unconditional, help: "left, right or both (right first).")
-    var ear: String = "both"
+    @OptionGroup var ear: EarOption
 
-    @Option(parsing: .unconditional, help: "Comma-separated frequencies, 125 … 16000 Hz (default 125,250,500,1k,2k,3k,4k,6k,8k).")
-    var frequencies: String?
-
-    @Flag(help: "Add the extended high frequencies 9–16 kHz.")
-    var extended = false
+    @OptionGroup var frequencies: AudiometricFrequencyOptions
 
     @Option(parsing: .unconditional, help: "Calibration JSON of the headphones (levels in dB HL); without it, dB re full scale.")
     var calibration: String?
 
-    @Option(name: .customLong("start-level"), parsing: .unconditional, help: "First level (default 30 dB HL, or -40 dBFS without a calibration).")
-    var startLevel: String?
+    @OptionGroup var startLevel: StartLevelOption
 
     @Option(name: .customLong("simulate-audiogram"), parsing: .unconditional, help: "Answer with a simulated listener of these thresholds in dB HL, e.g. 250:10,1000:20,4000:50 (no audio).")
     var simulateAudiogram: String?
@@ -54,30 +48,24 @@ struct AudiometryCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "With --simulate-audiogram: probability of no response to an audible tone, 0 … 0.5.")
     var misses: String?
 
-    @Option(parsing: .unconditional, help: "Seed of the simulated listener's answers and of the pauses between tones (default: a fresh one).")
-    var seed: String?
+    @OptionGroup var seed: SeedOption
 
-    @Flag(help: "Print the audiogram as JSON.")
-    var json = false
+    @OptionGroup var result: ResultOptions
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: "Write the audiogram as JSON to this file.")
-    var output: String?
-
-    @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
-    var device: String?
+    @OptionGroup var soundCard: OutputDeviceOption
 
     func run() throws {
-        let ears = try parseEars(ear)
-        let list = try audiometricFrequencies(frequencies, extended: extended)
+        let ears = try ear.ears()
+        let list = try frequencies.list()
         let calibrationFile = try calibration.map(readCalibration)
-        let start = try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) }
-        if let output { try CommandPaths.checkOutput(output, inputs: calibration.map { [CommandInput($0, name: "--calibration")] } ?? []) }
-        let seed = try self.seed.map(ValueParsing.seed) ?? UInt64(UInt32.random(in: 0 ... .max))
+        let start = try startLevel.decibels()
+        try result.checkOutput(inputs: calibration.map { [CommandInput($0, name: "--calibration")] } ?? [])
+        let seed = try seed.valueOrFresh()
 
         let audiogram: Audiogram
         if let simulateAudiogram {
             guard calibration == nil else { throw ShadesError.usage("--simulate-audiogram answers in dB HL without a sound: --calibration does not apply") }
-            guard device == nil else { throw ShadesError.usage("--device does not apply to --simulate-audiogram, which plays no sound (allowed: --device without --simulate-audiogram)") }
+            try refuseSoundOptions([("--device", soundCard.device != nil)], simulatedBy: "--simulate-audiogram")
             var listener = try SimulatedAudiometryListener(thresholds: try Self.parseThresholds(simulateAudiogram),
                                                            falseAlarmProbability: try optionalNumber(falseAlarms, .falseAlarms) ?? 0,
                                                            missProbability: try optionalNumber(misses, .misses) ?? 0, seed: seed)
@@ -86,17 +74,11 @@ struct AudiometryCommand: ParsableCommand {
             guard falseAlarms == nil && misses == nil else { throw ShadesError.usage("--false-alarms and --misses apply to --simulate-audiogram") }
             let procedure = try Audiometry(ears: ears, frequenciesHz: list, scale: calibrationFile == nil ? .fullScale : .hearingLevel,
                                            calibration: calibrationFile, startLevelDB: start)
-            let console = try ProcedureConsole(device: device, procedure: "audiometry")
+            let console = try ProcedureConsole(device: soundCard.device, procedure: "audiometry")
             defer { console.close() }
             audiogram = try runAudiometry(procedure, console: console, seed: seed)
         }
-        let data = try prettyJSON(audiogram)
-        if let output { try AtomicFile.write(Array(data), to: output) }
-        if json {
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            printWrapped(Self.table(audiogram, simulated: simulateAudiogram != nil))
-        }
+        try result.write(audiogram, summary: [Self.table(audiogram, simulated: simulateAudiogram != nil)])
     }
 
     /// "250:10,1kHz:20" → [(250, 10), (1000, 20)].

@@ -37,17 +37,14 @@ struct CatalogueCommand: ParsableCommand {
         @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder.")
         var output: String = "catalogue"
 
-        @Option(name: .customLong("tinnitus-frequency"), parsing: .unconditional, help: "Add the personalised category for this frequency, e.g. 6kHz.")
-        var tinnitusFrequency: String?
+        @OptionGroup var tinnitusFrequency: TinnitusFrequencyOption
 
-        @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The tinnitus frequency from a `shades match -o` result file.")
-        var fromMatch: String?
+        @OptionGroup var match: FromMatchOption
 
         @Option(parsing: .unconditional, help: "With --tinnitus-frequency: every readable file in this folder as notched music.")
         var music: String?
 
-        @Option(parsing: .unconditional, help: "Sample rate of every asset (44100 or 48000 …).")
-        var rate: String?
+        @OptionGroup var sampleRate: RateOption
 
         @Option(parsing: .unconditional, help: "wav or flac.")
         var format: String?
@@ -58,11 +55,10 @@ struct CatalogueCommand: ParsableCommand {
         @OptionGroup var shaping: AudiogramShapingOptions
 
         func run() throws {
-            if tinnitusFrequency != nil && fromMatch != nil {
+            if tinnitusFrequency.tinnitusFrequency != nil && match.fromMatch != nil {
                 throw ShadesError.usage("--tinnitus-frequency cannot be combined with --from-match (allowed: one or the other)")
             }
-            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: .tinnitusFrequency) }
-                ?? fromMatch.map(matchedFrequency)
+            let frequency = try tinnitusFrequency.hertz() ?? match.frequencyHz()
             if let frequency { try Parameter.tinnitusFrequency.check(frequency) }
             if music != nil && frequency == nil {
                 throw ShadesError.usage("--music needs --tinnitus-frequency (the notch is at the patient's frequency)")
@@ -72,7 +68,7 @@ struct CatalogueCommand: ParsableCommand {
             if options.shape != nil && frequency == nil {
                 throw ShadesError.usage("--audiogram shapes the personalised sounds: it needs --tinnitus-frequency or --from-match")
             }
-            options.sampleRate = try rate.map { try ValueParsing.hertz($0, parameter: .rate) }
+            options.sampleRate = try sampleRate.hertz()
             if let rate = options.sampleRate { try Parameter.rate.check(rate, within: .wholeSampleRates) }
             options.loudnessLUFS = try loudness.map { try ValueParsing.loudness($0) }
             if let loudness = options.loudnessLUFS {
@@ -87,13 +83,13 @@ struct CatalogueCommand: ParsableCommand {
             var inputs = [CommandInput(presets, name: "the presets folder")]
             if let music { inputs.append(CommandInput(music, name: "--music")) }
             if let audiogram = shaping.audiogram { inputs.append(CommandInput(audiogram, name: "--audiogram")) }
-            if let fromMatch { inputs.append(CommandInput(fromMatch, name: "--from-match")) }
+            if let input = match.input { inputs.append(input) }
             try CommandPaths.checkOutputFolder(output, inputs: inputs)
             options.parameters = ["presets": presets]
             if let frequency { options.parameters["tinnitus-frequency"] = formatNumber(frequency, roundedTo: 2) + " Hz" }
-            if let fromMatch { options.parameters["from-match"] = fromMatch }
+            if let fromMatch = match.fromMatch { options.parameters["from-match"] = fromMatch }
             if let music { options.parameters["music"] = music }
-            if let rate { options.parameters["rate"] = rate }
+            if let rate = sampleRate.rate { options.parameters["rate"] = rate }
             if let format { options.parameters["format"] = format }
             if let loudness { options.parameters["loudness"] = loudness }
             if let audiogram = shaping.audiogram { options.parameters["audiogram"] = audiogram }

@@ -19,12 +19,9 @@ extension SoundOptions {
 extension TinnitusOptions {
     /// `--audiogram` and `--from-match`, where given.
     var inputs: [CommandInput] {
-        [audiogram.map { CommandInput($0, name: "--audiogram") }, fromMatch.map { CommandInput($0, name: "--from-match") }]
-            .compactMap { $0 }
+        [audiogram.map { CommandInput($0, name: "--audiogram") }, match.input].compactMap { $0 }
     }
 
     /// Checks `-o`, when given, before the procedure runs (``CommandPaths/checkOutput(_:option:inputs:createsFolders:)``).
-    func checkOutput() throws {
-        if let output { try CommandPaths.checkOutput(output, inputs: inputs) }
-    }
+    func checkOutput() throws { try result.checkOutput(inputs: inputs) }
 }

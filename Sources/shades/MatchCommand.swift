@@ -38,31 +38,22 @@ struct MatchCommand: ParsableCommand {
     @Flag(name: .customLong("octave-confusion"), help: "With --simulate: a listener who matches an octave low.")
     var octaveConfusion = false
 
-    @Option(parsing: .unconditional, help: "Seed of the tone order in each pair (default: a fresh one, written in the result).")
-    var seed: String?
+    @OptionGroup var seed: SeedOption
 
-    @Flag(help: "Print the result as JSON.")
-    var json = false
+    @OptionGroup var result: ResultOptions
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: "Write the result as JSON to this file.")
-    var output: String?
+    @OptionGroup var level: LevelOption
 
-    @Option(parsing: .unconditional, help: "Level of the tones before the loudness balance, dBFS.")
-    var level: String?
-
-    @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
-    var device: String?
+    @OptionGroup var soundCard: OutputDeviceOption
 
     func run() throws {
-        let seed = try self.seed.map(ValueParsing.seed) ?? UInt64(UInt32.random(in: 0 ... .max))
+        let seed = try seed.valueOrFresh()
         let procedure = try PitchMatch(seed: seed)
-        if let output { try CommandPaths.checkOutput(output, inputs: []) }
+        try self.result.checkOutput(inputs: [])
         let result: PitchMatch.Result
         if let simulate {
             // A simulated listener hears nothing: these would be ignored.
-            for (flag, given) in [("--level", level != nil), ("--device", device != nil)] where given {
-                throw ShadesError.usage("\(flag) does not apply to --simulate, which plays no sound (allowed: \(flag) without --simulate)")
-            }
+            try refuseSoundOptions([("--level", level.level != nil), ("--device", soundCard.device != nil)], simulatedBy: "--simulate")
             let target = try ValueParsing.hertz(simulate, parameter: .listener)
             guard PitchMatch.allowedRangeHz.contains(target) else {
                 throw ShadesError(parameter: .listener, value: "\(formatNumber(target)) Hz", allowed: "20 … 20000 Hz (the listener's tinnitus)")
@@ -72,21 +63,15 @@ struct MatchCommand: ParsableCommand {
             guard !octaveConfusion else {
                 throw ShadesError.usage("--octave-confusion applies to --simulate, which is not given (allowed: --octave-confusion with --simulate)")
             }
-            let level = try ValueParsing.decibels(level ?? "-30")
+            let level = try self.level.dBFS() ?? -30
             try Parameter.level.check(level)
-            let console = try ProcedureConsole(device: device, procedure: "match")
+            let console = try ProcedureConsole(device: soundCard.device, procedure: "match")
             defer { console.close() }
             result = try InteractiveMatch(levelDBFS: level, console: console).run(procedure)
         }
-        let data = try prettyJSON(result)
-        if let output { try AtomicFile.write(Array(data), to: output) }
-        if json {
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            printWrapped("matched \(formatNumber(result.frequencyHz, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLowHz, roundedTo: 1)) … "
-                         + "\(formatNumber(result.rangeHighHz, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)")
-            for warning in result.warnings { printWrapped("flagged: \(warning)") }
-        }
+        try self.result.write(result, summary: ["matched \(formatNumber(result.frequencyHz, roundedTo: 1)) Hz (range \(formatNumber(result.rangeLowHz, roundedTo: 1)) … "
+                                                + "\(formatNumber(result.rangeHighHz, roundedTo: 1)) Hz) after \(result.choices.count) choices; seed \(seed)"]
+                                               + result.warnings.map { "flagged: \($0)" })
     }
 }
 

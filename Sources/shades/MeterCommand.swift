@@ -32,20 +32,16 @@ struct MeterCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Input device: an index or part of a name from `--device list`; 'list' lists them.")
     var device: String?
 
-    @Option(parsing: .unconditional, help: "Stop after this long (default: at Ctrl-C), e.g. 30s, 10m.")
-    var duration: String?
+    @OptionGroup var length: DurationOption
 
-    @Option(parsing: .unconditional, help: "Calibration for dB SPL, e.g. 94dB@-20dBFS (a calibrator at 94 dB SPL read -20 dBFS).")
-    var calibration: String?
+    @OptionGroup var calibration: SPLCalibrationOption
 
-    @Option(parsing: .unconditional, help: "Sample rate in Hz.")
-    var rate: String = "48000"
+    @OptionGroup var sampleRate: RateOption
 
     @Option(parsing: .unconditional, help: "Channels to record, 1 … 64 (default: up to 2, as the device has).")
     var channels: String?
 
-    @Flag(help: "Print the per-second readings and the totals as JSON.")
-    var json = false
+    @OptionGroup var printing: JSONOption
 
     @Option(name: .shortAndLong, parsing: .unconditional, help: "Also save the recording to this file (.wav: float, .flac: 24-bit).")
     var output: String?
@@ -60,12 +56,12 @@ struct MeterCommand: ParsableCommand {
             }
             return
         }
-        let rate = try ValueParsing.hertz(rate, parameter: .rate)
+        let rate = try sampleRate.hertz() ?? 48_000
         try Parameter.rate.check(rate)
-        let seconds = try duration.map { try ValueParsing.seconds($0) }
+        let seconds = try length.duration.map { try ValueParsing.seconds($0) }
         if let seconds { try Parameter.duration.check(seconds) }
         let channels = try self.channels.map { try ValueParsing.count($0, Self.recordedChannels) }
-        let calibration = try self.calibration.map { try SPLCalibration(parsing: $0) }
+        let calibration = try self.calibration.parsed()
         if let output { try CommandPaths.checkOutput(output, inputs: []) }
         let format = try output.map { path in
             let container = try Container(path: path)
@@ -74,7 +70,7 @@ struct MeterCommand: ParsableCommand {
         let choice = OutputDeviceChoice(flag: device)
         let input = try AudioInput(device: choice, channelCount: channels, sampleRate: rate)
         var session = MeterSession(input: input, meter: try SoundLevelMeter(sampleRate: rate, channelCount: input.channelCount, calibration: calibration),
-                                   frames: seconds.map { Int(($0 * rate).rounded()) }, printsReadings: !json)
+                                   frames: seconds.map { Int(($0 * rate).rounded()) }, printsReadings: !printing.json)
         if let output, let format {
             try AtomicFile.write(to: output) { (file: AtomicFile.Temporary) throws(ShadesError) in
                 let writer = try AudioFileOutput(file: file, sampleRate: Int(rate), channelCount: input.channelCount, format: format,
@@ -85,7 +81,7 @@ struct MeterCommand: ParsableCommand {
         } else {
             try session.run(writer: nil)
         }
-        if json {
+        if printing.json {
             let report = MeterReport(device: input.device.name, sampleRate: rate, channels: input.channelCount, calibration: calibration,
                                      seconds: session.readings, total: session.meter.total, inputOverflows: input.overflows,
                                      droppedFrames: input.droppedFrames)

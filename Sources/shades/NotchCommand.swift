@@ -12,7 +12,7 @@ import ShadesPlatform
 extension Resampler.Quality: ExpressibleByArgument {}
 
 /// The shape of every notch: width and the boosted bands beside it (Stein 2016).
-struct NotchShapeOptions: ParsableArguments {
+struct NotchShapeOptions: ParameterOptions {
     @Option(parsing: .unconditional, help: "Notch width in octaves, (0, 3] (1 by default; Stein 2016: 0.5).")
     var width: String?
 
@@ -21,6 +21,8 @@ struct NotchShapeOptions: ParsableArguments {
 
     @Option(name: .customLong("edge-width"), parsing: .unconditional, help: "Width of each boosted band in octaves (default and Stein 2016: 0.375; with --edge-boost).")
     var edgeWidth: String?
+
+    static let parameters: [ParameterID: String] = [.notchWidth: "width", .edgeBoost: "edgeBoost", .edgeWidth: "edgeWidth"]
 
     /// Notches at the centres in `texts` (each may hold several separated by commas), of this shape.
     func specs(_ texts: [String], parameter: ParameterID) throws -> [NotchSpec] {
@@ -60,8 +62,7 @@ struct NotchFilterCommand: ParsableCommand {
 
     @OptionGroup var shape: NotchShapeOptions
 
-    @Option(parsing: .unconditional, help: "Sample rate of the kernel in Hz (the desktop's, usually 48000).")
-    var rate: String = "48000"
+    @OptionGroup var sampleRate: RateOption
 
     @Option(name: .shortAndLong, parsing: .unconditional, help: "The impulse response (.wav, 32-bit float, mono).")
     var output: String
@@ -72,7 +73,7 @@ struct NotchFilterCommand: ParsableCommand {
     func run() throws {
         let notches = try shape.specs(frequency, parameter: .notchCentre)
         guard !notches.isEmpty else { throw ShadesError.usage("notch frequency is missing (allowed: --frequency F, e.g. 6kHz)") }
-        let rate = try ValueParsing.hertz(rate, parameter: .rate)
+        let rate = try sampleRate.hertz() ?? 48_000
         let design = try NotchDesign(notches: notches, sampleRate: rate)
         try CommandPaths.checkOutput(output, inputs: [])
         guard output.lowercased().hasSuffix(".wav") else {
@@ -120,8 +121,7 @@ struct NotchCommand: ParsableCommand {
     @Option(parsing: .unconditionalSingleValue, help: "Notch centre for every channel: 6000, 6kHz; several separated by commas or repeated.")
     var frequency: [String] = []
 
-    @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The notch centre from a `shades match -o` result file.")
-    var fromMatch: String?
+    @OptionGroup var match: FromMatchOption
 
     @Option(parsing: .unconditionalSingleValue, help: "Notch centre(s) for the left channel only (bilateral tinnitus; stereo input).")
     var left: [String] = []
@@ -131,23 +131,19 @@ struct NotchCommand: ParsableCommand {
 
     @OptionGroup var shape: NotchShapeOptions
 
-    @Option(parsing: .unconditional, help: "Output sample rate in Hz (the input's by default); resampled with libsamplerate.")
-    var rate: String?
+    @OptionGroup var sampleRate: RateOption
 
     @Option(parsing: .unconditional, help: "Resampler quality with --rate: best (passband to 0.95 × the lower Nyquist, 140 dB; the default), medium (0.90, 120 dB) or fastest (0.80, 100 dB).")
     var quality: Resampler.Quality?
 
-    @Option(parsing: .unconditional, help: "Sample format: s24 (default), s16 (TPDF-dithered; its noise floor limits the depth to about 75 dB) or f32 (WAV only).")
-    var format: SampleFormat = .s24
+    @OptionGroup var sampleFormat: SampleFormatOption
 
     @Option(parsing: .unconditional, help: "Highest true peak of the output in dBTP, -20 … 0.")
     var ceiling: String?
 
-    @Option(parsing: .unconditional, help: "File type of outputs written into a folder: wav (the default) or flac.")
-    var container: String?
+    @OptionGroup var fileType: ContainerOption
 
-    @Flag(help: "Print the reports as JSON.")
-    var json = false
+    @OptionGroup var printing: JSONOption
 
     @Option(name: .shortAndLong, parsing: .unconditional, help: "Output file (.wav or .flac), or a folder (ending in / or existing) for one or more inputs.")
     var output: String
@@ -166,7 +162,7 @@ struct NotchCommand: ParsableCommand {
             case .failure(let error): failures.append((job.inputPath, error))
             }
         }
-        if json {
+        if printing.json {
             print(String(decoding: try prettyJSON(reports), as: UTF8.self))
         } else {
             for report in reports { print(Self.summary(report)) }
@@ -195,18 +191,18 @@ struct NotchCommand: ParsableCommand {
             notches = .perEar(left: try specs(left, parameter: .leftNotches), right: try specs(right, parameter: .rightNotches))
         } else {
             var centres = frequency
-            if let fromMatch {
+            if match.fromMatch != nil {
                 guard frequency.isEmpty else {
                     throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)")
                 }
-                centres = [String(try matchedFrequency(fromMatch))]
+                centres = try match.frequencyHz().map { [String($0)] } ?? []
             }
             guard !centres.isEmpty else {
                 throw ShadesError.usage("notch needs --frequency (or --left and/or --right) (allowed: a frequency such as 6kHz)")
             }
             notches = try specs(centres, parameter: .notchCentre)
         }
-        let outputRate = try rate.map { try ValueParsing.hertz($0, parameter: .rate) }
+        let outputRate = try sampleRate.hertz()
         if quality != nil && outputRate == nil {
             throw ShadesError.usage("--quality applies to --rate, which is not given (allowed: --quality with --rate)")
         }
@@ -216,17 +212,14 @@ struct NotchCommand: ParsableCommand {
         if inputs.count > 1 && !toFolder {
             throw ShadesError.usage("-o \(output) must be a folder for \(inputs.count) inputs (allowed: an existing folder or a path ending in /)")
         }
-        if container != nil && !toFolder {
+        if fileType.container != nil && !toFolder {
             throw ShadesError.usage("--container applies to a folder of outputs; -o \(output) is a file, whose name ends in its type (allowed: --container with -o FOLDER/)")
         }
-        let ext = (container ?? "wav").lowercased()
-        guard ext == "wav" || ext == "flac" else {
-            throw ShadesError(parameter: .container, value: "'\(container ?? "")'", problem: "is unknown", allowed: "wav, flac")
-        }
+        let ext = (try fileType.parsed() ?? .wav).rawValue
         let files = inputs.map { CommandInput($0) }
         for file in files { try CommandPaths.checkReadableFile(file.path) }
         try CommandPaths.checkDistinct(files)
-        let read = files + (fromMatch.map { [CommandInput($0, name: "--from-match")] } ?? [])
+        let read = files + [match.input].compactMap { $0 }
         var jobs: [NotchJob] = []
         for input in inputs {
             var path = output
@@ -240,7 +233,7 @@ struct NotchCommand: ParsableCommand {
                                         + "(allowed: inputs of different names)")
             }
             jobs.append(NotchJob(inputPath: input, outputPath: path, notches: notches, outputRateHz: outputRate,
-                                 resamplerQuality: quality ?? .best, sampleFormat: format, ceilingDBTP: ceiling))
+                                 resamplerQuality: quality ?? .best, sampleFormat: sampleFormat.format ?? .s24, ceilingDBTP: ceiling))
         }
         return jobs
     }

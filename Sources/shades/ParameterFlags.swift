@@ -7,60 +7,71 @@ import ShadesRender
 /// ``ParameterID/amDepth``. Errors are shown through ``ShadesError/described(naming:)`` with the running
 /// command's names, so "AM depth 1.5 is out of range" reads `--am-depth 1.5 is out of range`.
 enum ParameterFlags {
-    /// The sound options of `render` and `play`, and the names other commands share with them.
-    static let common: [ParameterID: String] = Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }
-        .merging(options) { _, option in option }
+    /// The option groups commands share, whose flags every command's messages use (a command's own
+    /// declarations, below, win over them).
+    static let sharedGroups: [any ParameterOptions.Type] = [
+        RateOption.self, LevelOption.self, SeedOption.self, ChannelsOption.self, SampleFormatOption.self, ContainerOption.self,
+        DurationOption.self, OutputDeviceOption.self, SPLCalibrationOption.self, EarOption.self, AudiometricFrequencyOptions.self,
+        StartLevelOption.self, TinnitusFrequencyOption.self, FromMatchOption.self, ResultOptions.self, AudiogramShapingOptions.self,
+    ]
 
-    /// The options of `render` and `play` besides the generators' (``SourceFlags``), and other commands'.
-    private static let options: [ParameterID: String] = [
-        .rate: "--rate", .duration: "--duration", .level: "--level", .seed: "--seed", .loop: "--loop",
-        .layout: "--channels", .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
+    /// The options of `render` and `play`, and the names other commands share with them: the generators'
+    /// flags (from their descriptors), the shared groups' and the options declared by one command only.
+    static let common: [ParameterID: String] = Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }
+        .merging(sharedGroups.reduce([:]) { $0.merging($1.flags) { $1 } }) { $1 }.merging([
+        .loop: "--loop",
+        .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
         .fade: "--fade", .fadeIn: "--fade-in", .fadeOut: "--fade-out",
         .pulse: "--pulse", .pulseOn: "--pulse (on time)", .pulseOff: "--pulse (off time)", .ramp: "--ramp",
         .pulseCount: "--pulse-count",
         .notchCentre: "--notch", .notchWidth: "--notch-width", .edgeBoost: "--edge-boost", .edgeWidth: "--edge-width",
-        .sampleFormat: "--format", .output: "--output", .loudness: "--loudness", .ceiling: "--ceiling",
-        .mmlStep: "--mml-step", .calibration: "--calibration", .reference: "--reference",
-        .frequencies: "--frequencies", .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
-        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels", .device: "--device",
-        .tinnitusFrequency: "--tinnitus-frequency", .listener: "--simulate",
-        .ear: "--ear", .simulatedAudiogram: "--simulate-audiogram", .falseAlarms: "--false-alarms", .misses: "--misses",
-        .startLevel: "--start-level", .fittingRule: "--rule", .maximumGain: "--max-gain",
-        .leftNotches: "--left", .rightNotches: "--right", .container: "--container", .colour: "--colour",
-        .listeningTime: "--listen", .matchFile: "--from-match", .audiogram: "--audiogram", .referenceFile: "--reference-from",
+        .loudness: "--loudness", .ceiling: "--ceiling",
+        .mmlStep: "--mml-step", .reference: "--reference",
+        .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",
+        .silence: "--silence", .mmlRange: "--mml-from/--mml-to", .channels: "--channels",
+        .listener: "--simulate", .simulatedAudiogram: "--simulate-audiogram", .falseAlarms: "--false-alarms", .misses: "--misses",
+        .leftNotches: "--left", .rightNotches: "--right", .colour: "--colour",
+        .listeningTime: "--listen", .referenceFile: "--reference-from",
         .fromFrequency: "--from", .toFrequency: "--to", .buffer: "--buffer", .timer: "--timer", .latency: "--latency",
         .masker: "--masker", .onsetRamp: "--onset", .offsetRamp: "--offset", .probe: "--probe", .above: "--above",
         .probeFrom: "--mml-from", .probeTo: "--mml-to",
-    ]
+    ]) { $1 }
 
-    /// The names for `command`: `notch` and `notch-filter` give notches by `--frequency` and `--width`,
-    /// `analyze` its band by `--notch` and `--width`.
+    /// The names for `command`: the common names, those of the option groups it declares (`notch` and
+    /// `notch-filter` give notches by `--width`, `loudness-match` and `mml` the reference by `--threshold`), and
+    /// the names that depend on the options given.
     static func names(for command: any ParsableCommand) -> [ParameterID: String] {
+        let declared = common.merging(groupFlags(of: command)) { $1 }
         switch command {
         case let notch as NotchCommand where notch.frequency.isEmpty && !(notch.left + notch.right).isEmpty:
             // Notches of one channel: their centres are --left's and --right's.
             let flag = [("--left", !notch.left.isEmpty), ("--right", !notch.right.isEmpty)].filter(\.1).map(\.0).joined(separator: "/")
-            return common.merging([.notchCentre: flag, .notchWidth: "--width"]) { $1 }
+            return declared.merging([.notchCentre: flag]) { $1 }
         case is NotchCommand, is NotchFilterCommand:
-            return common.merging([.notchCentre: "--frequency", .notchWidth: "--width"]) { $1 }
+            return declared.merging([.notchCentre: "--frequency"]) { $1 }
         case is AnalyzeCommand:
-            return common.merging([.bandCentre: "--notch", .bandWidth: "--width"]) { $1 }
+            return declared.merging([.bandCentre: "--notch", .bandWidth: "--width"]) { $1 }
         case let render as RenderCommand:
-            return common.merging(render.sound.flagNames(source: render.source)) { $1 }
+            return declared.merging(render.sound.flagNames(source: render.source)) { $1 }
         case let play as PlayCommand:
-            return common.merging(play.sound.flagNames(source: play.source)) { $1 }
-        case is LoudnessMatchCommand:
-            return common.merging([.reference: "--threshold"]) { $1 }
-        case let mml as MMLCommand:
+            return declared.merging(play.sound.flagNames(source: play.source)) { $1 }
+        case let mml as MMLCommand where mml.startLevel.startLevel == nil:
             // The threshold is the noise's first level unless --start-level gives one.
-            return common.merging([.reference: "--threshold"].merging(mml.startLevel == nil ? [.startLevel: "--threshold"] : [:]) { $1 }) { $1 }
-        case is AudiometryCommand, is StimuliCommand.Audiometry:
-            return common.merging([.frequency: "--frequencies"]) { $1 }
+            return declared.merging([.startLevel: "--threshold"]) { $1 }
         case is StimuliCommand.ResidualInhibition:
-            return common.merging([.fade: "--onset/--offset", .fadeIn: "--onset", .fadeOut: "--offset"]) { $1 }
+            return declared.merging([.fade: "--onset/--offset", .fadeIn: "--onset", .fadeOut: "--offset"]) { $1 }
         default:
-            return common
+            return declared
         }
+    }
+
+    /// The flags of the ``ParameterOptions`` groups `arguments` declares, those of groups within groups included.
+    private static func groupFlags(of arguments: any ParsableArguments) -> [ParameterID: String] {
+        var flags = (type(of: arguments) as? any ParameterOptions.Type)?.flags ?? [:]
+        for child in Mirror(reflecting: arguments).children {
+            if let group = child.value as? any OptionGroupContents { flags.merge(groupFlags(of: group.contents)) { $1 } }
+        }
+        return flags
     }
 }
 
@@ -101,7 +112,7 @@ extension ParsableArguments {
             if let group = value.value as? any OptionGroupContents, let defaultGroup = otherwise.value as? any OptionGroupContents {
                 flags += try flagsGiven(group.contents, defaults: defaultGroup.contents, renamed: renamed)
             } else if String(describing: value.value) != String(describing: otherwise.value) {
-                flags.append(renamed[String(label)] ?? "--" + label.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined())
+                flags.append(renamed[String(label)] ?? longFlag(label))
             }
         }
         return flags
@@ -109,5 +120,5 @@ extension ParsableArguments {
 }
 
 /// An `@OptionGroup`'s options, for ``ParsableArguments/flagsGiven(renamed:)``.
-private protocol OptionGroupContents { var contents: any ParsableArguments { get } }
+fileprivate protocol OptionGroupContents { var contents: any ParsableArguments { get } }
 extension OptionGroup: OptionGroupContents { fileprivate var contents: any ParsableArguments { wrappedValue } }

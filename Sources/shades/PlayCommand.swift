@@ -40,11 +40,9 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The presets folder for --preset (default Presets).")
     var presets: String?
 
-    @Option(name: .customLong("tinnitus-frequency"), parsing: .unconditional, help: "The tinnitus frequency for the personalised --preset ids, e.g. 6kHz.")
-    var tinnitusFrequency: String?
+    @OptionGroup var tinnitusFrequency: TinnitusFrequencyOption
 
-    @Option(parsing: .unconditional, help: "Output device: an index or part of a name from `--device list`; 'list' lists them.")
-    var device: String?
+    @OptionGroup var soundCard: OutputDeviceOption
 
     @Option(parsing: .unconditional, help: "Frames per audio callback (480) or a time (10ms, the default).")
     var buffer: String?
@@ -62,7 +60,7 @@ struct PlayCommand: ParsableCommand {
     var report: String?
 
     func run() throws {
-        if device?.lowercased() == "list" { return try listDevices() }
+        if soundCard.device?.lowercased() == "list" { return try listDevices() }
         let timerSeconds = try timer.map { try parsePositiveSeconds($0, parameter: .timer) }
         let fadeIn = try fadeSeconds(sound.fadeIn, .fadeIn) ?? fadeSeconds(sound.fade, .fade) ?? 0.05
         let fadeOut = try fadeSeconds(sound.fadeOut, .fadeOut) ?? fadeSeconds(sound.fade, .fade)
@@ -82,7 +80,7 @@ struct PlayCommand: ParsableCommand {
         }
         let rate = source.sampleRate
         let bufferFrames = try buffer.map { try parseBuffer($0, sampleRate: rate) } ?? Int(0.01 * rate)
-        let choice = OutputDeviceChoice(flag: device)
+        let choice = OutputDeviceChoice(flag: soundCard.device)
 
         let engine = PlayerEngine(sampleRate: rate, channelCount: source.channelCount)
         // The source is prepared for real time here, before the stream starts (a notch's pre-roll, a file's
@@ -175,14 +173,12 @@ struct PlayCommand: ParsableCommand {
                 throw ShadesError.usage("--preset \(preset): no presets folder '\(presets)' here (allowed: --presets FOLDER, a folder of catalogue JSON files such as the repository's Presets/)")
             }
             if let report { try CommandPaths.checkOutput(report, option: "--report", inputs: [CommandInput(presets, name: "--presets")]) }
-            let frequency = try tinnitusFrequency.map { try ValueParsing.hertz($0, parameter: .tinnitusFrequency) }
-            if let frequency { try Parameter.tinnitusFrequency.check(frequency) }
-            let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: frequency)
+            let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: try tinnitusFrequency.hertz())
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
             let (loop, gain) = try asset.makeLoop()
             return (loop, "preset \(preset)", gain, nil, 0)
         }
-        for (flag, given) in [("--presets", presets != nil), ("--tinnitus-frequency", tinnitusFrequency != nil)] where given {
+        for (flag, given) in [("--presets", presets != nil), ("--tinnitus-frequency", tinnitusFrequency.tinnitusFrequency != nil)] where given {
             throw ShadesError.usage("\(flag) applies to --preset, which is not given (allowed: \(flag) with --preset)")
         }
         let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)

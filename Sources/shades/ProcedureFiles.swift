@@ -71,10 +71,3 @@ func parseEars(_ text: String, allowingBoth: Bool = true) throws -> [Ears] {
     default: throw ShadesError(parameter: .ear, value: "'\(text)'", allowed: allowingBoth ? "left, right or both" : "left or right")
     }
 }
-
-/// `--frequencies` (else the audiometric frequencies) and `--extended` (the high ones added), Hz.
-func audiometricFrequencies(_ text: String?, extended: Bool) throws -> [Double] {
-    var list = try text.map(parseFrequencyList) ?? StimulusSets.audiometricFrequencies
-    if extended { list += StimulusSets.extendedHighFrequencies }
-    return list
-}

@@ -43,11 +43,9 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("\(Generator.sourceNames.joined(separator: ", ")), or a sound file (music)."))
     var source: String?
 
-    @Option(parsing: .unconditional, help: "Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (optional with --pulse-count).")
-    var duration: String?
+    @OptionGroup var length: DurationOption
 
-    @Option(parsing: .unconditional, help: "Sample format: s16 (TPDF-dithered; the default), s24 (the default for a sound with a notch: 16-bit dither would fill it) or f32 (WAV only).")
-    var format: SampleFormat?
+    @OptionGroup var sampleFormat: SampleFormatOption
 
     @OptionGroup var sound: SoundOptions
 
@@ -58,7 +56,7 @@ struct RenderCommand: ParsableCommand {
         if output == "-" { return try stream() }
         let request = try makeRequest()
         try CommandPaths.checkOutput(output, inputs: sound.inputs(of: request))
-        let format = self.format ?? (request.sound.hasNotch ? .s24 : .s16)
+        let format = sampleFormat.format ?? (request.sound.hasNotch ? .s24 : .s16)
         let report = try Renderer.renderFile(request, to: output, sampleFormat: format)
         for note in report.notes { print(note) }
         let seconds = (Double(report.frames) / request.sampleRate * 1000).rounded() / 1000
@@ -86,23 +84,23 @@ struct RenderCommand: ParsableCommand {
     }
 
     func makeRequest() throws -> RenderRequest {
-        try sound.makeRequest(source: source, duration: duration)
+        try sound.makeRequest(source: source, duration: length.duration)
     }
 
     /// `-o -`: a WAV stream on standard output at the sound's expected level (``SoundGraph/makeSource(gains:)``;
     /// no measuring pass, so it starts at once), endless without `--duration`; ends with exit 0 when the
     /// reader goes away.
     func stream() throws {
-        let format = self.format ?? .s16
+        let format = sampleFormat.format ?? .s16
         guard format != .s24 else {
             throw ShadesError(parameter: "format", value: "s24", allowed: "s16 or f32 for a stream on standard output (-o -)")
         }
         if isatty(1) != 0 { throw ShadesError.usage("-o - writes a WAV stream: pipe it into a player or file (e.g. | aplay)") }
-        let request = try sound.makeRequest(source: source, duration: duration, defaultSeconds: 3_600)
+        let request = try sound.makeRequest(source: source, duration: length.duration, defaultSeconds: 3_600)
         let graph = try SoundGraph(request)
         let source = graph.makeSource()
         signal(SIGPIPE, SIG_IGN)
-        _ = try WAVStream.write(source, frames: duration == nil && !sound.countsPulses ? nil : request.frameCount,
+        _ = try WAVStream.write(source, frames: length.duration == nil && !sound.countsPulses ? nil : request.frameCount,
                                 gains: Array(repeating: 1, count: source.channelCount),
                                 ditherKeys: (0..<source.channelCount).map { SeedStream.dither.key(seed: request.resolvedSeed, channel: $0) },
                                 sampleFormat: format, to: 1)

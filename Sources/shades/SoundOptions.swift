@@ -8,20 +8,16 @@ import ShadesPlatform
 /// The options that describe a sound (everything but its name, length and destination), shared by
 /// `shades render` and `shades play`.
 struct SoundOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …; default 48000, a sound file's own rate for a file).")
-    var rate: String?
+    @OptionGroup var sampleRate: RateOption
 
     @Option(name: .customLong("sound"), parsing: .unconditional, help: "A sound in the preset format's JSON (Presets/README.md) instead of SOURCE.")
     var soundFile: String?
 
-    @Option(parsing: .unconditional, help: "mono, stereo (independent noise per ear; the default), diotic (same in both ears), left or right.")
-    var channels: ChannelLayout?
+    @OptionGroup var layout: ChannelsOption
 
-    @Option(parsing: .unconditional, help: "RMS level in dBFS (-20, -20dBFS; default -20, for ripple -30: its sine-phase harmonic complex has a crest factor near 20 dB).")
-    var level: String?
+    @OptionGroup var level: LevelOption
 
-    @Option(parsing: .unconditional, help: "Random seed (default 1, or the sound's own); the same seed and parameters give a byte-identical file.")
-    var seed: String?
+    @OptionGroup var seed: SeedOption
 
     @Flag(help: "Make a seamless loop: noise shaped over the whole length, a tone adjusted to whole cycles.")
     var loop = false
@@ -126,8 +122,8 @@ struct SoundOptions: ParsableArguments {
                 sound.shape = shape
             }
         }
-        if let channels { sound.channels = channels }
-        if let seed { sound.seed = try ValueParsing.seed(seed) }
+        if let channels = layout.channels { sound.channels = channels }
+        if let seed = try seed.value() { sound.seed = seed }
         let seconds: Double
         if let duration {
             seconds = try ValueParsing.seconds(duration)
@@ -143,8 +139,8 @@ struct SoundOptions: ParsableArguments {
         // A file keeps its own rate unless one is asked (no resampling by default).
         let fileRate = try sound.file.map { (f: SoundFileReference) throws(ShadesError) in Double(try AudioFileSource.openInput(path: f.path).sampleRate) }
         let request = RenderRequest(
-            sound: sound, durationSeconds: seconds, sampleRate: try rate.map { try ValueParsing.hertz($0, parameter: "rate") } ?? fileRate ?? 48_000,
-            level: try level.map { .rms(dBFS: try ValueParsing.decibels($0)) }, loop: loop)
+            sound: sound, durationSeconds: seconds, sampleRate: try sampleRate.hertz() ?? fileRate ?? 48_000,
+            level: try level.dBFS().map { .rms(dBFS: $0) }, loop: loop)
         do { try request.validate() } catch {
             // A value of the sound file is named by its key, at its place in the file.
             guard let soundFile, let bytes = try? FileSystem.readFile(soundFile, upTo: 1 << 20),
@@ -249,7 +245,7 @@ func optionalNumber(_ text: String?, _ parameter: ParameterID) throws(ShadesErro
 
 /// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,
 /// `catalogue build`).
-struct AudiogramShapingOptions: ParsableArguments {
+struct AudiogramShapingOptions: ParameterOptions {
     @Option(parsing: .unconditional, help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022); for ripple its --band-gains.")
     var audiogram: String?
 
@@ -261,6 +257,8 @@ struct AudiogramShapingOptions: ParsableArguments {
 
     @Option(name: .customLong("max-gain"), parsing: .unconditional, help: "The largest gain of the rule, 0 … 60 dB (default \(formatNumber(SpectralShape.defaultMaximumGainDB)) dB).")
     var maxGain: String?
+
+    static let parameters: [ParameterID: String] = [.audiogram: "audiogram", .ear: "ear", .fittingRule: "rule", .maximumGain: "maxGain"]
 
     /// The shape `--audiogram` asks for, nil without it.
     func shape() throws -> SpectralShape? {

@@ -21,26 +21,20 @@ struct StimuliCommand: ParsableCommand {
         @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder (created if missing).")
         var output: String
 
-        @Option(parsing: .unconditional, help: "RMS level in dBFS of every stimulus (default -20; not for residual-inhibition, whose levels follow --reference).")
-        var level: String?
+        @OptionGroup var level: LevelOption
 
-        @Option(parsing: .unconditional, help: "Sample rate in Hz.")
-        var rate: String = "48000"
+        @OptionGroup var sampleRate: RateOption
 
-        @Option(parsing: .unconditional, help: "Sample format: s16, s24 or f32 (WAV only); default the first of these that carries the set's quietest file (s16 down to -69.9 dBFS).")
-        var format: SampleFormat?
+        @OptionGroup var sampleFormat: SampleFormatOption
 
-        @Option(parsing: .unconditional, help: "File type: wav or flac.")
-        var container: String = "wav"
+        @OptionGroup var fileType: ContainerOption
 
         func parsed() throws -> (level: Double, rate: Double, container: Container) {
-            guard let container = [Container.wav, .flac].first(where: { $0.rawValue == container.lowercased() }) else {
-                throw ShadesError(parameter: .container, value: "'\(container)'", problem: "is unknown", allowed: "wav, flac")
-            }
-            if let format { _ = try AudioFileFormat(container: container, sampleFormat: format) }
-            let rate = try ValueParsing.hertz(rate, parameter: .rate)
+            let container = try fileType.parsed() ?? .wav
+            if let format = sampleFormat.format { _ = try AudioFileFormat(container: container, sampleFormat: format) }
+            let rate = try sampleRate.hertz() ?? 48_000
             try Parameter.rate.check(rate, within: .wholeSampleRates)
-            return (try ValueParsing.decibels(level ?? "-20"), rate, container)
+            return (try level.dBFS() ?? -20, rate, container)
         }
     }
 
@@ -56,14 +50,9 @@ struct StimuliCommand: ParsableCommand {
 
         @OptionGroup var set: SetOptions
 
-        @Option(parsing: .unconditional, help: "left, right or both (one file per ear).")
-        var ear: String = "both"
+        @OptionGroup var ear: EarOption
 
-        @Option(parsing: .unconditional, help: "Comma-separated frequencies, e.g. 125,250,1kHz,6kHz.")
-        var frequencies: String?
-
-        @Flag(help: "Add the extended high frequencies 9–16 kHz.")
-        var extended = false
+        @OptionGroup var frequencies: AudiometricFrequencyOptions
 
         @Option(parsing: .unconditional, help: "On/off times of the pulses.")
         var pulse: String = "200ms/200ms"
@@ -77,8 +66,8 @@ struct StimuliCommand: ParsableCommand {
         func run() throws {
             let (level, rate, container) = try set.parsed()
             // The set's files go left ear first.
-            let ears: [ChannelLayout] = try parseEars(ear).reversed().map { $0 == .left ? .left : .right }
-            let list = try audiometricFrequencies(frequencies, extended: extended)
+            let ears: [ChannelLayout] = try ear.ears().reversed().map { $0 == .left ? .left : .right }
+            let list = try frequencies.list()
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2 else {
                 throw ShadesError(parameter: .pulse, value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
@@ -120,18 +109,17 @@ struct StimuliCommand: ParsableCommand {
         @Option(name: .customLong("octave-check"), parsing: .unconditional, help: "Also write tones at F/2, F and 2F.")
         var octaveCheck: String?
 
-        @Option(parsing: .unconditional, help: "mono, stereo, diotic (default), left or right.")
-        var channels: ChannelLayout = .diotic
+        @OptionGroup var layout: ChannelsOption
 
-        @Option(parsing: .unconditional, help: "Random seed of the narrow-band noises.")
-        var seed: String = "1"
+        @OptionGroup var seed: SeedOption
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
+            let channels = layout.channels ?? .diotic
             var items = try StimulusSets.pitchMatch(fromHz: try ValueParsing.hertz(from, parameter: .fromFrequency),
                                                     toHz: try ValueParsing.hertz(to, parameter: .toFrequency),
                                                     stepOctaves: try ValueParsing.number(step, parameter: .step),
-                                                    layout: channels, levelDBFS: level, sampleRate: rate, seed: try ValueParsing.seed(seed))
+                                                    layout: channels, levelDBFS: level, sampleRate: rate, seed: try seed.value(default: 1))
             if let octaveCheck {
                 items += try StimulusSets.octaveCheck(frequencyHz: try ValueParsing.hertz(octaveCheck, parameter: .octaveCheck),
                                                       layout: channels, levelDBFS: level, sampleRate: rate)
@@ -202,14 +190,12 @@ extension StimuliCommand {
         @Option(parsing: .unconditional, help: "Probe length.")
         var probe: String = "5s"
 
-        @Option(parsing: .unconditional, help: "mono, stereo, diotic (default), left or right.")
-        var channels: ChannelLayout = .diotic
+        @OptionGroup var layout: ChannelsOption
 
-        @Option(parsing: .unconditional, help: "Random seed of the noise.")
-        var seed: String = "1"
+        @OptionGroup var seed: SeedOption
 
         func run() throws {
-            if set.level != nil {
+            if set.level.level != nil {
                 throw ShadesError.usage("--level does not apply to residual-inhibition (allowed: --reference and --above for the masker, --mml-from and --mml-to for the probes)")
             }
             let (_, rate, container) = try set.parsed()
@@ -229,7 +215,7 @@ extension StimuliCommand {
                 onsetRampSeconds: try seconds(onset, .onsetRamp), offsetRampSeconds: try seconds(offset, .offsetRamp),
                 probeFromDB: try decibels(mmlFrom, .probeFrom), probeToDB: try decibels(mmlTo, .probeTo),
                 probeStepDB: try decibels(mmlStep, .mmlStep), probeSeconds: try seconds(probe, .probe),
-                layout: channels, sampleRate: rate, seed: try ValueParsing.seed(seed))
+                layout: layout.channels ?? .diotic, sampleRate: rate, seed: try seed.value(default: 1))
             try writeSet(items, name: "residual-inhibition", options: set, container: container,
                          inputs: referenceFrom.map { [CommandInput($0, name: "--reference-from")] } ?? [])
         }
@@ -257,7 +243,7 @@ func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliComman
               inputs: [CommandInput] = []) throws {
     let files = items.map { "\($0.entry.file).\(container.rawValue)" } + ["index.json"]
     try CommandPaths.checkOutput(files: files, inFolder: options.output, inputs: inputs)
-    let (format, reason) = try StimulusSets.sampleFormat(for: items, asked: options.format, container: container)
+    let (format, reason) = try StimulusSets.sampleFormat(for: items, asked: options.sampleFormat.format, container: container)
     let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: format, container: container)
     print("wrote \(index.files.count) files and index.json to \(options.output)" + (reason.map { " (\(format.rawValue): \($0))" } ?? ""))
 }

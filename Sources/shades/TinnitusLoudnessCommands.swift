@@ -11,15 +11,13 @@ import ShadesProcedures
 
 /// The options `loudness-match` and `mml` share: the frequency, the ear, where the threshold comes from, the
 /// simulated tinnitus and the output.
-struct TinnitusOptions: ParsableArguments {
+struct TinnitusOptions: ParameterOptions {
     @Option(parsing: .unconditional, help: "The tinnitus frequency, 125 Hz … 16 kHz, e.g. 6kHz.")
     var frequency: String?
 
-    @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The tinnitus frequency from a `shades match -o` result file.")
-    var fromMatch: String?
+    @OptionGroup var match: FromMatchOption
 
-    @Option(parsing: .unconditional, help: "left, right or both (the same sound in both ears).")
-    var ear: String = "both"
+    @OptionGroup var ear: EarOption
 
     @Option(parsing: .unconditional, help: "The threshold at the frequency from this audiogram (`shades audiometry -o`; the better ear for both).")
     var audiogram: String?
@@ -27,17 +25,20 @@ struct TinnitusOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "The threshold at the frequency as a tone level in dBFS (instead of --audiogram).")
     var threshold: String?
 
-    @Option(parsing: .unconditional, help: "Seed of the noise (mml; default 1).")
-    var seed: String?
+    @Option(parsing: .unconditional, help: """
+        Answer with a simulated tinnitus this many dB above the threshold (no audio): as loud as a tone there \
+        (loudness-match), covered from there on (mml).
+        """)
+    var simulate: String?
 
-    @Flag(help: "Print the result as JSON.")
-    var json = false
+    @OptionGroup var seed: SeedOption
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: "Write the result as JSON to this file (read by `stimuli residual-inhibition --reference-from`).")
-    var output: String?
+    @OptionGroup var result: ResultOptions
 
-    @Option(parsing: .unconditional, help: "Output device (see `shades play --device list`).")
-    var device: String?
+    @OptionGroup var soundCard: OutputDeviceOption
+
+    /// The threshold is the reference of the procedures' levels; the simulated tinnitus a listener.
+    static let parameters: [ParameterID: String] = [.reference: "threshold", .listener: "simulate"]
 
     /// How `--ear` chooses the threshold of `--audiogram`, for the help.
     static let earsOfAnAudiogram = """
@@ -47,7 +48,7 @@ struct TinnitusOptions: ParsableArguments {
         """
 
     func frequencyHz() throws -> Double {
-        switch (frequency, fromMatch) {
+        switch (frequency, match.fromMatch) {
         case (let text?, nil): return try ValueParsing.hertz(text)
         case (nil, let path?): return try matchedFrequency(path)
         case (nil, nil): throw ShadesError.usage("give the tinnitus frequency: --frequency F or --from-match FILE")
@@ -55,17 +56,15 @@ struct TinnitusOptions: ParsableArguments {
         }
     }
 
-    func ears() throws -> [Ears] { try parseEars(ear) }
+    func ears() throws -> [Ears] { try ear.ears() }
 
     /// The seed of `mml`'s noise.
-    func noiseSeed() throws -> UInt64 { try ValueParsing.seed(seed ?? "1") }
+    func noiseSeed() throws -> UInt64 { try seed.value(default: 1) }
 
     /// Refuses what a simulated listener (`--simulate`) would ignore: the audio device and the noise's seed.
-    func refuseSoundOptionsWhenSimulated(_ simulate: String?) throws {
+    func refuseSoundOptionsWhenSimulated() throws {
         guard simulate != nil else { return }
-        for (flag, given) in [("--device", device != nil), ("--seed", seed != nil)] where given {
-            throw ShadesError.usage("\(flag) does not apply to --simulate, which plays no sound (allowed: \(flag) without --simulate)")
-        }
+        try refuseSoundOptions([("--device", soundCard.device != nil), ("--seed", seed.seed != nil)], simulatedBy: "--simulate")
     }
 
     /// The layout a sound is played in.
@@ -96,11 +95,7 @@ struct TinnitusOptions: ParsableArguments {
         return levels.min()
     }
 
-    func write<T: Encodable>(_ result: T, summary: String) throws {
-        let data = try prettyJSON(result)
-        if let output { try AtomicFile.write(Array(data), to: output) }
-        if json { print(String(decoding: data, as: UTF8.self)) } else { printWrapped(summary) }
-    }
+    func write<T: Encodable>(_ result: T, summary: String) throws { try self.result.write(result, summary: [summary]) }
 
     /// "12dB" → 12 (a simulated tinnitus, dB above the threshold).
     func simulatedAbove(_ text: String, threshold: Double?) throws -> Double {
@@ -135,24 +130,21 @@ struct LoudnessMatchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Step of the tone, 1 or 2 dB.")
     var step: String = "2"
 
-    @Option(parsing: .unconditional, help: "Answer as a tinnitus as loud as a tone this many dB above the threshold (no audio).")
-    var simulate: String?
-
     func run() throws {
         let f = try tinnitus.frequencyHz()
         let layout = try tinnitus.layout()
         let stepDB = try ValueParsing.decibels(step, parameter: .step)
-        try tinnitus.refuseSoundOptionsWhenSimulated(simulate)
-        if tinnitus.seed != nil { throw ShadesError.usage("--seed applies to mml's noise: loudness-match plays a tone (allowed: --seed with mml)") }
+        try tinnitus.refuseSoundOptionsWhenSimulated()
+        if tinnitus.seed.seed != nil { throw ShadesError.usage("--seed applies to mml's noise: loudness-match plays a tone (allowed: --seed with mml)") }
         try tinnitus.checkOutput()
         var threshold = try tinnitus.givenThresholdDBFS(atHz: f)
         let result: LoudnessMatch.Result
-        if let simulate {
+        if let simulate = tinnitus.simulate {
             let loudness = try tinnitus.simulatedAbove(simulate, threshold: threshold)
             result = SimulatedTinnitus(loudnessDBFS: loudness).run(try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold!, stepDB: stepDB))
         } else {
             _ = try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold ?? -60, stepDB: stepDB)   // the values, before the terminal
-            let console = try ProcedureConsole(device: tinnitus.device, procedure: "loudness-match")
+            let console = try ProcedureConsole(device: tinnitus.soundCard.device, procedure: "loudness-match")
             defer { console.close() }
             if threshold == nil { threshold = try measureThreshold(atHz: f, ears: try tinnitus.ears(), console: console) }
             result = try matchLive(try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold!, stepDB: stepDB), layout: layout, console: console)
@@ -210,26 +202,22 @@ struct MMLCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Noise band width in octaves, 0.1 … 3.")
     var width: String?
 
-    @Option(name: .customLong("start-level"), parsing: .unconditional, help: "First noise level in dBFS (default: the threshold, else -70).")
-    var startLevel: String?
-
-    @Option(parsing: .unconditional, help: "Answer as a tinnitus covered from this many dB above the threshold on (no audio).")
-    var simulate: String?
+    @OptionGroup var startLevel: StartLevelOption
 
     func run() throws {
         let f = try tinnitus.frequencyHz()
         let layout = try tinnitus.layout()
         try tinnitus.checkOutput()
         let threshold = try tinnitus.givenThresholdDBFS(atHz: f)
-        try tinnitus.refuseSoundOptionsWhenSimulated(simulate)
+        try tinnitus.refuseSoundOptionsWhenSimulated()
         let width = try optionalNumber(self.width, .width) ?? 1
         let procedure = try MinimumMaskingLevel(frequencyHz: f, widthOctaves: width, thresholdDBFS: threshold,
-                                                startDBFS: try startLevel.map { try ValueParsing.decibels($0, parameter: .startLevel) })
+                                                startDBFS: try startLevel.decibels())
         let result: MinimumMaskingLevel.Result
-        if let simulate {
+        if let simulate = tinnitus.simulate {
             result = SimulatedTinnitus(maskingLevelDBFS: try tinnitus.simulatedAbove(simulate, threshold: threshold)).run(procedure)
         } else {
-            let console = try ProcedureConsole(device: tinnitus.device, procedure: "mml")
+            let console = try ProcedureConsole(device: tinnitus.soundCard.device, procedure: "mml")
             defer { console.close() }
             result = try findLive(procedure, layout: layout, console: console)
         }

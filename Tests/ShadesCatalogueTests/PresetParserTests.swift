@@ -76,6 +76,35 @@ import ShadesTestSupport
         #expect(document.sounds.filter { $0.category.id == "nature" }.allSatisfy { (1...3).contains($0.sound.sound.layers?.count ?? 0) })
     }
 
+    /// The personalised category is the template Presets/personal/category.json made for the frequency: the
+    /// exact frequency in Hz in every sound, written as "6.35 kHz" in the titles, and the presets folder's own
+    /// loader never reads it (it is in a folder of its own).
+    @Test func personalisedCategoryIsItsTemplateMadeForTheFrequency() throws {
+        let f = 6349.60420787
+        let category = try PresetAssets.personalCategory(frequencyHz: f)
+        #expect(category.id == "personal" && category.titles == ["en": "For your tinnitus (6.35 kHz)", "de": "Für Ihren Tinnitus (6.35 kHz)"])
+        let tone = Sound(.tone(frequencyHz: f)), band = Sound(.narrowBandNoise(centreHz: f, widthOctaves: 0.5))
+        let expected: [(String, String, String, Sound)] = [
+            ("tone", "Tone at 6.35 kHz", "Ton bei 6.35 kHz", tone),
+            ("tone-am10", "Tone at 6.35 kHz, 10 Hz modulated", "Ton bei 6.35 kHz, 10 Hz moduliert", tone.modulated(rateHz: 10)),
+            ("tone-am40", "Tone at 6.35 kHz, 40 Hz modulated", "Ton bei 6.35 kHz, 40 Hz moduliert", tone.modulated(rateHz: 40)),
+            ("nbn", "Narrow-band noise at 6.35 kHz", "Schmalbandrauschen bei 6.35 kHz", band),
+            ("nbn-am10", "Narrow-band noise at 6.35 kHz, 10 Hz modulated", "Schmalbandrauschen bei 6.35 kHz, 10 Hz moduliert",
+             band.modulated(rateHz: 10)),
+            ("white-notched", "White noise without 6.35 kHz", "Weißes Rauschen ohne 6.35 kHz",
+             Sound(.noise(colour: .white, distribution: .gaussian)).notched(at: f)),
+            ("pink-notched", "Pink noise without 6.35 kHz", "Rosa Rauschen ohne 6.35 kHz",
+             Sound(.noise(colour: .pink, distribution: .gaussian)).notched(at: f)),
+        ]
+        #expect(category.sounds.map(\.id) == expected.map(\.0))
+        for (sound, (id, en, de, made)) in zip(category.sounds, expected) {
+            #expect(sound.titles == ["en": en, "de": de] && sound.sound == made && sound.loop, "\(id)")
+            #expect(sound.lengthSeconds == nil && sound.rate == nil && sound.format == nil && sound.loudnessLUFS == nil, "\(id)")
+        }
+        #expect(try PresetAssets.personalCategory(frequencyHz: 440).titles["en"] == "For your tinnitus (440 Hz)")
+        #expect(try PresetParser.loadCatalogue(folder: Self.presetsFolder).map(\.file) == [Self.presetsFolder + "/default.json"])
+    }
+
     @Test func modelRoundTripsThroughCodable() throws {
         let document = try #require(try PresetParser.load(folder: Self.presetsFolder).first?.document)
         let decoded = try JSONDecoder().decode(CatalogueDocument.self, from: JSONEncoder().encode(document))

@@ -2,28 +2,16 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesRender
-import ShadesProcedures
 
-/// The spectral shape of a sound (issue 22): the half-gain rule from an audiogram, a shaped stream the same
-/// whatever the block sizes, the JSON form, and the kernel's response against the curve.
+/// The spectral shape of a sound (issue 22): a shaped stream the same whatever the block sizes, the JSON form,
+/// and the kernel's response against the curve.
 @Suite struct SpectralShapeTests {
-    static let audiogram = Audiogram(scale: .hearingLevel, left: nil, right: [
-        .init(frequencyHz: 250, thresholdDB: -5), .init(frequencyHz: 1000, thresholdDB: 20), .init(frequencyHz: 4000, thresholdDB: 50),
-        .init(frequencyHz: 8000, thresholdDB: 80), .init(frequencyHz: 12000, thresholdDB: nil)])
-
-    @Test func halfGainRule() throws {
-        let shape = try SpectralShape.halfGain(Self.audiogram, ear: .right)
-        // Half the threshold, none below 0 dB HL, at most 30 dB; an unmeasured frequency is left out.
-        #expect(shape.frequenciesHz == [250, 1000, 4000, 8000] && shape.gainsDB == [0, 10, 25, 30])
-        #expect(abs(shape.gainDB(atHz: 2000) - 17.5) < 1e-12 && shape.gainDB(atHz: 100) == 0 && shape.gainDB(atHz: 16_000) == 30)
-        #expect(try SpectralShape.halfGain(Self.audiogram, ear: .right, maximumGainDB: 20).gainsDB == [0, 10, 20, 20])
-        #expect(throws: ShadesError.self) { try SpectralShape.halfGain(Self.audiogram, ear: .left) }
-        let plain = Audiogram(scale: .fullScale, left: [.init(frequencyHz: 1000, thresholdDB: -70)], right: nil)
-        #expect(throws: ShadesError.self) { try SpectralShape.halfGain(plain, ear: .left) }
-    }
+    /// The half-gain rule's shape of an audiogram's right ear (ShadesProceduresTests' HalfGainRuleTests make it
+    /// from the audiogram: gains 0, 10, 25 and 30 dB).
+    static let shape = SpectralShape.halfGain(frequenciesHz: [250, 1000, 4000, 8000], thresholdsDBHL: [-5, 20, 50, 80])
 
     @Test func theKernelFollowsTheCurve() throws {
-        let shape = try SpectralShape.halfGain(Self.audiogram, ear: .right)
+        let shape = Self.shape
         for rate in [44_100.0, 48_000, 96_000] {
             let design = try NotchDesign(shaping: shape.curve, sampleRate: rate)
             var f = 125.0
@@ -37,7 +25,7 @@ import ShadesProcedures
     }
 
     @Test func aShapedStreamIsTheSameWhateverTheBlocks() throws {
-        let shape = try SpectralShape.halfGain(Self.audiogram, ear: .right)
+        let shape = Self.shape
         let request = RenderRequest(sound: Sound(.generator(.noise(colour: .pink, distribution: .gaussian)), shape: shape),
                                     durationSeconds: 2, level: .rms(dBFS: -20), seed: 5)
         let graph = try SoundGraph(request)

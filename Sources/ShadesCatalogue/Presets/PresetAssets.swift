@@ -66,40 +66,27 @@ package enum PresetAssets {
     }
 
     /// The personalised category for a measured tinnitus frequency (Match Your Tinnitus, an audiologist):
-    /// the pure tone, AM tones at 10 and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM
-    /// version, and white and pink noise with the octave around the frequency notched (Okamoto 2010).
-    /// With `musicFolder`, every readable file in it becomes notched music (one octave at the frequency).
-    /// With `shape` (an audiogram's half-gain rule: Cuesta et al. 2022), the noises and the music are shaped by
-    /// it; the tones and narrow bands are not (over a narrow band a shape is one gain, which the loudness
-    /// target takes back).
+    /// the sounds of ``personalCategory(frequencyHz:)`` (Presets/personal/category.json), each id after the
+    /// category's (`personal-tone`). With `musicFolder`, every readable file in it becomes notched music (one
+    /// octave at the frequency). With `shape` (an audiogram's half-gain rule: Cuesta et al. 2022), the noises and
+    /// the music are shaped by it; the tones and narrow bands are not (over a narrow band a shape is one gain,
+    /// which the loudness target takes back).
     package static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
                                 musicFolder: String? = nil, shape: SpectralShape? = nil) throws(ShadesError)
         -> (assets: [CatalogueAsset], category: CatalogueCategory, skipped: [String]) {
         let d = overrides.apply(to: defaults)
-        let hz = formatHertz(f)
-        let tone = Sound(.tone(frequencyHz: f)), band = Sound(.narrowBandNoise(centreHz: f, widthOctaves: 0.5))
-        let sounds: [(String, String, String, Sound)] = [
-            ("tone", "Tone at \(hz)", "Ton bei \(hz)", tone),
-            ("tone-am10", "Tone at \(hz), 10 Hz modulated", "Ton bei \(hz), 10 Hz moduliert", tone.modulated(rateHz: 10)),
-            ("tone-am40", "Tone at \(hz), 40 Hz modulated", "Ton bei \(hz), 40 Hz moduliert", tone.modulated(rateHz: 40)),
-            ("nbn", "Narrow-band noise at \(hz)", "Schmalbandrauschen bei \(hz)", band),
-            ("nbn-am10", "Narrow-band noise at \(hz), 10 Hz modulated", "Schmalbandrauschen bei \(hz), 10 Hz moduliert",
-             band.modulated(rateHz: 10)),
-            ("white-notched", "White noise without \(hz)", "Weißes Rauschen ohne \(hz)", Sound(.noise(colour: .white, distribution: .gaussian)).notched(at: f)),
-            ("pink-notched", "Pink noise without \(hz)", "Rosa Rauschen ohne \(hz)", Sound(.noise(colour: .pink, distribution: .gaussian)).notched(at: f)),
-        ]
+        let category = try personalCategory(frequencyHz: f)
         var assets: [CatalogueAsset] = []
-        for (id, en, de, plain) in sounds {
-            var sound = plain
-            if sound.generator?.as(ColouredNoise.self) != nil { sound.shape = shape }
-            let preset = PresetSound(id: "personal-" + id, titles: ["en": en, "de": de], sound: sound)
-            let request = preset.request(settings: d)
+        for var preset in category.sounds {
+            if preset.sound.generator?.as(ColouredNoise.self) != nil { preset.sound.shape = shape }
+            let settings = preset.settings(defaults: d)
+            let request = preset.request(settings: settings)
             do throws(ShadesError) { try request.validate() } catch {
-                throw ShadesError(.tinnitusFrequency, .other("cannot be carried at \(formatHertz(d.rate)) for sound \(id): \(error.description)"),
+                throw ShadesError(.tinnitusFrequency, .other("cannot be carried at \(formatHertz(settings.rate)) for sound \(preset.id): \(error.description)"),
                                   value: .number(f, .hertz))
             }
-            var a = try asset(id: preset.id, category: "personal", titles: preset.titles, request: request, settings: d)
+            var a = try asset(id: category.id + "-" + preset.id, category: category.id, titles: preset.titles, request: request, settings: settings)
             a.frequencyHz = f
             assets.append(a)
         }
@@ -109,8 +96,24 @@ package enum PresetAssets {
             assets += music.assets
             skipped = music.skipped
         }
-        return (assets, CatalogueCategory(id: "personal", titles: ["en": "For your tinnitus (\(hz))", "de": "Für Ihren Tinnitus (\(hz))"],
-                                          assetIDs: assets.map(\.id)), skipped)
+        return (assets, CatalogueCategory(id: category.id, titles: category.titles, assetIDs: assets.map(\.id)), skipped)
+    }
+
+    /// The personalised category made for the tinnitus frequency `f`: Presets/personal/category.json (built in),
+    /// a catalogue file whose one category has `"{frequencyHz}"` where a sound takes the frequency in Hz, and
+    /// `{frequency}` in titles, written as in "Tone at 6.35 kHz". Its sounds: the pure tone, AM tones at 10
+    /// and 40 Hz (Neff 2019), ½-octave narrow-band noise and its 10 Hz AM version, and white and pink noise
+    /// with the octave around the frequency notched (Okamoto 2010).
+    package static func personalCategory(frequencyHz f: Double) throws(ShadesError) -> PresetCategory {
+        let file = "Presets/personal/category.json"
+        let text = String(decoding: PackageResources.personal_json, as: UTF8.self)
+            .replacing("\"{frequencyHz}\"", with: "\(f)")
+            .replacing("{frequency}", with: formatHertz(f))
+        let document = try PresetParser.parse(data: Data(text.utf8), file: file)
+        guard document.categories.count == 1 else {
+            throw ShadesError(path: file, message: "has \(document.categories.count) categories (allowed: the personalised one)")
+        }
+        return document.categories[0]
     }
 
     /// Notched-music assets for every readable sound file in `folder` (sorted by name): the file, one octave
