@@ -45,8 +45,8 @@ struct RateOption: ParameterOptions {
 /// `--level`: an RMS level, dBFS.
 struct LevelOption: ParameterOptions {
     @Option(parsing: .unconditional, help: """
-        RMS level in dBFS (-20, -20dBFS; default -20; -30 for ripple, whose sine-phase harmonic complex has a \
-        crest factor near 20 dB, and for match's tones before their loudness balance).
+        RMS level in dBFS (-20, -20dBFS; default -20, or the sound's own: \(Generator.levelNotes); -30 for match's \
+        tones before their loudness balance).
         """)
     var level: String?
 

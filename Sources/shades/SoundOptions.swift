@@ -69,8 +69,8 @@ struct SoundOptions: ParsableArguments {
 
     @OptionGroup var shaping: AudiogramShapingOptions
 
-    /// Flags that name another parameter with these options: `--width` gives the notch's width when it is
-    /// not nbn's.
+    /// Flags that name another parameter with these options: `--width` gives the notch's width when the
+    /// source's generator does not read it.
     func flagNames(source: String?) -> [ParameterID: String] {
         generator.width != nil && notchWidth == nil && !readsWidth(source) ? [.notchWidth: "--width"] : [:]
     }
@@ -215,7 +215,7 @@ struct SoundOptions: ParsableArguments {
     /// True when source `source`'s generator reads `--width` (else it is the notch's).
     private func readsWidth(_ source: String?) -> Bool { SourceFlags.generator(source?.lowercased(), reads: "width") }
 
-    /// The sources whose generators read `flag`, for a message: "nbn", "'white' and 'noise'".
+    /// The sources whose generators read `flag`, for a message: "white, noise".
     private func sources(reading flag: String) -> String {
         Generator.flags.first { $0.flag == flag }?.sources.joined(separator: ", ") ?? ""
     }
@@ -246,7 +246,7 @@ func optionalNumber(_ text: String?, _ parameter: ParameterID) throws(ShadesErro
 /// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,
 /// `catalogue build`).
 struct AudiogramShapingOptions: ParameterOptions {
-    @Option(parsing: .unconditional, help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022); for ripple its --band-gains.")
+    @Option(parsing: .unconditional, help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022), or a generator's own band gains (--band-gains).")
     var audiogram: String?
 
     @Option(parsing: .unconditional, help: "The audiogram's ear for --audiogram: left or right (default: its only ear).")

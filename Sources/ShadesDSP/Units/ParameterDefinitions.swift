@@ -27,9 +27,8 @@ extension Parameter {
     package static let frequency = Parameter(.frequency, unit: .hertz, range: .above(0, unit: .hertz))
     /// Absolute frame a stream starts at.
     package static let startFrame = Parameter(.startFrame, unit: .frames, range: .atLeast(0, unit: .frames), default: 0)
-    // The generators' own parameters are defined beside them: NoiseColour (beta), NarrowBandNoise (width,
-    // loop length), CoordinatedResetSource, SpectralRippleSource (band gains), VelvetNoise (density),
-    // FractalTones (scale, pitches, tempo); those of sounds with no DSP type of their own in ShadesRender.
+    // Each generator's own parameters are defined beside it: in its DSP source (ShadesDSP/Generators), or in
+    // its descriptor (ShadesRender/Sound/Generators) when it has no DSP type of its own.
 
     // MARK: Modifiers
     /// Amplitude-modulation rate, Hz: ``AmplitudeModulatedSource/allowedRateHz``.

@@ -64,6 +64,12 @@ extension Generator {
         return rows
     }
 
+    /// The kinds made at another level than −20 dBFS by default, for help: "-30 for ripple".
+    package static var levelNotes: String {
+        kinds.filter { $0.defaultLevelDBFS != Parameter.level.defaultValue! }
+            .map { "\(formatNumber($0.defaultLevelDBFS)) for \($0.names.joined(separator: ", "))" }.joined(separator: ", ")
+    }
+
     /// The help of `flag`: each kind's sentence for it, after the sources it applies to.
     package static func help(forFlag flag: String) -> String {
         kinds.flatMap { $0.flagHelp(flag) }.joined(separator: "; ") + "."

@@ -59,10 +59,10 @@ extension Generator {
 extension Parameter {
     /// Carrier of binaural beats (the left ear's tone), Hz; the right ear's tone below Nyquist.
     package static let carrier = Parameter(.carrier, unit: .hertz, range: .above(0, unit: .hertz))
-    /// Binaural beat (the right ear's tone minus the left's) or isochronic pulse rate, Hz:
+    /// A beat (the right ear's tone minus the left's) or a switching rate, Hz:
     /// ``allowedBeatHz``.
     package static let beat = Parameter(.beat, unit: .hertz, range: ParameterRange(allowedBeatHz, unit: .hertz), default: 10)
-    /// Allowed beat and isochronic rates, Hz (delta 0.5–4 Hz to gamma 40 Hz and beyond).
+    /// Allowed beat and switching rates, Hz (delta 0.5–4 Hz to gamma 40 Hz and beyond).
     package static let allowedBeatHz: ClosedRange<Double> = 0.1...100
 }
 
