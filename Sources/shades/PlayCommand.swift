@@ -183,7 +183,8 @@ struct PlayCommand: ParsableCommand {
         }
         let request = try sound.makeRequest(source: source, duration: nil, defaultSeconds: 60, includingFades: false)
         if let report { try CommandPaths.checkOutput(report, option: "--report", inputs: sound.inputs(of: request)) }
-        let stream = try SoundGraph(request).makeLiveStream()
+        let graph = try SoundGraph(request)
+        let stream = try graph.makeLiveStream()
         var what = source.map { $0.lastPathComponent } ?? sound.soundFile?.lastPathComponent ?? "sound"
         switch request.level {
         case .rms(let level): what += " at \(formatNumber(level)) dBFS"
@@ -192,10 +193,7 @@ struct PlayCommand: ParsableCommand {
         }
         if let am = sound.am { what += ", AM \(am)" }
         if let notch = sound.notch { what += ", notch \(notch)" }
-        let notchDelay = try request.notches.map { (n: [NotchSpec]) throws(ShadesError) in
-            try FileChain.designs(n, channelCount: 2, sampleRate: request.sampleRate).map(\.halfLength).max() ?? 0
-        } ?? 0
-        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, notchDelay)
+        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, graph.notchDelayFrames)
     }
 
 }

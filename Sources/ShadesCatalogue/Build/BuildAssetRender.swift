@@ -110,10 +110,11 @@ enum AssetRenderer {
         guard let measured = rendered.loudness.integratedLUFS, let truePeak = rendered.loudness.truePeakDBTP else {
             throw .asset(id: id, message: "is silent: there is no loudness to set")
         }
-        let gainDB: Double
+        let chosen: LevelGains
         do throws(ShadesError) {
-            gainDB = try asset.request.level.loudnessGainDB(measuredLUFS: measured, truePeakDBTP: truePeak,
-                                                            samplePeakDBFS: rendered.loudness.samplePeakDBFS, format: asset.sampleFormat)
+            chosen = try asset.request.level.gains(for: .loudness(integratedLUFS: measured, truePeakDBTP: truePeak,
+                                                                  samplePeakDBFS: rendered.loudness.samplePeakDBFS, signalCount: rendered.channels),
+                                                   format: asset.sampleFormat)
         } catch {
             var refused = ShadesError.asset(id: id, message: error.message)
             (refused.parameter, refused.value) = (error.parameter, error.value)
@@ -121,7 +122,7 @@ enum AssetRenderer {
         }
         // The request as written: its sound with the file's decoded length recorded, at the level the gain gave.
         var written = asset.request
-        written.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + gainDB)
+        written.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + chosen.gainDB)
         written.sound = asset.request.sound.mappingFiles { file in
             var recorded = file
             recorded.frames = rendered.decodedInputFrames ?? recorded.frames
@@ -134,7 +135,7 @@ enum AssetRenderer {
                                 ditherKeys: (0..<rendered.channels).map { ditherKey &+ UInt64($0) },
                                 comment: Renderer.comment(for: written, renderedFrequencyHz: rendered.renderedFrequencyHz,
                                                           format: asset.sampleFormat))
-        try rendered.write(sink, Float(Decibels.amplitude(gainDB)))
+        try rendered.write(sink, chosen.gains)
         return try verify(asset, written: written, cacheKey: cacheKey, path: path)
     }
 
@@ -146,8 +147,8 @@ enum AssetRenderer {
         let channels: Int
         let renderedFrequencyHz: Double?
         let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
-        /// Writes the sound into the sink at the gain (linear, every channel).
-        let write: (FileSink, Float) throws(ShadesError) -> Void
+        /// Writes the sound into the sink at the gains (linear, one per channel).
+        let write: (FileSink, [Float]) throws(ShadesError) -> Void
     }
 
     /// Music streams (pass 1 measures it, pass 2 writes it: memory independent of its length); every other
@@ -160,12 +161,14 @@ enum AssetRenderer {
             }
             var meterFailure: ShadesError?
             do throws(ShadesError) {
-                try passes.measure { block in
+                _ = try passes.measure(meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: passes.channelCount)) { block in
                     guard meterFailure == nil else { return }
                     do throws(ShadesError) { try meter.add((0..<block.channelCount).map { UnsafeBufferPointer(block.channel($0)) }) } catch {
                         meterFailure = error
                     }
                 }
+                // A sound in the catalogue is all of its file.
+                if let warning = passes.lengthWarning { throw .input(warning) }
             } catch { throw .asset(id: asset.id, message: error.description) }
             let loudness: (integratedLUFS: Double?, truePeakDBTP: Double?, samplePeakDBFS: Double?)
             do throws(ShadesError) {
@@ -173,14 +176,15 @@ enum AssetRenderer {
                 loudness = try meter.result()
             } catch { throw .asset(id: asset.id, message: "cannot measure loudness: \(error.description)") }
             return Rendered(frames: passes.frames, decodedInputFrames: passes.decodedInputFrames, channels: passes.channelCount,
-                            renderedFrequencyHz: passes.renderedFrequencyHz, loudness: loudness) { (sink: FileSink, gain: Float) throws(ShadesError) in try passes.write(to: sink, gain: gain) }
+                            renderedFrequencyHz: passes.graph.renderedFrequencyHz, loudness: loudness) { (sink: FileSink, gains: [Float]) throws(ShadesError) in
+                try passes.write(to: sink, gains: gains)
+            }
         }
         let (buffer, renderedFrequencyHz) = try asset.renderBuffer()
         let rate = asset.request.sampleRate
         return Rendered(frames: buffer.frameCapacity, channels: buffer.channelCount, renderedFrequencyHz: renderedFrequencyHz,
-                        loudness: try asset.measureLoudness(buffer)) { (sink: FileSink, gain: Float) throws(ShadesError) in
-            try sink.write(SourceGroups([BufferSource(buffer: buffer, sampleRate: rate)]), frames: buffer.frameCapacity,
-                           gains: Array(repeating: gain, count: buffer.channelCount))
+                        loudness: try asset.measureLoudness(buffer)) { (sink: FileSink, gains: [Float]) throws(ShadesError) in
+            try sink.write(SourceGroups([BufferSource(buffer: buffer, sampleRate: rate)]), frames: buffer.frameCapacity, gains: gains)
         }
     }
 

@@ -68,12 +68,19 @@ package final class AudioFileSource: AudioSource {
     /// - Throws: `.runtime` naming the file when it cannot be opened, is empty, truncated (a WAV or AIFF
     ///   whose data chunk is cut), of unknown length or of a rate out of range; `.usage` for a bad
     ///   `sampleRate`.
-    package init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
+    package convenience init(path: String, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
+                             blockFrames: Int = 131_072) throws(ShadesError) {
+        if let sampleRate { try Parameter.rate.check(sampleRate, within: .wholeSampleRates) }
+        try self.init(opened: try Self.openInput(path: path), sampleRate: sampleRate, quality: quality, blockFrames: blockFrames)
+    }
+
+    /// The file `input`, opened by ``openInput(path:)`` and not read yet (its header read once is passed
+    /// along): decoding ahead starts here. Parameters and errors as ``init(path:sampleRate:quality:blockFrames:)``.
+    package init(opened input: AudioFileInput, sampleRate: Double? = nil, quality: Resampler.Quality = .best,
                 blockFrames: Int = 131_072) throws(ShadesError) {
         if let sampleRate { try Parameter.rate.check(sampleRate, within: .wholeSampleRates) }
-        let input = try Self.openInput(path: path)
         let inputRate = Double(input.sampleRate)
-        self.path = path
+        self.path = input.path
         self.input = input
         self.blockFrames = blockFrames
         inputSampleRate = inputRate

@@ -20,26 +20,6 @@ public struct RenderedSound: @unchecked Sendable {
     public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
 }
 
-/// What a file render did.
-public struct FileRenderReport: Sendable {
-    /// Linear gain applied to each signal so its RMS is the asked level.
-    package let gains: [Float]
-    /// RMS of each sounding channel's sustained sound, dBFS: the asked level, lowered by a modulation that
-    /// keeps the peak instead of the RMS (nil under a true-peak ceiling).
-    public let rmsDBFS: Double?
-    /// Largest |sample| after the gain (linear, full scale 1.0); under a ceiling, the true peak.
-    package let peak: Double
-    /// True peak after the gain, dBTP, when the policy measured it (a ceiling).
-    public let truePeakDBTP: Double?
-    /// Frames written.
-    public let frames: Int
-    /// The level of the samples in the file (quantisation included), measured as they were written.
-    package let written: WrittenLevel
-    package let renderedFrequencyHz: Double?
-    public let notes: [String]
-    public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
-}
-
 /// Renders ``RenderRequest``s to memory and to files, each at the gain its ``LevelPolicy`` chooses.
 public enum Renderer {
     /// Frames per chunk when streaming to a file or measuring: ``FileSink/defaultChunkFrames``.
@@ -122,91 +102,6 @@ public enum Renderer {
             start += frames
         }
         return output
-    }
-
-    /// Largest difference, in dB, between a one-pass file's level and the asked level that is kept (half
-    /// the 0.01 dB the level promises); a file further off is written again at the measured gain.
-    package static let onePassLevelToleranceDB = 0.005
-
-    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a ``FileSink``,
-    /// streaming in bounded memory, so that the file's RMS is the asked level (within
-    /// ``onePassLevelToleranceDB``; Float before quantisation). Nothing clips: a render that would is
-    /// refused, naming the highest level that fits. The file appears only when complete, with the
-    /// parameters in its comment tag.
-    ///
-    /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) whose
-    ///   predicted level scatter is within a third of the tolerance (white noise from 5 minutes at 48 kHz:
-    ///   0.0011 dB at 10 minutes) are written in one pass at that level and measured while written; the
-    ///   rare render further off than the tolerance is written again at the measured gain.
-    /// - Everything else takes two passes: measure, then write at the exact gain (tones and loops are
-    ///   measured without rendering). Pink noise scatters by 0.007 dB over 10 minutes, brown by 0.03 dB.
-    @discardableResult
-    public static func renderFile(_ request: RenderRequest, to path: String,
-                                  sampleFormat: SampleFormat) throws(ShadesError) -> FileRenderReport {
-        let sink: FileSink
-        _ = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
-        let graph = try SoundGraph(request)
-        sink = try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(request.sampleRate),
-                            channelMap: graph.channelMap,
-                            ditherKeys: (0..<graph.signalCount).map { SeedStream.dither.key(seed: request.resolvedSeed, channel: $0) },
-                            comment: Self.comment(for: request, renderedFrequencyHz: graph.renderedFrequencyHz,
-                                                  renderedModulationHz: graph.renderedModulationHz, format: sampleFormat),
-                            chunkFrames: graph.layout == nil ? FileChain.blockFrames : FileSink.defaultChunkFrames)
-        let signals = SourceGroups(channelCounts: graph.groupChannelCounts, make: graph.makeGroup)
-
-        switch request.level {
-        case .loudness:
-            throw .usage("a loudness target is the catalogue's (it measures the rendered sound with libebur128); render takes an RMS level or a true-peak ceiling")
-        case .truePeakCeiling(let ceiling):
-            // Pass 1: the written sound's true peak and length; pass 2: the same at the gain that keeps it under the ceiling.
-            let (peaks, frames) = graph.measure(meters: Array(repeating: TruePeakMeter(sampleRate: request.sampleRate), count: graph.signalCount))
-            if let failure = graph.failures.error { throw failure }
-            let peak = peaks.map(\.peak).max() ?? 0
-            let gain = LevelPolicy.ceilingGain(forPeak: peak, ceilingDBTP: ceiling, format: sampleFormat)
-            let level = try sink.write(signals, frames: frames, gains: Array(repeating: gain, count: graph.signalCount))
-            if let failure = graph.failures.error { throw failure }
-            return FileRenderReport(gains: Array(repeating: gain, count: graph.signalCount), rmsDBFS: nil, peak: peak * Double(gain),
-                                    truePeakDBTP: Decibels.fromAmplitude(peak * Double(gain)), frames: frames, written: level,
-                                    renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
-        case .rms(let level):
-            try LevelPolicy.refuseBelowFloor(levelDBFS: level, format: sampleFormat)
-        }
-        // One pass when it will almost surely land within the tolerance (3 standard deviations).
-        let onePass = graph.knownMeasurements == nil && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
-
-        var written: (gains: [Float], peak: Double) = ([], 0)
-        var level: WrittenLevel
-        var frames = graph.frames
-        if !onePass {
-            let measured = graph.knownMeasurements.map { ($0, graph.frames) } ?? graph.measureSustainedSignals()
-            if let failure = graph.failures.error { throw failure }
-            frames = measured.1
-            written = graph.gainsAndPeak(for: measured.0, frames: frames)
-            try LevelPolicy.refuseClipping(peak: written.peak, levelDBFS: request.levelDBFS, format: sampleFormat)
-            level = try sink.write(signals, frames: frames, gains: written.gains)
-            if let failure = graph.failures.error { throw failure }
-        } else {
-            level = try sink.create { (writer: FileSink.Writer) throws(ShadesError) -> WrittenLevel in
-                // The expected gain: the stream's level is the asked one, times the modulation's ratio.
-                let expected = [Float](repeating: Float(graph.levelRatio), count: graph.signalCount)
-                let first = try writer.write(signals, frames: graph.frames, gains: expected,
-                                             meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))
-                let measured = first.meters!
-                let exact = graph.gainsAndPeak(for: measured)
-                try LevelPolicy.refuseClipping(peak: exact.peak, levelDBFS: request.levelDBFS, format: sampleFormat)
-                let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
-                let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
-                if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
-                    written = (expected, peakAsWritten)
-                    return first.written
-                }
-                written = exact
-                return try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none).written
-            }
-        }
-        return FileRenderReport(gains: written.gains, rmsDBFS: request.levelDBFS + Decibels.fromAmplitude(graph.levelRatio),
-                                peak: written.peak, truePeakDBTP: nil, frames: frames, written: level,
-                                renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
     }
 
     /// Σx² and peak over samples in memory, in the chunks of a measuring pass (same order, same sums).

@@ -3,7 +3,8 @@ import ShadesIO
 import ShadesPlatform
 
 /// How loud a sound is made: the one place the gain of a rendered, written, built or played sound is
-/// chosen. `render`, `notch`, `stimuli`, the catalogue and `play` all go through it.
+/// chosen (``gains(for:format:)``, from what a pass measured: ``LevelMeasurement``). `render`, `notch`,
+/// `stimuli`, the catalogue and `play` all go through it.
 public enum LevelPolicy: Sendable, Equatable, Encodable {
     /// The RMS of the sustained sound (after modulation, before pulses and fades) exactly at this level,
     /// dBFS (−150 … 0). A generator's independent signals each get it; a mix or a file gets one gain for
@@ -157,6 +158,128 @@ public enum LevelPolicy: Sendable, Equatable, Encodable {
         error.parameter = .loudness
         error.value = .number(highestLUFS, .LUFS)  // the highest that fits: a catalogue lists every sound's
         return error
+    }
+}
+
+// MARK: - The one choice of gains
+
+/// What a measuring pass found of a sound: what ``LevelPolicy/gains(for:format:)`` chooses the gains from.
+/// Each policy takes its own measurement (``LevelPolicy/measurement``).
+package enum LevelMeasurement: Sendable {
+    /// For ``LevelPolicy/rms(dBFS:)``: Σx² and peak of each signal's sustained sound over `frames`.
+    case sustained(SustainedMeasurement)
+    /// For ``LevelPolicy/truePeakCeiling(dBTP:)``: the largest true peak of the sound as written (linear,
+    /// 4× oversampled, BS.1770) over all of its `signalCount` signals.
+    case truePeak(linear: Double, signalCount: Int)
+    /// For ``LevelPolicy/loudness(lufs:truePeakCeilingDBTP:)``: the rendered sound's integrated loudness
+    /// (LUFS), true peak (dBTP) and sample peak (dBFS, nil when not measured) over its `signalCount` signals.
+    case loudness(integratedLUFS: Double, truePeakDBTP: Double, samplePeakDBFS: Double?, signalCount: Int)
+}
+
+/// Σx² and peak of each signal's sustained sound over some frames, and how the signals share a level.
+package struct SustainedMeasurement: Sendable {
+    /// One per signal.
+    package let signals: [SignalMeasurement]
+    /// Frames measured.
+    package let frames: Int
+    /// True when each signal gets a gain of its own (a generator's); false: one gain for the mean power of
+    /// the ``soundingSignals`` (a mix, a file).
+    package let levelsEachSignal: Bool
+    /// The signals carried by an output channel.
+    package let soundingSignals: Set<Int>
+    /// RMS of the written sound relative to the asked level's (below 1 when modulation keeps the peak).
+    package let levelRatio: Double
+
+    /// Gain per signal bringing the sustained RMS to `levelDBFS` (each signal's own, or one gain for the
+    /// mean power of the sounding signals), and the resulting peak over all signals, linear.
+    package func gainsAndPeak(levelDBFS: Double) -> (gains: [Float], peak: Double) {
+        let n = Double(frames)
+        if levelsEachSignal {
+            var peak = 0.0
+            let gains = signals.map { m -> Float in
+                let gain = LevelPolicy.rmsGain(forRMS: (m.sumOfSquares / n).squareRoot(), levelDBFS: levelDBFS, levelRatio: levelRatio)
+                peak = max(peak, Double(m.peak) * Double(gain))
+                return gain
+            }
+            return (gains, peak)
+        }
+        let power = soundingSignals.map { signals[$0].sumOfSquares }.reduce(0, +) / (n * Double(max(1, soundingSignals.count)))
+        let gain = LevelPolicy.rmsGain(forRMS: power.squareRoot(), levelDBFS: levelDBFS, levelRatio: levelRatio)
+        let peak = (signals.map { Double($0.peak) }.max() ?? 0) * Double(gain)
+        return (Array(repeating: gain, count: signals.count), peak)
+    }
+}
+
+/// The gains a ``LevelPolicy`` chose for a sound.
+package struct LevelGains: Sendable, Equatable {
+    /// Linear gain per signal.
+    package let gains: [Float]
+    /// Largest |sample| after the gains, linear; under a ceiling or a loudness target, the true peak.
+    package let peak: Double
+    /// True peak after the gains, dBTP, when the measurement had it (a ceiling, a loudness target).
+    package let truePeakDBTP: Double?
+    /// The measured true peak before the gains, linear (a ceiling).
+    package let truePeakBeforeGain: Double?
+    /// The gain of a sound with one gain (a file, a mix, a catalogue sound), dB: the first signal's (for a
+    /// loudness target the exact dB asked, of which ``gains`` are the Float amplitude).
+    package let gainDB: Double
+
+    init(gains: [Float], peak: Double, truePeakDBTP: Double?, truePeakBeforeGain: Double? = nil, gainDB: Double? = nil) {
+        (self.gains, self.peak, self.truePeakDBTP, self.truePeakBeforeGain) = (gains, peak, truePeakDBTP, truePeakBeforeGain)
+        self.gainDB = gainDB ?? Decibels.fromAmplitude(Double(gains.first ?? 1))
+    }
+}
+
+extension LevelPolicy {
+    /// What a pass must measure for this policy to choose the gains.
+    package enum Measurement: Sendable {
+        /// The sustained sound's Σx² and peak per signal (``rms(dBFS:)``).
+        case sustainedRMS
+        /// The written sound's true peak (``truePeakCeiling(dBTP:)``).
+        case truePeak
+        /// Integrated loudness and true peak, with libebur128 (``loudness(lufs:truePeakCeilingDBTP:)``): the catalogue's.
+        case loudness
+    }
+
+    /// What a pass must measure for this policy.
+    package var measurement: Measurement {
+        switch self {
+        case .rms: return .sustainedRMS
+        case .truePeakCeiling: return .truePeak
+        case .loudness: return .loudness
+        }
+    }
+
+    /// The gains of a sound written in `format`, from what its measuring pass found: the one place the
+    /// level of a rendered, notched, built or played sound is chosen.
+    ///
+    /// - ``rms(dBFS:)``: the exact RMS; refused when a sample would clip in `format`, naming the highest
+    ///   level that fits.
+    /// - ``truePeakCeiling(dBTP:)``: gain 1, lowered just enough for the true peak to stay at or below the
+    ///   ceiling as `format` holds it.
+    /// - ``loudness(lufs:truePeakCeilingDBTP:)``: the gain that reaches the target; refused when the true
+    ///   peak would pass the ceiling, naming the highest loudness that fits.
+    ///
+    /// `measured` must be this policy's ``measurement``.
+    package func gains(for measured: LevelMeasurement, format: SampleFormat) throws(ShadesError) -> LevelGains {
+        switch (self, measured) {
+        case (.rms(let level), .sustained(let sustained)):
+            let (gains, peak) = sustained.gainsAndPeak(levelDBFS: level)
+            try Self.refuseClipping(peak: peak, levelDBFS: level, format: format)
+            return LevelGains(gains: gains, peak: peak, truePeakDBTP: nil)
+        case (.truePeakCeiling(let ceiling), .truePeak(let peak, let signalCount)):
+            let gain = Self.ceilingGain(forPeak: peak, ceilingDBTP: ceiling, format: format)
+            let after = peak * Double(gain)
+            return LevelGains(gains: Array(repeating: gain, count: signalCount), peak: after, truePeakDBTP: Decibels.fromAmplitude(after),
+                              truePeakBeforeGain: peak)
+        case (.loudness, .loudness(let lufs, let truePeak, let samplePeak, let signalCount)):
+            let gainDB = try loudnessGainDB(measuredLUFS: lufs, truePeakDBTP: truePeak, samplePeakDBFS: samplePeak, format: format)
+            let gain = Float(Decibels.amplitude(gainDB))
+            return LevelGains(gains: Array(repeating: gain, count: signalCount), peak: Decibels.amplitude(truePeak + gainDB),
+                              truePeakDBTP: truePeak + gainDB, gainDB: gainDB)
+        default:
+            preconditionFailure("a \(measurement) policy measured as \(measured)")
+        }
     }
 }
 

@@ -15,6 +15,9 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
     public var level: LevelPolicy
     /// Random seed, unless the sound fixes its own (``Sound/seed``).
     public var seed: UInt64
+    /// libsamplerate's converter when a sound file is resampled to ``sampleRate`` (best by default; not
+    /// encoded: `shades notch --quality`).
+    package var resamplerQuality: Resampler.Quality = .best
     /// Loop mode: the file repeats seamlessly (noise shaped over the whole length, tones and modulation
     /// with whole cycles).
     public var loop: Bool

@@ -64,6 +64,11 @@ public struct SoundGraph: Sendable {
 
     /// A file that could no longer be opened by a pass (see ``GraphFailures``).
     let failures: GraphFailures
+    /// The sound file of a file sound (opened once), nil for any other sound.
+    package internal(set) var soundFile: GraphSoundFile?
+    /// Frames the notch filters read ahead of their output, the longest kernel's half length (0 without a
+    /// notch): a notched file played live is that much later than it is read.
+    package internal(set) var notchDelayFrames = 0
 
     /// Independent signals (mono channels of the groups).
     package var signalCount: Int { groupChannelCounts.reduce(0, +) }
@@ -101,9 +106,15 @@ public struct SoundGraph: Sendable {
     /// Validates `request` and builds its graph; loops (and sounds synthesised whole) are made here, over their
     /// whole length, up to ``LoopNoise/largestSynthesisFrames``; longer loops of coloured noise stream.
     public init(_ request: RenderRequest) throws(ShadesError) {
+        try self.init(request, opened: nil)
+    }
+
+    /// The graph of a file sound whose file's header has been read already (`opened`: the file the sound
+    /// plays, not read yet), so it is opened once.
+    package init(_ request: RenderRequest, opened: GraphSoundFile?) throws(ShadesError) {
         try request.validate()
         guard let generator = request.sound.generator, request.sound.swell == nil else {
-            self = try Self.composite(request)
+            self = try Self.composite(request, opened: opened)
             return
         }
         let (rate, frames) = (request.sampleRate, request.frameCount)
@@ -120,6 +131,7 @@ public struct SoundGraph: Sendable {
         var context = SignalContext(
             request: request, notches: request.notches.map { Self.notchDesigns($0, layout: request.resolvedLayout, sampleRate: rate) },
             shape: try request.sound.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) })
+        notchDelayFrames = context.notches?.map(\.halfLength).max() ?? 0
         let signals = try generator.kind.signals(&context)
         var notes = context.notes
         var measured = signals.measured
@@ -221,21 +233,27 @@ public struct SoundGraph: Sendable {
     /// the mean power of a mix's or file's channels), and the resulting peak over all signals (pulses and
     /// fades only lower it).
     func gainsAndPeak(for measurements: [SignalMeasurement], frames: Int? = nil) -> (gains: [Float], peak: Double) {
-        let n = Double(frames ?? self.frames)
-        if levelsEachSignal {
-            var peak = 0.0
-            let gains = measurements.map { m -> Float in
-                let gain = LevelPolicy.rmsGain(forRMS: (m.sumOfSquares / n).squareRoot(), levelDBFS: levelDBFS, levelRatio: levelRatio)
-                peak = max(peak, Double(m.peak) * Double(gain))
-                return gain
-            }
-            return (gains, peak)
+        sustained(measurements, frames: frames ?? self.frames).gainsAndPeak(levelDBFS: levelDBFS)
+    }
+
+    /// `measurements` of the sustained signals over `frames`, with how the graph's signals share a level.
+    func sustained(_ measurements: [SignalMeasurement], frames: Int) -> SustainedMeasurement {
+        SustainedMeasurement(signals: measurements, frames: frames, levelsEachSignal: levelsEachSignal,
+                             soundingSignals: Set(channelMap.compactMap { $0 }), levelRatio: levelRatio)
+    }
+
+    /// The measuring pass of the ``level`` policy (not for a loudness target, which the catalogue measures
+    /// with libebur128): the sustained signals' RMS, or the written sound's true peak; and the frames
+    /// measured (a file's decoded length).
+    func measureForLevel() -> (measured: LevelMeasurement, frames: Int) {
+        switch level.measurement {
+        case .truePeak:
+            let (peaks, frames) = measure(meters: Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: signalCount))
+            return (.truePeak(linear: peaks.map(\.peak).max() ?? 0, signalCount: signalCount), frames)
+        case .sustainedRMS, .loudness:
+            let (meters, frames) = knownMeasurements.map { ($0, self.frames) } ?? measureSustainedSignals()
+            return (.sustained(sustained(meters, frames: frames)), frames)
         }
-        let sounding = Set(channelMap.compactMap { $0 })
-        let power = sounding.map { measurements[$0].sumOfSquares }.reduce(0, +) / (n * Double(max(1, sounding.count)))
-        let gain = LevelPolicy.rmsGain(forRMS: power.squareRoot(), levelDBFS: levelDBFS, levelRatio: levelRatio)
-        let peak = (measurements.map { Double($0.peak) }.max() ?? 0) * Double(gain)
-        return (Array(repeating: gain, count: signalCount), peak)
     }
 
     /// The per-signal `gains` as gains per output channel (1 for a silent channel).
@@ -271,24 +289,13 @@ extension SoundGraph {
 
     public func makeLiveStream() throws(ShadesError) -> LiveStream {
         if layout != nil { return LiveStream(source: makeSource(), frames: nil, gainDB: 0) }
-        let gain: Float
-        var frames: Int?
-        switch level {
-        case .loudness:
+        if level.measurement == .loudness {
             throw .usage("a loudness target needs the whole sound rendered first (allowed live: an RMS level or a true-peak ceiling)")
-        case .rms:
-            let (measured, measuredFrames) = measureSustainedSignals()
-            if playsFileToEnd { frames = measuredFrames }
-            let (gains, peak) = gainsAndPeak(for: measured, frames: measuredFrames)
-            try LevelPolicy.refuseClipping(peak: peak, levelDBFS: levelDBFS, format: .f32)
-            gain = gains.first ?? 1
-        case .truePeakCeiling(let ceiling):
-            let (peaks, measuredFrames) = measure(meters: Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: signalCount))
-            if playsFileToEnd { frames = measuredFrames }
-            gain = LevelPolicy.ceilingGain(forPeak: peaks.map(\.peak).max() ?? 0, ceilingDBTP: ceiling, format: .f32)
         }
+        let (measured, measuredFrames) = measureForLevel()
         if let failure = failures.error { throw failure }
+        let gain = try level.gains(for: measured, format: .f32).gains.first ?? 1
         let scaled = try! MixSource(layers: [MixSource.Layer(source: makeChain(0, false).source, gain: gain)])
-        return LiveStream(source: scaled, frames: frames, gainDB: Decibels.fromAmplitude(Double(gain)))
+        return LiveStream(source: scaled, frames: playsFileToEnd ? measuredFrames : nil, gainDB: Decibels.fromAmplitude(Double(gain)))
     }
 }

@@ -1,0 +1,111 @@
+import ShadesDSP
+import ShadesIO
+
+/// What a file render did.
+public struct FileRenderReport: Sendable {
+    /// Linear gain applied to each signal so its RMS is the asked level.
+    package let gains: [Float]
+    /// RMS of each sounding channel's sustained sound, dBFS: the asked level, lowered by a modulation that
+    /// keeps the peak instead of the RMS (nil under a true-peak ceiling).
+    public let rmsDBFS: Double?
+    /// Largest |sample| after the gain (linear, full scale 1.0); under a ceiling, the true peak.
+    package let peak: Double
+    /// True peak after the gain, dBTP, when the policy measured it (a ceiling).
+    public let truePeakDBTP: Double?
+    /// Frames written.
+    public let frames: Int
+    /// The level of the samples in the file (quantisation included), measured as they were written.
+    package let written: WrittenLevel
+    package let renderedFrequencyHz: Double?
+    public let notes: [String]
+    public var peakDBFS: Double { Decibels.fromAmplitude(peak) }
+}
+
+extension Renderer {
+    /// Largest difference, in dB, between a one-pass file's level and the asked level that is kept (half
+    /// the 0.01 dB the level promises); a file further off is written again at the measured gain.
+    package static let onePassLevelToleranceDB = 0.005
+
+    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a ``FileSink``,
+    /// streaming in bounded memory, at the gains its ``LevelPolicy`` chooses (``LevelPolicy/gains(for:format:)``):
+    /// an RMS level exact within ``onePassLevelToleranceDB`` (Float before quantisation), refused when it
+    /// would clip, naming the highest level that fits; or a file's own level under a true-peak ceiling. The
+    /// file appears only when complete, with the parameters in its comment tag.
+    ///
+    /// - A file played to its end: ``FileSoundPasses`` (decoded, resampled and notched once, kept, written).
+    /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) whose
+    ///   predicted level scatter is within a third of the tolerance (white noise from 5 minutes at 48 kHz:
+    ///   0.0011 dB at 10 minutes) are written in one pass at that level and measured while written; the
+    ///   rare render further off than the tolerance is written again at the measured gain.
+    /// - Everything else takes two passes: measure, then write at the exact gain (tones and loops are
+    ///   measured without rendering). Pink noise scatters by 0.007 dB over 10 minutes, brown by 0.03 dB.
+    @discardableResult
+    public static func renderFile(_ request: RenderRequest, to path: String,
+                                  sampleFormat: SampleFormat) throws(ShadesError) -> FileRenderReport {
+        _ = try AudioFileFormat(container: try Container(path: path), sampleFormat: sampleFormat)
+        let graph = try SoundGraph(request)
+        let comment = Self.comment(for: request, renderedFrequencyHz: graph.renderedFrequencyHz,
+                                   renderedModulationHz: graph.renderedModulationHz, format: sampleFormat)
+        return try renderFile(graph, to: path, sampleFormat: sampleFormat, ditherSeed: request.resolvedSeed,
+                              keepsFileSound: request.pulses == nil && request.fades == nil) { _ in comment }
+    }
+
+    /// Renders `graph` to `path` as ``renderFile(_:to:sampleFormat:)`` does, its comment tag from the gains
+    /// chosen, its dither from `ditherSeed`. A file played to its end is kept between its passes when
+    /// `keepsFileSound` (its measured sound is the one written: no pulses or fades under an RMS level).
+    package static func renderFile(_ graph: SoundGraph, to path: String, sampleFormat: SampleFormat, ditherSeed: UInt64,
+                                   keepsFileSound: Bool = true,
+                                   comment: (LevelGains) -> String) throws(ShadesError) -> FileRenderReport {
+        if graph.level.measurement == .loudness {
+            throw .usage("a loudness target is the catalogue's (it measures the rendered sound with libebur128); render takes an RMS level or a true-peak ceiling")
+        }
+        if case .rms(let level) = graph.level { try LevelPolicy.refuseBelowFloor(levelDBFS: level, format: sampleFormat) }
+        func sink(_ gains: LevelGains) throws(ShadesError) -> FileSink {
+            try FileSink(path: path, sampleFormat: sampleFormat, sampleRate: Int(graph.sampleRate), channelMap: graph.channelMap,
+                         ditherKeys: (0..<graph.signalCount).map { SeedStream.dither.key(seed: ditherSeed, channel: $0) },
+                         comment: comment(gains), chunkFrames: graph.layout == nil ? FileChain.blockFrames : FileSink.defaultChunkFrames)
+        }
+        func report(_ chosen: LevelGains, frames: Int, written: WrittenLevel) -> FileRenderReport {
+            let rms = graph.level.rmsDBFS.map { $0 + Decibels.fromAmplitude(graph.levelRatio) }
+            return FileRenderReport(gains: chosen.gains, rmsDBFS: rms, peak: chosen.peak, truePeakDBTP: chosen.truePeakDBTP,
+                                    frames: frames, written: written, renderedFrequencyHz: graph.renderedFrequencyHz, notes: graph.notes)
+        }
+
+        if graph.playsFileToEnd && (keepsFileSound || graph.level.measurement == .truePeak) {
+            let passes = FileSoundPasses(graph)
+            let chosen = try graph.level.gains(for: try passes.measureForLevel(), format: sampleFormat)
+            let written = try passes.write(to: try sink(chosen), gains: chosen.gains)
+            return report(chosen, frames: passes.frames, written: written)
+        }
+        // One pass when it will almost surely land within the tolerance (3 standard deviations).
+        let onePass = graph.level.measurement == .sustainedRMS && graph.knownMeasurements == nil
+            && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
+        let signals = SourceGroups(channelCounts: graph.groupChannelCounts, make: graph.makeGroup)
+        guard onePass else {
+            let (measured, frames) = graph.measureForLevel()
+            if let failure = graph.failures.error { throw failure }
+            let chosen = try graph.level.gains(for: measured, format: sampleFormat)
+            let written = try sink(chosen).write(signals, frames: frames, gains: chosen.gains)
+            if let failure = graph.failures.error { throw failure }
+            return report(chosen, frames: frames, written: written)
+        }
+        // The expected gain: the stream's level is the asked one, times the modulation's ratio.
+        let expected = [Float](repeating: Float(graph.levelRatio), count: graph.signalCount)
+        var chosen = LevelGains(gains: expected, peak: 0, truePeakDBTP: nil)
+        let written = try sink(chosen).create { (writer: FileSink.Writer) throws(ShadesError) -> WrittenLevel in
+            let first = try writer.write(signals, frames: graph.frames, gains: expected,
+                                         meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))
+            let measured = first.meters!
+            let exact = try graph.level.gains(for: .sustained(graph.sustained(measured, frames: graph.frames)), format: sampleFormat)
+            let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
+            let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
+            if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
+                chosen = LevelGains(gains: expected, peak: peakAsWritten, truePeakDBTP: nil)
+                return first.written
+            }
+            chosen = exact
+            return try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none).written
+        }
+        return report(chosen, frames: graph.frames, written: written)
+    }
+}
