@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import CSndFile
+import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
 import ShadesRender

@@ -459,7 +459,7 @@ struct NotchPlan {
         result.inputPeak = tap?.peaks.map(\.peak).max() ?? 0
         result.outputPeak = peaks.map(\.peak).max() ?? 0
         // Too short to say anything (the rule of a Welch estimate): no spectrum.
-        let long = result.inputFrames >= SpectrumAccumulator.minimumFrameCount
+        let long = result.inputFrames >= WelchWindow.minimumFrameCount
         result.spectra = (0..<channelCount).map { long ? notched.inputSpectrum(channel: $0) : nil }
         result.notched = kept
         return result
