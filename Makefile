@@ -71,8 +71,9 @@ catalogue: build
 
 # The suite includes PublicAPITests: the public API of the library products must be API/public-api.txt.
 # The live tests run apart, after the others, against a server of their own (one null sink: one at a time).
+# Every module a target imports must be among its declared dependencies (--explicit-target-dependency-import-check).
 test: deps test-deps live-deps
-	swift test $(SWIFT_FLAGS) --skip ShadesLiveTests
+	swift test $(SWIFT_FLAGS) --explicit-target-dependency-import-check error --skip ShadesLiveTests
 	bash scripts/live-tests.sh $(SWIFT_FLAGS)
 
 # Regenerates API/public-api.txt, the listing of the public API of the library products, from the modules'

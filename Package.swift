@@ -9,7 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // MARK: Public API
-        /// Generators, filters and analysis; no file I/O. Depends only on FFTW, so an app can embed it.
+        /// Generators, filters, the real-time mixer and live metering; no file I/O. Depends only on FFTW, so an
+        /// app can embed it.
         .library(name: "ShadesDSP", targets: ["ShadesDSP"]),
         /// Sound files (libsndfile) and resampling (libsamplerate).
         .library(name: "ShadesIO", targets: ["ShadesIO"]),
@@ -19,8 +20,8 @@ let package = Package(
         .library(name: "ShadesAnalysis", targets: ["ShadesAnalysis"]),
         /// The app's sound catalogue: JSON presets, loudness-matched assets, manifest and page.
         .library(name: "ShadesCatalogue", targets: ["ShadesCatalogue"]),
-        /// Live playback of a `PlayerEngine` through the sound card (PortAudio).
-        .library(name: "ShadesPlayback", targets: ["ShadesPlayback"]),
+        /// The sound card through PortAudio: plays a `PlayerEngine` (AudioOutput) and records (AudioInput).
+        .library(name: "ShadesAudioDevice", targets: ["ShadesAudioDevice"]),
         /// The clinician's procedures as state machines: pitch match, audiometry, tinnitus loudness and MML.
         .library(name: "ShadesProcedures", targets: ["ShadesProcedures"]),
         .executable(name: "shades", targets: ["shades"]),
@@ -68,28 +69,36 @@ let package = Package(
             resources: [.embedInCode("Presets/personal.json")]),
         /// ALSA's error handler set to drop its messages (PortAudio's ALSA back end prints them on every start).
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
-        .target(name: "ShadesPlayback", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
+        .target(name: "ShadesAudioDevice", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
         .target(name: "ShadesProcedures", dependencies: ["ShadesDSP", "ShadesRender", "ShadesPlatform"]),
         /// SIGINT, SIGTERM and SIGHUP handled on a normal thread: the handler only stores the signal and writes
         /// to a pipe (async-signal-safe); a watcher thread does the cleanup.
         .target(name: "CInterrupts"),
         .executableTarget(
             name: "shades",
-            dependencies: ["ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback", "ShadesProcedures", "ShadesPlatform", "CInterrupts",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesAudioDevice", "ShadesProcedures",
+                           "ShadesPlatform", "CInterrupts",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
-        .target(name: "ShadesTestSupport", path: "Tests/Support"),
+        /// What several test targets share: whole decoded files, test signals, whole-buffer spectrum estimates.
+        .target(name: "ShadesTestSupport", dependencies: ["ShadesDSP", "ShadesIO", "ShadesAnalysis"], path: "Tests/Support"),
         /// Heap figures (glibc mallinfo2) for the leak tests of fuzz findings, and counts of one thread's allocations,
         /// frees and mutex locks (malloc and pthread_mutex_lock replaced) for the real-time tests.
         .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
-        .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "CHeapStatistics"]),
-        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesIO", "ShadesTestSupport"]),
+        /// The DSP suites measure what they test with ShadesAnalysis' accumulators (tone, modulation, seam, notch).
+        .testTarget(name: "ShadesDSPTests", dependencies: ["ShadesDSP", "ShadesAnalysis", "ShadesPlatform", "ShadesTestSupport", "CHeapStatistics"]),
+        .testTarget(name: "ShadesIOTests", dependencies: ["ShadesDSP", "ShadesIO", "ShadesTestSupport"]),
         // A library suite with a few command-line checks among its tests (StimuliTests, NotchedNoiseTests,
         // MP3InputTests, FileAnalysisTests) needs the `shades` binary built too.
-        .testTarget(name: "ShadesRenderTests", dependencies: ["ShadesRender", "ShadesTestSupport", "CHeapStatistics", "shades"]),
-        .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesAnalysis", "ShadesRender", "ShadesTestSupport", "shades"]),
-        .testTarget(name: "ShadesCatalogueTests", dependencies: ["ShadesCatalogue", "ShadesTestSupport"]),
+        .testTarget(
+            name: "ShadesRenderTests",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesProcedures", "CSndFile", "ShadesTestSupport",
+                           "CHeapStatistics", "shades"]),
+        .testTarget(name: "ShadesAnalysisTests", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesTestSupport", "shades"]),
+        .testTarget(
+            name: "ShadesCatalogueTests",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesTestSupport"]),
         /// The procedures' state machines and their simulated listeners: pitch match, audiometry, loudness, MML and
         /// the half-gain rule of an audiogram.
         .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
@@ -97,7 +106,8 @@ let package = Package(
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(
             name: "ShadesCommandLineTests",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesCatalogue", "ShadesProcedures", "ShadesTestSupport", "shades"]),
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesProcedures", "ShadesTestSupport",
+                           "shades"]),
         /// `shades play` and the interactive procedures (in tmux) through a real audio server (a headless
         /// PulseAudio started by scripts/live-tests.sh, `make test-live`); skipped when none is reachable.
         .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesDSP", "ShadesAnalysis", "ShadesProcedures", "ShadesTestSupport", "shades"]),
@@ -105,7 +115,7 @@ let package = Package(
         /// (`make api-listing` regenerates it). It reads the modules' symbol graphs, so it depends on them.
         .testTarget(
             name: "ShadesAPITests",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesPlayback",
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesAudioDevice",
                            "ShadesProcedures"]),
     ]
 )
@@ -118,16 +128,16 @@ if Context.environment["SHADES_FUZZ"] != nil {
         // Reading typed values from a fuzzer's input; the invariant check that stops a run.
         .target(name: "FuzzSupport", path: "Fuzz/Support"),
         // Catalogue files: JSON reader, schema, validation, assets.
-        .executableTarget(name: "FuzzPresetParser", dependencies: ["FuzzSupport", "ShadesCatalogue"],
+        .executableTarget(name: "FuzzPresetParser", dependencies: ["FuzzSupport", "ShadesDSP", "ShadesCatalogue"],
                           path: "Fuzz/Targets/FuzzPresetParser"),
         // Durations, frequencies, levels, loudness and calibrations as users type them.
-        .executableTarget(name: "FuzzValueParsing", dependencies: ["FuzzSupport", "ShadesRender"],
+        .executableTarget(name: "FuzzValueParsing", dependencies: ["FuzzSupport", "ShadesDSP", "ShadesRender"],
                           path: "Fuzz/Targets/FuzzValueParsing"),
         // Sound files through libsndfile and AudioFileInput's checks.
-        .executableTarget(name: "FuzzAudioFile", dependencies: ["FuzzSupport", "ShadesIO"],
+        .executableTarget(name: "FuzzAudioFile", dependencies: ["FuzzSupport", "ShadesDSP", "ShadesIO"],
                           path: "Fuzz/Targets/FuzzAudioFile"),
         // The analysis accumulators and LoudnessMeter on hostile samples.
-        .executableTarget(name: "FuzzAnalysis", dependencies: ["FuzzSupport", "ShadesAnalysis"],
+        .executableTarget(name: "FuzzAnalysis", dependencies: ["FuzzSupport", "ShadesDSP", "ShadesAnalysis"],
                           path: "Fuzz/Targets/FuzzAnalysis"),
     ]
 }

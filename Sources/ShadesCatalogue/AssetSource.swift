@@ -4,35 +4,11 @@ import ShadesIO
 import ShadesRender
 
 extension CatalogueAsset {
-    /// A catalogue sound as a stream: its source and its length.
-    package struct Stream {
-        /// The sound block by block: the samples the catalogue file holds before its loudness gain (and
-        /// quantisation).
-        package let source: any AudioSource
-        /// Frames of the catalogue file (the source goes on past them: generators are endless, music and
-        /// loops end in silence).
-        package let frameCount: Int
-        /// The tone frequency rendered (a loop adjusts it), Hz.
-        package let renderedFrequencyHz: Double?
-    }
-
     /// The request at the reference level: what the builder renders before setting the loudness.
-    private var referenceRequest: RenderRequest {
+    package var referenceRequest: RenderRequest {
         var r = resolvedRequest
         r.level = r.sound.file != nil ? .truePeakCeiling(dBTP: 0) : .rms(dBFS: RenderRequest.referenceLevelDBFS)
         return r
-    }
-
-    /// The sound as a stream through its ``SoundGraph``: a generator's signals at the reference level
-    /// (exact, measured over the file's length as the file has it), a mix's layers each at it times their
-    /// gains, a file as decoded and notched. Not real-time: the exact levels take a measuring pass first.
-    package func makeStream() throws(ShadesError) -> Stream {
-        let graph: SoundGraph
-        do throws(ShadesError) { graph = try SoundGraph(referenceRequest) } catch { throw .asset(id: id, message: error.description) }
-        let frames = graph.playsFileToEnd ? graph.measure(meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0),
-                                                                         count: graph.signalCount)).frames : graph.frames
-        let gains = graph.layout == nil ? Array(repeating: Float(1), count: graph.signalCount) : graph.exactGains()
-        return Stream(source: graph.makeSource(gains: gains), frameCount: frames, renderedFrequencyHz: graph.renderedFrequencyHz)
     }
 
     /// The sound in two streaming passes (``FileSoundPasses``) when it plays a file to its end (music): its

@@ -8,7 +8,7 @@ import ShadesDSP
 import ShadesIO
 import ShadesRender
 import ShadesProcedures
-import ShadesPlayback
+import ShadesAudioDevice
 import ShadesPlatform
 
 /// `shades match`: interactive pitch matching (binary method, Henry et al. 2001) in the terminal, or the

@@ -7,7 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
-import ShadesPlayback
+import ShadesAudioDevice
 import ShadesPlatform
 
 /// `shades meter`: a live sound level meter on an input device (a microphone; a sound server's monitor).

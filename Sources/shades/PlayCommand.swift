@@ -5,7 +5,7 @@ import ShadesIO
 import ShadesRender
 import ShadesAnalysis
 import ShadesCatalogue
-import ShadesPlayback
+import ShadesAudioDevice
 import ShadesPlatform
 
 /// `shades play SOURCE …`: a sound, a music file or a catalogue preset through the sound card, live.

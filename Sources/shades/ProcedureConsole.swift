@@ -6,7 +6,7 @@ import Foundation
 import ShadesDSP
 import ShadesRender
 import ShadesProcedures
-import ShadesPlayback
+import ShadesAudioDevice
 import ShadesPlatform
 
 /// The live side of an interactive procedure (`match`, `audiometry`, `loudness-match`, `mml`): sounds

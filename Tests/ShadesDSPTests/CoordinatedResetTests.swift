@@ -1,4 +1,5 @@
 import Testing
+import ShadesAnalysis
 import ShadesDSP
 #if canImport(Glibc)
 import Glibc

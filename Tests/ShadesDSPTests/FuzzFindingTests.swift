@@ -1,5 +1,6 @@
 import Testing
 import CHeapStatistics
+import ShadesAnalysis
 import ShadesDSP
 
 /// What the fuzzers found in ShadesDSP (Fuzz/, `make fuzz`); each input is also in Fuzz/Corpus/.

@@ -1,5 +1,7 @@
 import Testing
+import ShadesAnalysis
 import ShadesDSP
+import ShadesTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

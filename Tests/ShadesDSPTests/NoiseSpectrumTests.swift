@@ -1,5 +1,7 @@
 import Testing
+import ShadesAnalysis
 import ShadesDSP
+import ShadesTestSupport
 
 /// Long renders measured in third-octave bands against the ideal line (offset fitted).
 /// Spec: 10-minute stereo render within ±0.12 dB from 40 Hz to 20 kHz and ±0.25 dB from 20 to 40 Hz;

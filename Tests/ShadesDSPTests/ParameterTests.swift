@@ -1,4 +1,5 @@
 import Testing
+import ShadesAnalysis
 import ShadesDSP
 
 /// Parameters defined as data: each definition's check, and every range check of the generators,

@@ -1,5 +1,6 @@
 import Testing
 import ShadesDSP
+import ShadesTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -19,12 +19,6 @@ func renderInRandomBlocks(_ source: some AudioSource, frames: Int, maxBlock: Int
     return buffer
 }
 
-extension AudioBuffer {
-    func withSamples<R>(channel: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
-        try withChannel(channel) { try body(UnsafeBufferPointer($0)) }
-    }
-}
-
 /// Log-spaced frequencies from `low` to `high` Hz, `perOctave` points per octave.
 func logFrequencies(from low: Double, to high: Double, perOctave: Int = 24) -> [Double] {
     var result: [Double] = []

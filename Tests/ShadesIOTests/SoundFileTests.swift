@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesDSP
 import ShadesIO
+import ShadesTestSupport
 
 @Suite struct SoundFileTests {
     let folder: String = {

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ShadesAnalysis
 import ShadesDSP
 import ShadesTestSupport
 

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import CSndFile
+import ShadesAnalysis
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -144,7 +145,7 @@ import ShadesTestSupport
         let y = try decoded(output)
         #expect(y.buffer.frameCapacity == frames && y.buffer.channelCount == channels && y.sampleRate == 22_050)
         #expect(report.outputDelayFrames > 0 && report.frames == frames)
-        if frames < SpectrumAccumulator.minimumFrameCount { #expect(report.warnings.first?.contains("too short") == true) }
+        if frames < WelchWindow.minimumFrameCount { #expect(report.warnings.first?.contains("too short") == true) }
         let json = try JSONEncoder().encode(report)
         let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
         #expect(object["frames"] as? Int == report.frames && object["outputDelayFrames"] as? Int == report.outputDelayFrames)

@@ -190,8 +190,6 @@ package struct NotchDesign: Sendable {
     package var tapCount: Int { 2 * halfLength + 1 }
     /// Group delay of the causal kernel: M frames (half the kernel length).
     package var groupDelayFrames: Int { halfLength }
-    /// False when the kernel was capped (see ``isLengthCapped``).
-    package var meetsSpecification: Bool { !isLengthCapped }
 
     /// Designs the kernel for `notches` at `sampleRate`.
     ///

@@ -1,8 +1,8 @@
 /// Small dense linear algebra for filter design and fitting.
-enum LinearAlgebra {
+package enum LinearAlgebra {
     /// Solves the p×p system `matrix`·x = `right` (row-major) by Gaussian elimination with partial
     /// pivoting; zeros if the matrix is singular.
-    static func solve(_ matrix: [Double], _ right: [Double], size p: Int) -> [Double] {
+    package static func solve(_ matrix: [Double], _ right: [Double], size p: Int) -> [Double] {
         var a = matrix, b = right
         for column in 0..<p {
             let pivot = (column..<p).max { abs(a[$0 * p + column]) < abs(a[$1 * p + column]) }!

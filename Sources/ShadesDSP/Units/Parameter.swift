@@ -375,6 +375,6 @@ package struct Parameter: Sendable, Hashable, Identifiable {
 
 /// A range limit in a message: whole numbers as they are, others to 0.1 from 1000 (Nyquist, centres), to
 /// 0.01 from 10 and to four decimals below (ratios, a frame in milliseconds).
-func formatLimit(_ value: Double) -> String {
+package func formatLimit(_ value: Double) -> String {
     formatNumber(value, roundedTo: abs(value) >= 1000 ? 1 : abs(value) >= 10 ? 2 : 4)
 }

@@ -72,12 +72,12 @@ package final class AudioFileInput {
     }
 
     /// libsndfile's format code (major | minor).
-    var formatCode: Int32 { file.formatCode }
+    package var formatCode: Int32 { file.formatCode }
 
     /// Set when libsndfile stopped at its estimated length while the decoder had more: it never decodes past
     /// the count it announced, and mpg123's estimate for a variable-bit-rate MP3 without a Xing/LAME header
     /// comes from its first frame (here 43,781 of 133,632 frames). How much is lost is not known.
-    var cutAtEstimate: String? {
+    package var cutAtEstimate: String? {
         file.stoppedAtAnnouncedLength
             ? "libsndfile stops at its estimate of \(frameCount) frames, but the decoder has more: "
                 + "an MP3 of variable bit rate without a Xing/LAME header? Another decoder reads it whole"

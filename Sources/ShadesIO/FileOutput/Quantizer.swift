@@ -18,11 +18,18 @@ package struct SignalQuantizer: Sendable {
         dither.quantize16(samples, scale: gain * 32_768, into: output)
     }
 
-    /// ``quantize16(_:gain:into:)`` that also adds `samples` (before the gain) to `meter` (a level meter in
-    /// the same pass).
+    /// ``quantize16(_:gain:into:)`` that also adds `samples` (before the gain) to `meter`: a
+    /// ``SignalMeasurement`` inside the quantiser's pass over the samples (the same sums as its `add`), any
+    /// other meter in a pass of its own first.
     package mutating func quantize16<M: SampleMeter>(_ samples: UnsafeBufferPointer<Float>, gain: Float,
                                                     into output: UnsafeMutableBufferPointer<Int16>, measuring meter: inout M) -> SignalMeasurement {
-        meter.addQuantizing16(samples, scale: gain * 32_768, into: output, dither: &dither)
+        if var level = meter as? SignalMeasurement {
+            let written = dither.quantize16(samples, scale: gain * 32_768, into: output, measuringInput: &level)
+            meter = level as! M
+            return written
+        }
+        meter.add(samples)
+        return dither.quantize16(samples, scale: gain * 32_768, into: output)
     }
 
     /// `samples` × `gain` → Float `output` (for 24-bit and float files; libsndfile converts).

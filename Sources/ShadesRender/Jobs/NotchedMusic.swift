@@ -93,7 +93,7 @@ package enum NotchedMusic {
             let input = file.measuredInput!
             let inputFrames = input.file.inputFramesDecoded ?? 0
             // Too short to say anything (the rule of a Welch estimate): no spectrum.
-            let long = inputFrames >= SpectrumAccumulator.minimumFrameCount
+            let long = inputFrames >= WelchWindow.minimumFrameCount
             let spectra = (0..<file.channelCount).map { long ? input.notched?.inputSpectrum(channel: $0) : nil }
             let suitability = suitability(spectra, channelNotches: plan.channelNotches, sampleRate: plan.request.sampleRate)
             let gain = rendered.gains.first ?? 1

@@ -1,3 +1,4 @@
+import ShadesDSP
 import ShadesPlatform
 
 /// Sinusoidal amplitude modulation found in a signal: x(t) ≈ c(t)·A·(1 + m·sin(2π·f·t + φ)).

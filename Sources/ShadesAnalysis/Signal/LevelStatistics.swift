@@ -1,3 +1,5 @@
+import ShadesDSP
+
 /// Per-file level statistics accumulated block by block: RMS, sample peak, clipped samples and DC offset
 /// per channel, and the correlation of channels 0 and 1.
 ///
@@ -7,7 +9,7 @@ package struct LevelStatistics: Sendable {
     /// |x| at or above this counts as clipped: 1 − 2⁻¹⁵ = 32767/32768, the largest positive 16-bit
     /// sample (−1.0 is the most negative one). A Float file that went over full scale and a 16-bit file
     /// that hit its limits both count.
-    package static let clipThreshold: Float = 1 - 1.0 / 32768
+    package static let clipThreshold: Float = LevelKernel.clipThreshold
 
     /// Channels per frame.
     package let channelCount: Int
@@ -115,44 +117,4 @@ public struct LevelReport: Encodable, Sendable, Equatable {
     package var samplePeakDBFS: Double? { channels.compactMap(\.samplePeakDBFS).max() }
     /// Clipped samples over all channels.
     package var clippedSamples: Int { channels.reduce(0) { $0 + $1.clippedSamples } }
-}
-
-/// The SIMD passes behind ``LevelStatistics`` (the C kernels `level_moments` and `level_moments_pair`).
-enum LevelKernel {
-    struct Moments {
-        var sum = 0.0
-        var sumOfSquares = 0.0
-        var peak: Float = 0
-        var clipped = 0
-    }
-
-    /// Σx, Σx², largest |x| and clipped samples of one channel.
-    static func measure(_ x: UnsafeBufferPointer<Float>) -> Moments {
-        guard let base = x.baseAddress else { return Moments() }
-        var sums = (0.0, 0.0), peak: Float = 0, clipped: Int64 = 0
-        withUnsafeMutableBytes(of: &sums) { sums in
-            Kernels.table.level_moments!(base, x.count, LevelStatistics.clipThreshold,
-                                         sums.baseAddress!.assumingMemoryBound(to: Double.self), &peak, &clipped)
-        }
-        return Moments(sum: sums.0, sumOfSquares: sums.1, peak: peak, clipped: Int(clipped))
-    }
-
-    /// Both channels' moments and Σ a·b in one pass.
-    static func measurePair(_ a: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<Float>)
-        -> (Moments, Moments, crossSum: Double) {
-        guard let baseA = a.baseAddress, let baseB = b.baseAddress else { return (Moments(), Moments(), 0) }
-        var sums = (0.0, 0.0, 0.0, 0.0, 0.0), peaks: (Float, Float) = (0, 0), clipped: (Int64, Int64) = (0, 0)
-        withUnsafeMutableBytes(of: &sums) { sums in
-            withUnsafeMutableBytes(of: &peaks) { peaks in
-                withUnsafeMutableBytes(of: &clipped) { clipped in
-                    Kernels.table.level_moments_pair!(baseA, baseB, min(a.count, b.count), LevelStatistics.clipThreshold,
-                                                      sums.baseAddress!.assumingMemoryBound(to: Double.self),
-                                                      peaks.baseAddress!.assumingMemoryBound(to: Float.self),
-                                                      clipped.baseAddress!.assumingMemoryBound(to: Int64.self))
-                }
-            }
-        }
-        return (Moments(sum: sums.0, sumOfSquares: sums.1, peak: peaks.0, clipped: Int(clipped.0)),
-                Moments(sum: sums.2, sumOfSquares: sums.3, peak: peaks.1, clipped: Int(clipped.1)), sums.4)
-    }
 }

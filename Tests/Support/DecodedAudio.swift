@@ -1,6 +1,8 @@
 import ShadesDSP
+import ShadesIO
 
-/// A sound file read whole through libsndfile (any format it reads), de-interleaved to Float.
+/// A sound file read whole through libsndfile (any format it reads), de-interleaved to Float: what a test
+/// compares (the library streams files through ``AudioFileInput``).
 package struct DecodedAudio {
     package let sampleRate: Int
     /// Every frame decoded: for MP3 and Ogg, whose header only estimates the length, as many as the decoder

@@ -1,3 +1,4 @@
+import ShadesDSP
 import ShadesPlatform
 
 /// The sinusoid that best fits a signal, x[n] ≈ A·sin(2π·f·n/rate + φ) + c, and what is left over.

@@ -30,8 +30,7 @@ package final class AudioInput {
     package let channelCount: Int
     package let sampleRate: Double
     private let ring: InputRing
-    private var stream: UnsafeMutableRawPointer?
-    private var running = false
+    private let stream: PortAudioStream
 
     /// PortAudio's devices with input channels. Throws a runtime error when PortAudio cannot start.
     package static func devices() throws(ShadesError) -> [InputDevice] {
@@ -44,60 +43,32 @@ package final class AudioInput {
     /// not yet started; the ring holds `ringSeconds` of audio.
     package init(device choice: OutputDeviceChoice = .systemDefault, channelCount: Int?, sampleRate: Double,
                  bufferFrames: Int = 1_024, ringSeconds: Double = 4) throws(ShadesError) {
-        try PortAudioLibrary.initialize()
-        do throws(ShadesError) {
-            device = try PortAudioLibrary.choose(choice, among: PortAudioLibrary.inputDevices(), index: \.index, name: \.name,
-                                                 defaultIndex: Pa_GetDefaultInputDevice(), kind: "input")
+        var opened: (device: InputDevice, ring: InputRing)?
+        stream = try PortAudioStream(.input, realTime: false) { () throws(ShadesError) in
+            let device = try PortAudioLibrary.choose(choice, among: PortAudioLibrary.inputDevices(), index: \.index, name: \.name,
+                                                     defaultIndex: Pa_GetDefaultInputDevice(), kind: "input")
             let channels = channelCount ?? min(2, device.maximumInputChannels)
             guard (1...device.maximumInputChannels).contains(channels) else {
                 throw ShadesError(.channels, .outOfRange, value: .text("\(channels)"),
                                   allowed: AllowedValues(note: "1 … \(device.maximumInputChannels) (the input device's)"))
             }
-            self.channelCount = channels
-            self.sampleRate = sampleRate
-            ring = InputRing(channelCount: channels, capacity: Int(ringSeconds * sampleRate))
-            var parameters = PaStreamParameters(
-                device: PaDeviceIndex(device.index), channelCount: Int32(channels),
-                sampleFormat: paFloat32Format | paNonInterleavedFormat,
-                suggestedLatency: 2 * Double(bufferFrames) / sampleRate, hostApiSpecificStreamInfo: nil)
-            var opened: UnsafeMutableRawPointer?
-            let user = Unmanaged.passUnretained(ring).toOpaque()
-            let error = PortAudioLibrary.quietly {
-                Pa_OpenStream(&opened, &parameters, nil, sampleRate, UInt(bufferFrames), paClipOffFlag, captureCallback, user)
-            }
-            guard error == paNoError.rawValue, let opened else {
-                throw ShadesError.runtime("cannot open audio input '\(device.name)' (\(device.hostAPI)) at \(Int(sampleRate)) Hz, \(channels) channels: \(PortAudioLibrary.text(error))")
-            }
-            stream = opened
-        } catch {
-            Pa_Terminate()
-            throw error
+            let ring = InputRing(channelCount: channels, capacity: Int(ringSeconds * sampleRate))
+            opened = (device, ring)
+            return PortAudioStream.Request(
+                device: device.index, deviceName: device.name, hostAPI: device.hostAPI, channelCount: channels,
+                sampleRate: sampleRate, bufferFrames: bufferFrames, suggestedLatencySeconds: 2 * Double(bufferFrames) / sampleRate,
+                callback: captureCallback, state: ring)
         }
-    }
-
-    deinit {
-        stop()
-        Pa_Terminate()
+        (device, ring) = opened!
+        self.channelCount = ring.channelCount
+        self.sampleRate = sampleRate
     }
 
     /// Starts the callbacks (`Pa_StartStream`).
-    package func start() throws(ShadesError) {
-        guard let stream, !running else { return }
-        let error = PortAudioLibrary.quietly { Pa_StartStream(stream) }
-        guard error == paNoError.rawValue else {
-            throw .runtime("cannot start audio input '\(device.name)': \(PortAudioLibrary.text(error))")
-        }
-        running = true
-    }
+    package func start() throws(ShadesError) { try stream.start() }
 
     /// Stops the callbacks and closes the stream (`Pa_StopStream`, `Pa_CloseStream`).
-    package func stop() {
-        guard let stream else { return }
-        if running { Pa_StopStream(stream) }
-        Pa_CloseStream(stream)
-        self.stream = nil
-        running = false
-    }
+    package func stop() { stream.stop() }
 
     /// Moves the frames recorded so far (up to `buffer`'s capacity) into `buffer`; their count.
     package func read(into buffer: AudioBuffer) -> Int { ring.read(into: buffer) }

@@ -1,3 +1,5 @@
+import ShadesDSP
+
 /// How the step from a file's last sample back to its first compares with the file's own steps.
 public struct SeamReport: Sendable, Encodable, Equatable {
     /// Frames in the file.
