@@ -86,7 +86,8 @@ struct SoundOptions: ParsableArguments {
         try refuseModifierOptionsWithoutTheirBase(source: source)
         var sound = try withMatchedFrequency().baseSound(source: source)
         if let modulation = try am.map({ text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: .amRate), depth: try optionalNumber(amDepth, .amDepth) ?? Parameter.amDepth.defaultValue!,
+            Modulation(rateHz: try ValueParsing.hertz(text, parameter: .amRate),
+                       depth: try optionalNumber(amDepth, .amDepth) ?? Parameter.amDepth.defaultValue!,
                        startPhase: try optionalNumber(amPhase, .amPhase) ?? Parameter.amPhase.defaultValue!, keep: amKeep ?? .rms)
         }) { sound.modulation = modulation }
         let pulseCount = try self.pulseCount.map { try ValueParsing.count($0, .pulseCount) }

@@ -48,7 +48,8 @@ package enum PresetAssets {
     }
 
     /// One sound of the catalogue that `presetsFolder` describes, by id: a preset sound, or with
-    /// `tinnitusFrequencyHz` also the personalised ones (`personal-tone`, `personal-nbn-am10`, `personal-pink-notched` …).
+    /// `tinnitusFrequencyHz` also the personalised ones (`personal-tone`, `personal-pink-notched` …:
+    /// Presets/personal/category.json).
     package static func sound(id: String, presetsFolder: String, tinnitusFrequencyHz: Double? = nil,
                              overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError) -> CatalogueAsset {
         let documents: [(file: String, document: CatalogueDocument)]
