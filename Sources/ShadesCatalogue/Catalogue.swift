@@ -20,7 +20,7 @@ public struct CatalogueOptions: Sendable, Equatable {
     public var sampleRate: Double?
     /// File type of every asset (wav or flac) instead of the presets' default.
     public var container: Container?
-    /// Integrated loudness target of every asset, LUFS (−60 … −5), instead of the presets' default.
+    /// Integrated loudness target of every asset, LUFS (``Parameter/loudness``: −70 … 0), instead of the presets' default.
     public var loudnessLUFS: Double?
     /// A spectral shape for the personalised noises and music (an audiogram's half-gain rule: Cuesta et al.
     /// 2022). Needs ``tinnitusFrequencyHz``.

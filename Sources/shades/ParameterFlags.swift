@@ -15,10 +15,11 @@ enum ParameterFlags {
         StartLevelOption.self, TinnitusFrequencyOption.self, FromMatchOption.self, ResultOptions.self, AudiogramShapingOptions.self,
     ]
 
-    /// The options of `render` and `play`, and the names other commands share with them: the generators'
-    /// flags (from their descriptors), the shared groups' and the options declared by one command only.
-    static let common: [ParameterID: String] = Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }
-        .merging(sharedGroups.reduce([:]) { $0.merging($1.flags) { $1 } }) { $1 }.merging([
+    /// The options of `render` and `play`, and the names other commands share with them: the shared groups',
+    /// the generators' flags (from their descriptors; `--frequency`, not the audiometric `--frequencies`) and
+    /// the options declared by one command only.
+    static let common: [ParameterID: String] = sharedGroups.reduce([:]) { $0.merging($1.flags) { $1 } }
+        .merging(Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }) { $1 }.merging([
         .loop: "--loop",
         .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
         .fade: "--fade", .fadeIn: "--fade-in", .fadeOut: "--fade-out",

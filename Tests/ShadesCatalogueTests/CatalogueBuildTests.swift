@@ -184,20 +184,18 @@ import ShadesTestSupport
         try CatalogueBuilder.build(assets: assets, categories: Self.categories, into: folder)
         let before = Self.files(in: folder)
 
-        // Sparse clicks (velvet noise, 50 a second: a crest factor near 30 dB) in one ear at −5 LUFS, the
-        // loudest target allowed, need a true peak far above 0 dBTP.
+        // A pure tone in one ear at −3 LUFS needs a true peak near 0 dBTP.
         var failing = assets
-        failing[2] = CatalogueAsset(id: "loud-tone", category: "personal", titles: ["en": "Loud clicks"],
-                                    request: RenderRequest(sound: Sound(.velvetNoise(densityHz: 50)), durationSeconds: 5, layout: .left,
-                                                           loop: true),
-                                    loudnessLUFS: -5)
+        failing[2] = CatalogueAsset(id: "loud-tone", category: "personal", titles: ["en": "Loud tone"],
+                                    request: RenderRequest(sound: .tone(frequencyHz: 1_000), durationSeconds: 5, layout: .left, loop: true),
+                                    loudnessLUFS: -3)
         var categories = Self.categories
         categories[1].assetIDs = ["loud-tone", "nbn-4k"]
         #expect {
             try CatalogueBuilder.build(assets: failing, categories: categories, into: folder)
         } throws: { error in
             let text = (error as? ShadesError)?.description ?? ""
-            return text.hasPrefix("sound loud-tone: loudness -5.0 LUFS would put the true peak at +")
+            return text.hasPrefix("sound loud-tone: loudness -3.0 LUFS would put the true peak at +")
                 && text.contains("the highest loudness that fits is -") && !text.contains("\n")
         }
         #expect(Self.files(in: folder) == before)

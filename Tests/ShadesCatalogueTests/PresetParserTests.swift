@@ -293,9 +293,9 @@ import ShadesTestSupport
         #expect(validationErrors(catalogue(sound("s", extra: #" "format": "flac", "sampleFormat": "f32","#))).map(\.message)
                 == ["sound 's': sampleFormat 'f32' cannot be written as flac (allowed: s16, s24; or format wav)"])
         #expect(validationErrors(catalogue(sound("s"), defaults: #"{ "loudnessLUFS": 3, "rate": 4000 }"#)).map(\.message) == [
-            "defaults: loudnessLUFS 3.0 is out of range (allowed: -60 … -5 LUFS)",
+            "defaults: loudnessLUFS 3.0 is out of range (allowed: -70 … 0 LUFS)",
             "defaults: rate 4000 Hz is out of range (allowed: 8000 … 192000 Hz)",
-            "sound 's': loudnessLUFS 3.0 is out of range (allowed: -60 … -5 LUFS)",
+            "sound 's': loudnessLUFS 3.0 is out of range (allowed: -70 … 0 LUFS)",
             "sound 's': rate 4000 Hz is out of range (allowed: 8000 … 192000 Hz)",
         ])
         #expect(readingError(catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [] } }"#))?

@@ -23,7 +23,8 @@ import ShadesTestSupport
         let pink = try Shell.run(["render", "pink", "--duration", "2s", "--level", "-25", "-o", "pink.wav"], in: folder)
         #expect(pink.stdout.contains("RMS -25.0 dBFS, peak"), "\(pink.stdout)")
         let help = try Shell.run(["render", "--help"], in: folder)
-        #expect(help.stdout.contains("mean power of its sounding channels"), "the help says what --level means for a mix")
+        let helpText = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")  // as wrapped at any width
+        #expect(helpText.contains("mean power of its sounding channels"), "the help says what --level means for a mix")
     }
 
     /// The README's pipeline: an MML of -60 dBFS puts the lowest probe at -70 dBFS, below what s16 carries;

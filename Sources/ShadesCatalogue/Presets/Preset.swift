@@ -30,7 +30,7 @@ package struct CatalogueDocument: Sendable, Codable, Equatable {
 
 /// Values a sound uses unless it overrides them.
 package struct CatalogueDefaults: Sendable, Codable, Equatable {
-    /// Integrated loudness target, LUFS (−60 … −5; default −23, EBU R 128).
+    /// Integrated loudness target, LUFS (``Parameter/loudness``: −70 … 0; default −23, EBU R 128).
     package var loudnessLUFS: Double
     /// Sample rate, Hz (8,000 … 192,000, whole; default 48,000).
     package var rate: Double

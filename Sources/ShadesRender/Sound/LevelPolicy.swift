@@ -284,7 +284,7 @@ extension LevelPolicy {
 }
 
 extension Parameter {
-    /// An integrated loudness target, LUFS (EBU R 128's −23 by default): for `render --loudness`, the
-    /// catalogue's presets and every asset.
-    package static let loudness = Parameter(.loudness, unit: .LUFS, range: ParameterRange(-60 ... -5, unit: .LUFS), default: -23)
+    /// An integrated loudness target, LUFS (EBU R 128's −23 by default): of a render, the catalogue's presets
+    /// and every asset (one above what a sound can reach under its true-peak ceiling is refused by name).
+    package static let loudness = Parameter(.loudness, unit: .LUFS, range: ParameterRange(-70 ... 0, unit: .LUFS), default: -23)
 }

@@ -184,7 +184,7 @@ package struct CommandLineValues: ParameterValues {
     package func choice<K>(_ field: GeneratorField<K>, among allowed: [String]) throws(ShadesError) -> String? {
         guard let text = texts[field.flag] else { return nil }
         guard allowed.contains(text.lowercased()) else {
-            throw ShadesError(field.parameter.id, .other("is not a choice"), value: .given(text),
+            throw ShadesError(field.parameter.id, .other("is not a \(field.parameter.name)"), value: .given(text),
                               allowed: AllowedValues(note: allowed.joined(separator: ", ")))
         }
         return text.lowercased()
