@@ -16,16 +16,14 @@ enum ParameterFlags {
     ]
 
     /// The options of `render` and `play`, and the names other commands share with them: the shared groups',
-    /// the generators' flags (from their descriptors; `--frequency`, not the audiometric `--frequencies`) and
-    /// the options declared by one command only.
+    /// the generators' and the modifiers' flags (from their descriptors; `--frequency`, not the audiometric
+    /// `--frequencies`) and the options declared by one command only.
     static let common: [ParameterID: String] = sharedGroups.reduce([:]) { $0.merging($1.flags) { $1 } }
-        .merging(Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }) { $1 }.merging([
+        .merging(Dictionary(Generator.flags.map { ($0.parameter, "--" + $0.flag) }) { first, _ in first }) { $1 }
+        .merging(Dictionary(Sound.modifierKinds.flatMap { $0.parameters }.compactMap { row in row.flag.map { (row.parameter, "--" + $0) } }) { first, _ in first }) { $1 }
+        .merging([
         .loop: "--loop",
-        .amRate: "--am", .amDepth: "--am-depth", .amPhase: "--am-phase",
-        .fade: "--fade", .fadeIn: "--fade-in", .fadeOut: "--fade-out",
-        .pulse: "--pulse", .pulseOn: "--pulse (on time)", .pulseOff: "--pulse (off time)", .ramp: "--ramp",
-        .pulseCount: "--pulse-count",
-        .notchCentre: "--notch", .notchWidth: "--notch-width", .edgeBoost: "--edge-boost", .edgeWidth: "--edge-width",
+        .pulseOn: "--pulse (on time)", .pulseOff: "--pulse (off time)",
         .loudness: "--loudness", .ceiling: "--ceiling",
         .mmlStep: "--mml-step", .reference: "--reference",
         .frequencyRange: "--from/--to", .step: "--step", .octaveCheck: "--octave-check",

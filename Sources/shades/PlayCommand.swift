@@ -62,10 +62,10 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         if soundCard.device?.lowercased() == "list" { return try listDevices() }
         let timerSeconds = try timer.map { try parsePositiveSeconds($0, parameter: .timer) }
-        let fadeIn = try fadeSeconds(sound.fadeIn, .fadeIn) ?? fadeSeconds(sound.fade, .fade) ?? 0.05
-        let fadeOut = try fadeSeconds(sound.fadeOut, .fadeOut) ?? fadeSeconds(sound.fade, .fade)
+        let fadeIn = try fadeSeconds(sound.flags.fadeIn, .fadeIn) ?? fadeSeconds(sound.flags.fade, .fade) ?? 0.05
+        let fadeOut = try fadeSeconds(sound.flags.fadeOut, .fadeOut) ?? fadeSeconds(sound.flags.fade, .fade)
         if let timerSeconds {
-            let named = sound.fadeOut != nil ? "--fade-out" : "--fade"
+            let named = sound.flags.fadeOut != nil ? "--fade-out" : "--fade"
             if let fadeOut, fadeOut > timerSeconds {
                 throw ShadesError.usage("\(named) \(formatNumber(fadeOut)) s is longer than --timer \(formatNumber(timerSeconds)) s (allowed: a fade-out up to the timer)")
             }
@@ -74,7 +74,7 @@ struct PlayCommand: ParsableCommand {
             }
         }
         let (source, what, gainDB, length, notchDelayFrames) = try makeSource()
-        if timerSeconds == nil && length == nil && sound.fadeOut != nil {
+        if timerSeconds == nil && length == nil && sound.flags.fadeOut != nil {
             // An endless sound ends only by Ctrl-C (its own short fade) or a timer: the fade-out would not be heard.
             throw ShadesError.usage("--fade-out applies to --timer, which is not given (allowed: --fade-out with --timer, or with a music file)")
         }
@@ -191,8 +191,8 @@ struct PlayCommand: ParsableCommand {
         case .truePeakCeiling(let ceiling): what += " at \(formatSigned(stream.gainDB, digits: 1)) dB (true peak ≤ \(formatNumber(ceiling)) dBTP)"
         case .loudness: break
         }
-        if let am = sound.am { what += ", AM \(am)" }
-        if let notch = sound.notch { what += ", notch \(notch)" }
+        if let am = sound.flags.am { what += ", AM \(am)" }
+        if let notch = sound.flags.notch { what += ", notch \(notch)" }
         return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, graph.notchDelayFrames)
     }
 

@@ -18,7 +18,7 @@ struct RenderCommand: ParsableCommand {
             \(Generator.kinds.map { "  " + $0.help }.joined(separator: "\n"))
             A sound file (music) plays as it is, at its own rate unless --rate is given.
             Modifiers: --notch (and --notch-width, --edge-boost), --am (amplitude modulation), --pulse/--ramp \
-            (pulsed tones), --fade, --audiogram. \
+            (pulsed tones), --fade, --swell (a slow random-like swell), --audiogram. \
             --level is the RMS in dBFS of the sustained sound (with --am after modulation, before pulses and \
             fades). A generator's sounding channels each have exactly that RMS; a mix, a sound per ear or a \
             sound file keeps the balance of its channels, and the mean power of its sounding channels is the \

@@ -25,99 +25,36 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .customLong("from-match"), parsing: .unconditional, help: "The --frequency from a `shades match -o` result file (a flagged match is warned about).")
     var fromMatch: String?
 
-    /// The generators' parameters: `--frequency`, `--width`, `--ramp`, `--density` …
-    @OptionGroup var generator: SourceFlags
-
-    @Option(parsing: .unconditional, help: "Amplitude modulation rate in Hz, 0.5 … 100 (10 in the studies).")
-    var am: String?
-
-    @Option(name: .customLong("am-depth"), parsing: .unconditional, help: "Modulation depth, 0 … 1 (default 1; with --am).")
-    var amDepth: String?
-
-    @Option(name: .customLong("am-phase"), parsing: .unconditional, help: "Modulation start phase in radians (default 0; with --am).")
-    var amPhase: String?
-
-    @Option(name: .customLong("am-keep"), parsing: .unconditional, help: "What modulation keeps equal to the unmodulated sound: rms (the default) or peak (with --am).")
-    var amKeep: AmplitudeModulationLevel?
-
-    @Option(parsing: .unconditional, help: "Cut a notch centred here (notched noise: Okamoto 2010), e.g. 6kHz.")
-    var notch: String?
-
-    @Option(name: .customLong("notch-width"), parsing: .unconditional, help: "Notch width in octaves (0 … 3; default 1 as in Okamoto 2010, 0.5 in Stein 2016; with --notch).")
-    var notchWidth: String?
-
-    @Option(name: .customLong("edge-boost"), parsing: .unconditional, help: "Raise the bands beside the notch by this gain (Stein 2016: 20dB).")
-    var edgeBoost: String?
-
-    @Option(name: .customLong("edge-width"), parsing: .unconditional, help: "Width of each boosted band beside the notch, in octaves (default 0.375; with --edge-boost).")
-    var edgeWidth: String?
-
-    @Option(parsing: .unconditional, help: "Pulses: on/off times, e.g. 200ms/200ms (audiometry).")
-    var pulse: String?
-
-    @Option(name: .customLong("pulse-count"), parsing: .unconditional, help: "Number of pulses (the duration follows if --duration is not given).")
-    var pulseCount: String?
-
-    @Option(parsing: .unconditional, help: "Raised-cosine fade-in and fade-out, e.g. 50ms.")
-    var fade: String?
-
-    @Option(name: .customLong("fade-in"), parsing: .unconditional, help: "Fade-in length (overrides --fade).")
-    var fadeIn: String?
-
-    @Option(name: .customLong("fade-out"), parsing: .unconditional, help: "Fade-out length (overrides --fade).")
-    var fadeOut: String?
+    /// The generators' and the modifiers' parameters: `--frequency`, `--density` …, `--am`, `--notch`, `--pulse` …
+    @OptionGroup var flags: SoundFlags
 
     @OptionGroup var shaping: AudiogramShapingOptions
 
     /// Flags that name another parameter with these options: `--width` gives the notch's width when the
     /// source's generator does not read it.
     func flagNames(source: String?) -> [ParameterID: String] {
-        generator.width != nil && notchWidth == nil && !readsWidth(source) ? [.notchWidth: "--width"] : [:]
+        flags.width != nil && flags.notchWidth == nil && !readsWidth(source) ? [.notchWidth: "--width"] : [:]
     }
 
     /// True when `--pulse-count` sets the length.
-    var countsPulses: Bool { pulseCount != nil }
+    var countsPulses: Bool { flags.pulseCount != nil }
 
     /// The request for `source` (a sound name or a sound file) or for `--sound FILE.json`, with the options
     /// over it; `duration` nil takes `defaultSeconds` when given (an endless stream or live playback), and
     /// `includingFades` false leaves the fades to the caller (live playback fades in the player).
     func makeRequest(source: String?, duration: String?, defaultSeconds: Double? = nil,
                      includingFades: Bool = true) throws -> RenderRequest {
-        try refuseModifierOptionsWithoutTheirBase(source: source)
+        let modifierTexts = flags.split(source: source?.lowercased()).modifiers
+        try refuseModifierOptionsWithoutTheirBase(modifierTexts)
         var sound = try withMatchedFrequency().baseSound(source: source)
-        if let modulation = try am.map({ text throws in
-            Modulation(rateHz: try ValueParsing.hertz(text, parameter: .amRate),
-                       depth: try optionalNumber(amDepth, .amDepth) ?? Parameter.amDepth.defaultValue!,
-                       startPhase: try optionalNumber(amPhase, .amPhase) ?? Parameter.amPhase.defaultValue!, keep: amKeep ?? .rms)
-        }) { sound.modulation = modulation }
-        let pulseCount = try self.pulseCount.map { try ValueParsing.count($0, .pulseCount) }
-        if let pulse {
-            let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2 else {
-                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
-            }
-            sound.pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: "pulse"),
-                                  offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: "pulse"),
-                                  rampSeconds: try pulseRampSeconds(), count: pulseCount)
-        } else if pulseCount != nil {
-            sound.pulses = Pulses(rampSeconds: try pulseRampSeconds(), count: pulseCount)
-        }
-        if includingFades && (fade != nil || fadeIn != nil || fadeOut != nil) {
-            let both = try fade.map { try ValueParsing.seconds($0, parameter: .fade) } ?? 0
-            try Parameter.fade.check(both)
-            sound.fades = Fades(inSeconds: try fadeIn.map { try ValueParsing.seconds($0, parameter: "fade-in") } ?? both,
-                                outSeconds: try fadeOut.map { try ValueParsing.seconds($0, parameter: "fade-out") } ?? both)
-        }
-        if let notch {
-            let boost = try edgeBoost.map { try ValueParsing.decibels($0, parameter: .edgeBoost) } ?? Parameter.edgeBoost.defaultValue!
-            let widthOctaves = try optionalNumber(notchWidth, .notchWidth) ?? (readsWidth(source) ? nil : optionalNumber(generator.width, .width)) ?? Parameter.notchWidth.defaultValue!
-            sound.notches = [NotchSpec(centreHz: try ValueParsing.hertz(notch, parameter: "notch"), widthOctaves: widthOctaves,
-                                       edgeBoostDB: boost, edgeWidthOctaves: try optionalNumber(edgeWidth, .edgeWidth) ?? Parameter.edgeWidth.defaultValue!)]
+        // Each modifier from its flags, by its descriptor.
+        for kind in Sound.modifierKinds where includingFades || kind != FadesModifier.self {
+            try kind.read(commandLine: CommandLineValues(modifierTexts), into: &sound)
         }
         if let shape = try shaping.shape() {
             if let shaped = sound.generator.flatMap({ $0.kind.shaped(by: shape) }) {
                 // A generator that takes the shape into its own parameters (band gains).
-                guard generator.bandGains == nil else { throw ShadesError.usage("--audiogram gives the sound's --band-gains: give one or the other") }
+                guard flags.bandGains == nil else { throw ShadesError.usage("--audiogram gives the sound's --band-gains: give one or the other") }
                 sound.source = .generator(shaped)
             } else {
                 sound.shape = shape
@@ -170,60 +107,46 @@ struct SoundOptions: ParsableArguments {
             return Sound.file(path: source)
         }
         try refuseOptions(notFor: name)
-        let texts = generator.given.filter { SourceFlags.generator(name, reads: $0.key) }
-        return Sound(try Generator.read(name, from: CommandLineValues(texts))!)
+        return Sound(try Generator.read(name, from: CommandLineValues(flags.split(source: name).generator))!)
     }
 
     /// These options with `--from-match`'s frequency as `--frequency`.
     private func withMatchedFrequency() throws -> SoundOptions {
         guard let fromMatch else { return self }
-        guard generator.frequency == nil else { throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)") }
+        guard flags.frequency == nil else { throw ShadesError.usage("--frequency cannot be combined with --from-match (allowed: one or the other)") }
         var options = self
-        options.generator.frequency = "\(try matchedFrequency(fromMatch))"
+        options.flags.frequency = "\(try matchedFrequency(fromMatch))"
         return options
     }
 
-    /// Refuses an option that changes a modifier given without the option that asks for it (`--am-depth`
-    /// without `--am`): it would be ignored.
-    private func refuseModifierOptionsWithoutTheirBase(source: String?) throws {
-        func refuse(_ option: String, _ base: String) throws {
-            throw ShadesError.usage("\(option) applies to \(base), which is not given (allowed: \(option) with \(base))")
+    /// Refuses an option that changes a modifier given without an option that asks for it (`--am-depth`
+    /// without `--am`): it would be ignored. `texts` are the modifiers' (the flags the source's generator
+    /// does not read).
+    private func refuseModifierOptionsWithoutTheirBase(_ texts: [String: String]) throws {
+        for kind in Sound.modifierKinds where !kind.baseFlags.contains(where: { texts[$0] != nil }) {
+            for flag in kind.flags + (kind == NotchModifier.self ? ["width"] : []) where texts[flag] != nil && !kind.baseFlags.contains(flag) {
+                let base = kind.baseFlags.map { "--" + $0 }.joined(separator: " or ")
+                let sources = Generator.flags.first { $0.flag == flag }?.sources.joined(separator: ", ")
+                let also = sources.map { ", which is not given, or to the sources \($0)" } ?? ", which is not given"
+                throw ShadesError.usage("--\(flag) applies to \(base)\(also) (allowed: --\(flag) with \(base))")
+            }
         }
-        if am == nil {
-            if amDepth != nil { try refuse("--am-depth", "--am") }
-            if amPhase != nil { try refuse("--am-phase", "--am") }
-            if amKeep != nil { try refuse("--am-keep", "--am") }
+        if texts["notch"] != nil {
+            if texts["width"] != nil && texts["notch-width"] != nil {
+                throw ShadesError.usage("--width and --notch-width both set the notch's width (allowed: one of them)")
+            }
+            if texts["edge-boost"] == nil && texts["edge-width"] != nil {
+                throw ShadesError.usage("--edge-width applies to --edge-boost, which is not given (allowed: --edge-width with --edge-boost)")
+            }
         }
-        if notch == nil {
-            if notchWidth != nil { try refuse("--notch-width", "--notch") }
-            if edgeBoost != nil { try refuse("--edge-boost", "--notch") }
-            if edgeWidth != nil { try refuse("--edge-width", "--notch") }
-            if generator.width != nil && !readsWidth(source) { try refuse("--width", "\(sources(reading: "width")) or --notch") }
-        } else if generator.width != nil && notchWidth != nil && !readsWidth(source) {
-            throw ShadesError.usage("--width and --notch-width both set the notch's width (allowed: one of them)")
-        }
-        if edgeBoost == nil && edgeWidth != nil && notch != nil { try refuse("--edge-width", "--edge-boost") }
-        if pulse == nil && pulseCount == nil && generator.ramp != nil && !SourceFlags.generator(source?.lowercased(), reads: "ramp") {
-            try refuse("--ramp", "--pulse, --pulse-count or \(sources(reading: "ramp"))")
-        }
-    }
-
-    /// The pulses' `--ramp`, or its default.
-    private func pulseRampSeconds() throws(ShadesError) -> Double {
-        try generator.ramp.map { (text: String) throws(ShadesError) in try ValueParsing.seconds(text, parameter: .ramp) } ?? Parameter.ramp.defaultValue!
     }
 
     /// True when source `source`'s generator reads `--width` (else it is the notch's).
-    private func readsWidth(_ source: String?) -> Bool { SourceFlags.generator(source?.lowercased(), reads: "width") }
-
-    /// The sources whose generators read `flag`, for a message: "white, noise".
-    private func sources(reading flag: String) -> String {
-        Generator.flags.first { $0.flag == flag }?.sources.joined(separator: ", ") ?? ""
-    }
+    private func readsWidth(_ source: String?) -> Bool { SoundFlags.generator(source?.lowercased(), reads: "width") }
 
     /// Refuses the generator options of other sources than `source` (a source name): they would be ignored.
     private func refuseOptions(notFor source: String) throws {
-        for flag in generator.givenGeneratorFlags {
+        for flag in flags.givenGeneratorFlags {
             guard let row = Generator.flags.first(where: { $0.flag == flag }), !row.sources.contains(source) else { continue }
             let names = row.sources.map { "'\($0)'" }
             let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
@@ -233,7 +156,7 @@ struct SoundOptions: ParsableArguments {
 
     /// Options that describe a generator make no sense with `what` (a sound file or `--sound`).
     private func refuseGeneratorOptions(for what: String) throws {
-        if let flag = generator.givenGeneratorFlags.first {
+        if let flag = flags.givenGeneratorFlags.first {
             throw ShadesError.usage("--\(flag) describes a generator, not \(what)")
         }
     }

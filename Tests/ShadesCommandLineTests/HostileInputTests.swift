@@ -307,5 +307,8 @@ import ShadesRender
             #expect(text.contains("--\(row.flag) "), "--\(row.flag)")
         }
         for name in Generator.sourceNames { #expect(text.contains(name), "\(name)") }
+        for kind in Sound.modifierKinds {
+            for flag in kind.flags { #expect(text.contains("--\(flag) "), "--\(flag)") }
+        }
     }
 }

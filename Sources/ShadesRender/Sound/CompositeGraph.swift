@@ -55,7 +55,7 @@ extension SoundGraph {
                                   allowed: "the file's own channels")
             }
             let designs = try request.notches.map { (n: [NotchSpec]) throws(ShadesError) in
-                try FileChain.designs(n, channelCount: channelCount, sampleRate: rate)
+                try NotchModifier.designs(n, channelCount: channelCount, sampleRate: rate)
             }
             notchDelayFrames = designs?.map(\.halfLength).max() ?? 0
             toEnd = request.durationSeconds == RenderRequest.untilEndOfFile
@@ -81,14 +81,13 @@ extension SoundGraph {
         // Modifiers over the group: notches (a mix's; a file's are in its chain), the spectral shape, modulation,
         // pulses, fades.
         let notches = try (sound.file == nil ? modifiers.notches : nil).flatMap { (n: [NotchSpec]) throws(ShadesError) in
-            n.isEmpty ? nil : try FileChain.designs(n, channelCount: channelCount, sampleRate: rate)
+            n.isEmpty ? nil : try NotchModifier.designs(n, channelCount: channelCount, sampleRate: rate)
         }
         if let notches { notchDelayFrames = notches.map(\.halfLength).max() ?? 0 }
         let shape = try modifiers.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) }
         let group = base
-        let chain = try ModifierChain(
-            base: { _ in group() }, filters: .alignedToSilentPast(notches: notches, shape: shape), modulation: modifiers.modulation,
-            pulses: modifiers.pulses, fades: modifiers.fades, request: request, frames: frames, notes: &notes)
+        let chain = try ModifierChain(base: { _ in group() }, filters: .alignedToSilentPast(notches: notches, shape: shape),
+                                      sound: modifiers, request: request, frames: frames, notes: notes)
         let makeFinal = chain.final, makeSustained = chain.sustained
         var graph = SoundGraph(
             outputChannelCount: channelCount, channelMap: Array(0..<channelCount), groupChannelCounts: [channelCount], layout: nil,
@@ -96,7 +95,7 @@ extension SoundGraph {
             makeChain: { group, isSustained in isSustained ? makeSustained(group) : makeFinal(group) },
             knownMeasurements: nil, levelScatterDB: nil, levelRatio: modifiers.modulation?.levelRatio ?? 1,
             levelsEachSignal: false, playsFileToEnd: toEnd, renderedFrequencyHz: frequency, renderedModulationHz: chain.modulationRateHz,
-            notes: notes, level: request.level, levelDBFS: request.levelDBFS, failures: failures)
+            notes: chain.notes, level: request.level, levelDBFS: request.levelDBFS, failures: failures)
         graph.soundFile = soundFile
         graph.notchDelayFrames = notchDelayFrames
         return graph

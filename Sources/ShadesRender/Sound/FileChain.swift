@@ -27,18 +27,6 @@ package enum FileChain {
                                         measuringInputSpectrum: measuringInputSpectrum)
         return (file, notched, notched)
     }
-
-    /// One design per channel of a `channelCount`-channel file for `notches` (a notch for one ear goes to
-    /// that channel of a stereo file; every channel of another file).
-    package static func designs(_ notches: [NotchSpec], channelCount: Int, sampleRate: Double) throws(ShadesError) -> [NotchDesign] {
-        var designs: [NotchDesign] = []
-        for channel in 0..<channelCount {
-            let own = notches.filter { $0.ears == .both || channelCount != 2 || $0.ears.includes(outputChannel: channel, of: 2) }
-            if let same = designs.first(where: { $0.notches == own }) { designs.append(same); continue }
-            designs.append(try NotchDesign(notches: own, sampleRate: sampleRate))
-        }
-        return designs
-    }
 }
 
 /// A graph's sound file, opened once: its header, read (and checked) when the graph is made, and its

@@ -1,15 +1,17 @@
 import ShadesDSP
 import ShadesIO
 
-/// The modifiers of a sound over its base, in their one order: notches → spectral shape → amplitude
-/// modulation (together the *sustained* sound, what the level refers to) → pulses → fades. The same chain
-/// serves a generator's signals (mono streams, each filter primed by its source) and the one multichannel
-/// group of a mix or a file (filters aligned to a silent past, so the output is sample-aligned).
-struct ModifierChain {
+/// The modifiers of a sound over its base, each added by its descriptor (``ModifierKind/apply(_:to:)``) in
+/// the one order of ``Sound/modifierKinds``: notches → spectral shape → amplitude modulation (together the
+/// *sustained* sound, what the level refers to) → pulses → fades. The same chain serves a generator's
+/// signals (mono streams, each filter primed by its source) and the one multichannel group of a mix or a
+/// file (filters aligned to a silent past, so the output is sample-aligned).
+package struct ModifierChain {
     /// A fresh source of group `g`, and the file it reads (nil for a generator or a mix).
     typealias Make = @Sendable (_ group: Int) -> (source: any AudioSource, file: AudioFileSource?)
 
-    /// How the notches and the shape meet their source.
+    /// How the notches and the shape meet their source; their filters are designed by the graph (one per
+    /// signal or channel, or none where a generator synthesised whole took them into its spectrum).
     enum Filters {
         /// Mono streams: `notches[s]` for signal s, primed by the source, so the band is gone from frame 0.
         case primedBySource(notches: [NotchDesign]?, shape: NotchDesign?)
@@ -17,74 +19,69 @@ struct ModifierChain {
         case alignedToSilentPast(notches: [NotchDesign]?, shape: NotchDesign?)
     }
 
-    /// The sustained sound of each group: its level is the asked one.
-    let sustained: Make
-    /// Each group as written: the sustained sound with pulses and fades.
-    let final: Make
+    /// The request made (validated) and its frames.
+    package let request: RenderRequest
+    package let frames: Int
+    /// Notes for the user (a loop's adjusted modulation rate).
+    package var notes: [String]
     /// The modulation rate applied (a loop adjusts it), Hz; nil without modulation.
-    let modulationRateHz: Double?
+    package var modulationRateHz: Double?
+    private let filters: Filters
+    /// The sustained sound of each group: its level is the asked one.
+    private(set) var sustained: Make
+    /// The envelopes over the sustained sound (pulses, fades), nil without any.
+    private var envelopes: Make?
+    /// Each group as written: the sustained sound with pulses and fades.
+    var final: Make { envelopes ?? sustained }
 
-    /// The chain over `base` for `request` (validated) of `frames` frames; a loop's modulation rate is
-    /// adjusted to whole cycles with a note in `notes`.
-    init(base: @escaping Make, filters: Filters, modulation: Modulation?, pulses: Pulses?, fades: Fades?,
-         request: RenderRequest, frames: Int, notes: inout [String]) throws(ShadesError) {
-        let rate = request.sampleRate
-        var sustained = base
+    /// The chain of `sound`'s modifiers over `base` for `request` (validated) of `frames` frames.
+    init(base: @escaping Make, filters: Filters, sound: Sound, request: RenderRequest, frames: Int, notes: [String]) throws(ShadesError) {
+        (self.request, self.frames, self.notes, self.filters, sustained) = (request, frames, notes, filters, base)
+        for kind in Sound.modifierKinds { try kind.apply(sound, to: &self) }
+    }
+
+    /// Adds a stage of the sustained sound: `wrap` of each group's source.
+    package mutating func sustain(_ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) {
+        let inner = sustained
+        sustained = { g in
+            let (source, file) = inner(g)
+            return (wrap(source), file)
+        }
+    }
+
+    /// Adds an envelope over the sustained sound (after the stages that set the level).
+    package mutating func envelope(_ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) {
+        let inner = final
+        envelopes = { g in
+            let (source, file) = inner(g)
+            return (wrap(source), file)
+        }
+    }
+
+    /// Adds the notch filters the graph designed (none when a generator took them into its spectrum).
+    mutating func applyNotches() {
         switch filters {
-        case .primedBySource(let notches, let shape):
-            if let notches {
-                let inner = sustained
-                sustained = { s in (try! NotchedSource(source: inner(s).source, design: notches[s], primedBySource: true), nil) }
-            }
-            if let shape {
-                let inner = sustained
-                sustained = { s in (try! NotchedSource(source: inner(s).source, design: shape, primedBySource: true), nil) }
-            }
-        case .alignedToSilentPast(let notches, let shape):
-            if let notches {
-                let inner = sustained
-                sustained = { g in
-                    let (source, file) = inner(g)
-                    return (try! NotchedSource(source: source, designs: notches, alignment: .silentPast), file)
-                }
-            }
-            if let shape {
-                let inner = sustained
-                sustained = { g in
-                    let (source, file) = inner(g)
-                    return (try! NotchedSource(source: source, design: shape, alignment: .silentPast), file)
-                }
-            }
+        case .primedBySource(let notches?, _): addFilter { s, source in try! NotchedSource(source: source, design: notches[s], primedBySource: true) }
+        case .alignedToSilentPast(let notches?, _): addFilter { _, source in try! NotchedSource(source: source, designs: notches, alignment: .silentPast) }
+        default: break
         }
-        var modulationRateHz: Double?
-        if let modulation {
-            let appliedHz = try modulation.appliedRateHz(loopFrames: request.loop ? frames : nil, sampleRate: rate, notes: &notes)
-            modulationRateHz = appliedHz
-            let inner = sustained
-            sustained = { g in
-                let (source, file) = inner(g)
-                return (try! AmplitudeModulatedSource(carrier: source, rateHz: appliedHz, depth: modulation.depth,
-                                                      startPhase: modulation.startPhase, keep: .rms), file)
-            }
+    }
+
+    /// Adds the spectral shape's filter the graph designed (none when a generator took it into its spectrum).
+    mutating func applyShape() {
+        switch filters {
+        case .primedBySource(_, let shape?): addFilter { _, source in try! NotchedSource(source: source, design: shape, primedBySource: true) }
+        case .alignedToSilentPast(_, let shape?): addFilter { _, source in try! NotchedSource(source: source, design: shape, alignment: .silentPast) }
+        default: break
         }
-        var final = sustained
-        if let pulses {
-            let inner = final
-            final = { g in
-                let (source, file) = inner(g)
-                return (try! PulsedSource(source: source, onSeconds: pulses.onSeconds, offSeconds: pulses.offSeconds,
-                                          rampSeconds: pulses.rampSeconds, pulseCount: pulses.count), file)
-            }
+    }
+
+    /// A filter stage of the sustained sound: `wrap` of group (or signal) `g`'s source.
+    private mutating func addFilter(_ wrap: @escaping @Sendable (_ group: Int, any AudioSource) -> any AudioSource) {
+        let inner = sustained
+        sustained = { g in
+            let (source, file) = inner(g)
+            return (wrap(g, source), file)
         }
-        if let fades {
-            let inner = final
-            let soundFrames = fades.soundFrames(sampleRate: rate, frames: frames)
-            final = { g in
-                let (source, file) = inner(g)
-                return (try! FadedSource(source: source, fadeInSeconds: fades.inSeconds, fadeOutSeconds: fades.outSeconds,
-                                         totalFrames: soundFrames), file)
-            }
-        }
-        (self.sustained, self.final, self.modulationRateHz) = (sustained, final, modulationRateHz)
     }
 }

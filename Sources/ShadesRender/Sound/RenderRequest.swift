@@ -135,32 +135,10 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
         try validateSound()
     }
 
-    /// The sound's parts, each at this request's rate, length and loop mode.
+    /// The sound's parts, each at this request's rate, length and loop mode: its modifiers (each by its
+    /// descriptor, in the chain's order), then its source.
     func validateSound() throws(ShadesError) {
-        if let notches { try NotchDesign.validate(notches: notches, sampleRate: sampleRate) }
-        if let shape = sound.shape {
-            try shape.validate()
-            if loop, let generator = sound.generator, !generator.shapesLoopExactly {
-                throw ShadesError(parameter: .shape, value: shape.rule ?? "gains", problem: "cannot be combined with loop here",
-                                  allowed: "a shaped loop of noise or grey noise (a streamed filter would break the seam)")
-            }
-        }
-        if let modulation { try modulation.validate(sampleRate: sampleRate) }
-        if let pulses {
-            try pulses.validate(sampleRate: sampleRate)
-            if loop {
-                throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with loop",
-                                  allowed: "pulses in a file of their own length")
-            }
-        }
-        if let fades {
-            try fades.validate(sampleRate: sampleRate, frames: frameCount > 0 ? frameCount : Int.max / 2)
-            if loop {
-                throw ShadesError(parameter: .fade, value: fades.summary, problem: "cannot be combined with loop",
-                                  allowed: "fades on a file that is not a loop (a loop has no ends)")
-            }
-        }
-        try sound.swell?.validate()
+        for kind in Sound.modifierKinds { try kind.validate(sound, in: self) }
         switch sound.source {
         case .generator(let generator): try validate(generator)
         case .file:
@@ -283,112 +261,5 @@ extension RenderRequest {
             throw ShadesError(parameter: .pulse, value: pulses.summary, problem: "cannot be combined with \(name)",
                               allowed: "no pulses (the stimulus defines its own timing)")
         }
-    }
-}
-
-/// Amplitude modulation x(t)·(1 + m·sin(2π·fm·t + φ)).
-public struct Modulation: Sendable, Equatable, Encodable {
-    /// Modulation rate fm in Hz (0.5 … 100; 10 Hz in the studies).
-    public var rateHz: Double
-    /// Depth m in [0, 1].
-    public var depth: Double
-    /// Start phase φ in radians.
-    public var startPhase: Double
-    /// What stays equal to the unmodulated sound: its RMS (default) or its peak.
-    public var keep: AmplitudeModulationLevel
-
-    public init(rateHz: Double = 10, depth: Double = 1, startPhase: Double = 0, keep: AmplitudeModulationLevel = .rms) {
-        (self.rateHz, self.depth, self.startPhase, self.keep) = (rateHz, depth, startPhase, keep)
-    }
-
-    func validate(sampleRate: Double) throws(ShadesError) {
-        try validateSampleRate(sampleRate)
-        try AmplitudeModulatedSource.validate(rateHz: rateHz, depth: depth, startPhase: startPhase)
-    }
-
-    /// The rate applied, Hz: the asked one, or in a loop of `loopFrames` the nearest with whole cycles
-    /// (a note says so); refused when a loop that short holds no whole cycles within 0.5 … 100 Hz.
-    func appliedRateHz(loopFrames: Int?, sampleRate: Double, notes: inout [String]) throws(ShadesError) -> Double {
-        guard let loopFrames else { return rateHz }
-        let applied = AmplitudeModulatedSource.loopRate(near: rateHz, frameCount: loopFrames, sampleRate: sampleRate)
-        if applied != rateHz {
-            notes.append("loop: modulation rate adjusted from \(formatNumber(rateHz)) Hz to \(applied) Hz (\(formatSigned(applied - rateHz)) Hz) for a whole number of cycles")
-        }
-        guard AmplitudeModulatedSource.allowedRateHz.contains(applied) else {
-            throw ShadesError(parameter: .amRate, value: "\(formatNumber(rateHz)) Hz", problem: "becomes \(applied) Hz with whole cycles in this loop",
-                              allowed: "a loop long enough to hold whole cycles of 0.5 … 100 Hz")
-        }
-        return applied
-    }
-
-    /// RMS of the modulated sound relative to the unmodulated one (1 when the RMS is kept).
-    var levelRatio: Double {
-        keep == .rms ? 1 : (1 + depth * depth / 2).squareRoot() / (1 + depth)
-    }
-
-    var summary: String {
-        "am=\(formatNumber(rateHz))Hz am_depth=\(formatNumber(depth)) am_phase=\(formatNumber(startPhase)) am_keep=\(keep.rawValue)"
-    }
-}
-
-/// Pulses: `onSeconds` on, `offSeconds` off, raised-cosine ramps inside the on time.
-public struct Pulses: Sendable, Equatable, Encodable {
-    public var onSeconds: Double
-    public var offSeconds: Double
-    public var rampSeconds: Double
-    /// Number of pulses, or nil for as many as the duration holds.
-    public var count: Int?
-
-    public init(onSeconds: Double = 0.2, offSeconds: Double = 0.2, rampSeconds: Double = 0.025, count: Int? = nil) {
-        (self.onSeconds, self.offSeconds, self.rampSeconds, self.count) = (onSeconds, offSeconds, rampSeconds, count)
-    }
-
-    func validate(sampleRate: Double) throws(ShadesError) {
-        try PulsedSource.validate(onSeconds: onSeconds, offSeconds: offSeconds, rampSeconds: rampSeconds, pulseCount: count,
-                                  sampleRate: sampleRate)
-    }
-
-    /// Length of `count` pulses (the last one without its off time), in seconds.
-    package var countedDurationSeconds: Double? {
-        count.map { Double($0) * (onSeconds + offSeconds) - offSeconds }
-    }
-
-    var summary: String {
-        "\(formatNumber(onSeconds * 1000))ms/\(formatNumber(offSeconds * 1000))ms ramp=\(formatNumber(rampSeconds * 1000))ms"
-            + (count.map { " pulses=\($0)" } ?? "")
-    }
-}
-
-/// Raised-cosine fade-in and fade-out; the sound ends with its fade-out at the file's end, or earlier at
-/// `endSeconds` with silence after it (a residual-inhibition masker and the silence that follows it).
-public struct Fades: Sendable, Equatable, Encodable {
-    public var inSeconds: Double
-    /// 0 for an abrupt end.
-    public var outSeconds: Double
-    /// Where the fade-out ends and silence begins, in seconds from the start; nil: the file's end.
-    public var endSeconds: Double?
-
-    public init(inSeconds: Double, outSeconds: Double, endSeconds: Double? = nil) {
-        (self.inSeconds, self.outSeconds, self.endSeconds) = (inSeconds, outSeconds, endSeconds)
-    }
-
-    /// Frames until silence in a file of `frames` frames at `sampleRate`.
-    func soundFrames(sampleRate: Double, frames: Int) -> Int {
-        endSeconds.map { Int(($0 * sampleRate).rounded()) } ?? frames
-    }
-
-    func validate(sampleRate: Double, frames: Int) throws(ShadesError) {
-        if let endSeconds {
-            guard endSeconds.isFinite, endSeconds > 0, soundFrames(sampleRate: sampleRate, frames: frames) <= frames else {
-                throw ShadesError(parameter: .fadeEnd, value: "\(formatNumber(endSeconds)) s",
-                                  allowed: "above 0 and at most the duration, \(formatNumber(Double(frames) / sampleRate)) s")
-            }
-        }
-        try FadedSource.validate(fadeInSeconds: inSeconds, fadeOutSeconds: outSeconds,
-                                 totalFrames: soundFrames(sampleRate: sampleRate, frames: frames), sampleRate: sampleRate)
-    }
-
-    var summary: String {
-        "\(formatNumber(inSeconds * 1000))ms/\(formatNumber(outSeconds * 1000))ms" + (endSeconds.map { " fade_end=\(formatNumber($0))s" } ?? "")
     }
 }

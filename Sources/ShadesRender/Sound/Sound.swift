@@ -165,22 +165,3 @@ public struct SoundFileReference: Sendable, Equatable, Encodable {
         (self.path, self.bytes, self.frames, self.sampleRate) = (path, bytes, frames, sampleRate)
     }
 }
-
-/// A slow random-like amplitude swell (waves, gusts); rendered by `SwellEnvelope`.
-public struct Swell: Sendable, Encodable, Equatable {
-    /// Mean period of a swell, seconds (``SwellEnvelope/allowedPeriodSeconds``).
-    public var periodSeconds: Double
-    /// Depth 0 … 1 (0: none; 1: the level falls to silence between swells).
-    public var depth: Double
-
-    public init(periodSeconds: Double, depth: Double = 0.5) { (self.periodSeconds, self.depth) = (periodSeconds, depth) }
-
-    package static var allowedPeriodSeconds: ClosedRange<Double> { SwellEnvelope.allowedPeriodSeconds }
-    package static let allowedDepth: ClosedRange<Double> = 0...1
-
-    /// Checks the period and depth against their definitions.
-    package func validate() throws(ShadesError) {
-        try Parameter.swellPeriod.check(periodSeconds)
-        try Parameter.swellDepth.check(depth)
-    }
-}

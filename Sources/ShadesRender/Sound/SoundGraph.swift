@@ -129,11 +129,12 @@ public struct SoundGraph: Sendable {
         // synthesised whole takes the notches and the shape into its own spectrum (``SignalContext/takeFilters()``);
         // for a stream they are filters after it.
         var context = SignalContext(
-            request: request, notches: request.notches.map { Self.notchDesigns($0, layout: request.resolvedLayout, sampleRate: rate) },
+            request: request, notches: try request.notches.map { (n: [NotchSpec]) throws(ShadesError) in
+                try NotchModifier.designs(n, channelCount: request.resolvedLayout.signalCount, sampleRate: rate)
+            },
             shape: try request.sound.shape.map { (s: SpectralShape) throws(ShadesError) in try NotchDesign(shaping: s.curve, sampleRate: rate) })
         notchDelayFrames = context.notches?.map(\.halfLength).max() ?? 0
         let signals = try generator.kind.signals(&context)
-        var notes = context.notes
         var measured = signals.measured
         var powerScatter = signals.powerScatter
         if context.notches != nil || context.shape != nil {
@@ -141,10 +142,10 @@ public struct SoundGraph: Sendable {
             (measured, powerScatter) = (nil, nil)
         }
         let base = signals.make
-        let chain = try ModifierChain(
-            base: { s in (base(s), nil) }, filters: .primedBySource(notches: context.notches, shape: context.shape),
-            modulation: request.modulation, pulses: signals.gate ?? request.pulses, fades: request.fades,
-            request: request, frames: frames, notes: &notes)
+        var chained = request.sound
+        if let gate = signals.gate { chained.pulses = gate }  // a tone switched at its own rate
+        let chain = try ModifierChain(base: { s in (base(s), nil) }, filters: .primedBySource(notches: context.notches, shape: context.shape),
+                                      sound: chained, request: request, frames: frames, notes: context.notes)
         if request.modulation != nil {
             measured = nil  // the modulated sound is measured
             // Modulation keeps the RMS in expectation (keep: .rms); its gain curve can double the variance.
@@ -162,7 +163,7 @@ public struct SoundGraph: Sendable {
         levelScatterDB = request.pulses == nil && request.fades == nil ? powerScatter.map { Decibels.fromPower(1 + $0) } : nil
         renderedFrequencyHz = signals.renderedFrequencyHz
         renderedModulationHz = chain.modulationRateHz
-        self.notes = notes
+        notes = chain.notes
     }
 
     // MARK: Streams
@@ -259,18 +260,6 @@ public struct SoundGraph: Sendable {
     /// The per-signal `gains` as gains per output channel (1 for a silent channel).
     package func channelGains(_ gains: [Float]) -> [Float] {
         channelMap.map { signal in signal.map { gains[$0] } ?? 1 }
-    }
-
-    /// One design per signal of `layout` for `notches` (those of one ear go to that ear's signal of a stereo
-    /// sound). The notches are valid at `sampleRate`.
-    static func notchDesigns(_ notches: [NotchSpec], layout: ChannelLayout, sampleRate: Double) -> [NotchDesign] {
-        if !notches.contains(where: { $0.ears != .both }) {
-            let design = try! NotchDesign(notches: notches, sampleRate: sampleRate)
-            return Array(repeating: design, count: layout.signalCount)
-        }
-        return [Ears.left, .right].prefix(layout.signalCount).map { ear in
-            try! NotchDesign(notches: notches.filter { $0.ears == .both || $0.ears == ear }, sampleRate: sampleRate)
-        }
     }
 }
 

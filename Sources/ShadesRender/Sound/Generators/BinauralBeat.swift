@@ -13,7 +13,7 @@ package struct BinauralBeat: GeneratorKind {
     package static let help = "binaural: binaural beats, --carrier in the left ear, carrier + --beat in the right (stereo only)"
     package static let example: String? = "shades render binaural --carrier 200Hz --beat 10Hz --duration 10m -o binaural.wav"
     package static var defaults: BinauralBeat { BinauralBeat(carrierHz: 200, beatHz: Parameter.beat.defaultValue!) }
-    package static var fields: [GeneratorField<BinauralBeat>] {
+    package static var fields: [ParameterField<BinauralBeat>] {
         [.number(\.carrierHz, .carrier, key: "carrier", form: .hertz, help: "the left ear's tone, e.g. 200Hz (the right ear's is carrier + beat)",
                  requiredAs: "the carrier frequency, the left ear's tone"),
          .number(\.beatHz, .beat, key: "beat", form: .hertz,

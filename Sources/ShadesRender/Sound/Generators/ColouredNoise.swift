@@ -15,7 +15,7 @@ package struct ColouredNoise: GeneratorKind {
     package static let help = "white, pink, brown, blue, violet: noise of those colours; noise: any colour, --beta (PSD ∝ f^-β)"
     package static let example: String? = "shades render pink --am 10 --duration 10m -o pink-am.wav"
     package static var defaults: ColouredNoise { ColouredNoise(beta: 0, distribution: .gaussian) }
-    package static var fields: [GeneratorField<ColouredNoise>] {
+    package static var fields: [ParameterField<ColouredNoise>] {
         [.number(\.beta, .beta, key: "beta", help: "spectral exponent β in [-2, 2] (PSD ∝ f^-β)", names: ["noise"],
                  requiredAs: "a spectral exponent beta, -2 … 2"),
          .choice(\.distribution, .distribution, key: "distribution", help: "white-noise sample distribution, gaussian or uniform",

@@ -8,7 +8,7 @@ extension CoordinatedResetPattern: GeneratorKind {
     package static let help = "cr: acoustic coordinated reset around --frequency (--tones, --tone-length, --tone-ramp, --cycle-rate, --on-cycles, --off-cycles, --tone-gains)"
     package static let example: String? = "shades render cr --frequency 6kHz --duration 60s -o cr.wav"
     package static var defaults: CoordinatedResetPattern { CoordinatedResetPattern(tinnitusFrequencyHz: 1000) }
-    package static var fields: [GeneratorField<CoordinatedResetPattern>] {
+    package static var fields: [ParameterField<CoordinatedResetPattern>] {
         [.number(\.tinnitusFrequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tinnitus frequency",
                  requiredAs: "the tinnitus frequency"),
          .choice(\.toneSet, .toneSet, key: "toneSet", flag: "tones",

@@ -8,7 +8,7 @@ extension FractalTones: GeneratorKind {
     package static let help = "fractal: fractal tones, a chime melody on --scale from --low to --high at --tempo"
     package static let example: String? = "shades render fractal --scale pentatonic --low 523.25Hz --high 2093Hz --tempo 80 --seed 4 --duration 10m -o zen.wav"
     package static var defaults: FractalTones { FractalTones() }
-    package static var fields: [GeneratorField<FractalTones>] {
+    package static var fields: [ParameterField<FractalTones>] {
         [.choice(\.scale, .scale, key: "scale", help: "the scale, \(Scale.allCases.map(\.rawValue).joined(separator: ", ")) (default pentatonic)"),
          .number(\.lowHz, .lowPitch, key: "low", form: .hertz, help: "the lowest pitch, the scale's tonic (default C5, 523.25 Hz)"),
          .number(\.highHz, .highPitch, key: "high", form: .hertz, help: "the highest pitch (default C7, 2093 Hz)"),

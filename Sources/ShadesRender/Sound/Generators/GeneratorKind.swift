@@ -1,7 +1,7 @@
 import ShadesDSP
 
 /// One kind of generator, described once: its source names, its parameters (each with its JSON key, its
-/// command-line flag, unit, range and default: ``GeneratorField``), how it is checked at a request's rate,
+/// command-line flag, unit, range and default: ``ParameterField``), how it is checked at a request's rate,
 /// length and loop mode, the signals it makes and its comment-tag summary. The JSON reader and writer, the
 /// command line's options and help, validation and the graph builder all read it, so adding a generator is
 /// one file: a type conforming to this protocol, listed in ``Generator/kinds``.
@@ -16,7 +16,7 @@ package protocol GeneratorKind: Sendable, Equatable {
     /// An example command line, for `render --help`.
     static var example: String? { get }
     /// Its parameters, in the order they are read, written and listed.
-    static var fields: [GeneratorField<Self>] { get }
+    static var fields: [ParameterField<Self>] { get }
     /// The value the fields are read into: every parameter at its default, a required one at a placeholder.
     static var defaults: Self { get }
     /// The RMS level a sound of it is made at when none is asked, dBFS.
@@ -63,7 +63,7 @@ extension GeneratorKind {
     }
 
     /// The fields that apply to source `name`.
-    package static func fields(for name: String) -> [GeneratorField<Self>] { fields.filter { $0.applies(to: name) } }
+    package static func fields(for name: String) -> [ParameterField<Self>] { fields.filter { $0.applies(to: name) } }
 
     /// True when `other` is the same kind with the same values.
     func isEqual(to other: any GeneratorKind) -> Bool { (other as? Self) == self }

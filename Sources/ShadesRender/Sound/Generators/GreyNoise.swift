@@ -8,7 +8,7 @@ package struct GreyNoise: GeneratorKind {
     package static let aliases = ["gray"]
     package static let help = "grey: noise shaped by the inverse A-weighting (about equally loud in every band)"
     package static var defaults: GreyNoise { GreyNoise() }
-    package static var fields: [GeneratorField<GreyNoise>] { [] }
+    package static var fields: [ParameterField<GreyNoise>] { [] }
 
     package var summary: String { "grey" }
     package var shortest: (seconds: Double, holding: String)? { nil }

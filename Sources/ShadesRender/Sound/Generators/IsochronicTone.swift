@@ -20,7 +20,7 @@ package struct IsochronicTone: GeneratorKind {
         IsochronicTone(frequencyHz: 200, rateHz: Parameter.beat.defaultValue!, duty: Parameter.duty.defaultValue!,
                        rampSeconds: Parameter.isochronicRamp.defaultValue!)
     }
-    package static var fields: [GeneratorField<IsochronicTone>] {
+    package static var fields: [ParameterField<IsochronicTone>] {
         [.number(\.frequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tone", requiredAs: "the tone's frequency"),
          .number(\.rateHz, .beat, key: "beat", form: .hertz, help: "the switching rate"),
          .number(\.duty, .duty, key: "duty",

@@ -11,7 +11,7 @@ extension SpectralRipple: GeneratorKind {
     package static let example: String? = "shades render ripple --frequency 4kHz --duration 60s -o ripple.wav"
     package static var defaults: SpectralRipple { SpectralRipple(tinnitusFrequencyHz: 4000) }
     package static let defaultLevelDBFS = -30.0
-    package static var fields: [GeneratorField<SpectralRipple>] {
+    package static var fields: [ParameterField<SpectralRipple>] {
         [.number(\.tinnitusFrequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tinnitus frequency, 1 … 16 kHz",
                  requiredAs: "the tinnitus frequency"),
          .choice(\.condition, .condition, key: "condition", help: "amplitude, phase or noise"),

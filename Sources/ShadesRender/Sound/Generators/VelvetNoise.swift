@@ -11,7 +11,7 @@ package struct VelvetNoise: GeneratorKind {
     package static let help = "velvet: velvet noise, --density impulses per second"
     package static let example: String? = "shades render velvet --density 2000 --duration 60s -o velvet.wav"
     package static var defaults: VelvetNoise { VelvetNoise(densityHz: Parameter.density.defaultValue!) }
-    package static var fields: [GeneratorField<VelvetNoise>] {
+    package static var fields: [ParameterField<VelvetNoise>] {
         [.number(\.densityHz, .density, key: "density", form: .hertz,
                  help: "impulses per second, 1 … half the sample rate (default \(formatNumber(Parameter.density.defaultValue!)))")]
     }

@@ -26,15 +26,8 @@ extension Sound {
     /// The sound's parameters as its JSON form names them: key paths inside a sound object (or a layer):
     /// the modifiers' and each generator field's.
     package static let jsonKeys: [ParameterID: String] = {
-        var keys: [ParameterID: String] = [
-            .layout: "channels", .seed: "seed",
-            .amRate: "am.rateHz", .amDepth: "am.depth", .amPhase: "am.startPhase",
-            .notchCentre: "notch.centreHz", .notchWidth: "notch.widthOctaves", .edgeBoost: "notch.edgeBoostDB",
-            .edgeWidth: "notch.edgeWidthOctaves", .swellPeriod: "swell.periodSeconds", .swellDepth: "swell.depth",
-            .fade: "fades", .fadeIn: "fades.inSeconds", .fadeOut: "fades.outSeconds", .fadeEnd: "fades.endSeconds",
-            .layerGain: "gainDB", .ears: "ears", .channels: "channels", .pulse: "pulses", .pulseOn: "pulses.onSeconds",
-            .pulseOff: "pulses.offSeconds", .ramp: "pulses.rampSeconds", .pulseCount: "pulses.count", .shape: "shape",
-        ]
+        var keys: [ParameterID: String] = [.layerGain: "gainDB", .ears: "ears"]
+        for row in Sound.modifierKinds.flatMap { $0.parameters } where keys[row.parameter] == nil { keys[row.parameter] = row.key }
         for kind in Generator.kinds {
             for row in kind.keyRows where keys[row.parameter.id] == nil { keys[row.parameter.id] = row.key }
         }
@@ -50,7 +43,7 @@ extension Sound {
     }
 
     /// Keys every sound object may have besides its source's (the modifiers).
-    static let modifierKeys = ["notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]
+    static var modifierKeys: [String] { modifierKinds.map { $0.key } }
     /// Keys a layer of a mix adds.
     static let layerKeys = ["gainDB", "ears"]
     /// Keys of the generators' fields, each once.
@@ -176,55 +169,7 @@ package struct SoundReader {
     }
 
     private func modifiers(_ o: JSONObjectReader, into sound: inout Sound) throws(ShadesError) {
-        if let value = o["am"] {
-            let a = try reader.object(value, path: o.path(of: "am"), what: "am", keys: ["rateHz", "depth", "startPhase", "keep"])
-            sound.modulation = Modulation(rateHz: try a.number("rateHz", form: .hertz) ?? Parameter.amRate.defaultValue!,
-                                          depth: try a.number("depth") ?? Parameter.amDepth.defaultValue!,
-                                          startPhase: try a.number("startPhase") ?? Parameter.amPhase.defaultValue!,
-                                          keep: try a.choice("keep", AmplitudeModulationLevel.self) ?? .rms)
-        }
-        if let value = o["notch"] {
-            guard case .array(let items) = value.kind else {
-                throw reader.error(value.location, "'notch' must be an array of notches, not \(value.kind.name)")
-            }
-            var notches: [NotchSpec] = []
-            for (index, item) in items.enumerated() {
-                let n = try reader.object(item, path: o.path(of: "notch") + "[\(index)]", what: "a notch",
-                                          keys: ["centreHz", "widthOctaves", "edgeBoostDB", "edgeWidthOctaves", "ears"])
-                guard let centre = try n.number("centreHz", form: .hertz) else { throw n.missing("centreHz") }
-                notches.append(NotchSpec(centreHz: centre, widthOctaves: try n.number("widthOctaves") ?? Parameter.notchWidth.defaultValue!,
-                                         edgeBoostDB: try n.number("edgeBoostDB") ?? Parameter.edgeBoost.defaultValue!,
-                                         edgeWidthOctaves: try n.number("edgeWidthOctaves") ?? Parameter.edgeWidth.defaultValue!,
-                                         ears: try n.choice("ears", Ears.self) ?? .both))
-            }
-            sound.notches = notches
-        }
-        if let value = o["shape"] {
-            let s = try reader.object(value, path: o.path(of: "shape"), what: "shape", keys: ["frequenciesHz", "gainsDB", "rule"])
-            guard let frequencies = try s.numbers("frequenciesHz") else { throw s.missing("frequenciesHz") }
-            guard let gains = try s.numbers("gainsDB") else { throw s.missing("gainsDB") }
-            sound.shape = SpectralShape(frequenciesHz: frequencies, gainsDB: gains, rule: try s.string("rule"))
-        }
-        if let value = o["pulses"] {
-            let p = try reader.object(value, path: o.path(of: "pulses"), what: "pulses", keys: ["onSeconds", "offSeconds", "rampSeconds", "count"])
-            let defaults = Pulses()
-            sound.pulses = Pulses(onSeconds: try p.number("onSeconds") ?? defaults.onSeconds,
-                                  offSeconds: try p.number("offSeconds") ?? defaults.offSeconds,
-                                  rampSeconds: try p.number("rampSeconds") ?? defaults.rampSeconds, count: try p.integer("count"))
-        }
-        if let value = o["fades"] {
-            let f = try reader.object(value, path: o.path(of: "fades"), what: "fades", keys: ["inSeconds", "outSeconds", "endSeconds"])
-            sound.fades = Fades(inSeconds: try f.number("inSeconds") ?? Parameter.fadeIn.defaultValue!,
-                                outSeconds: try f.number("outSeconds") ?? Parameter.fadeOut.defaultValue!,
-                                endSeconds: try f.number("endSeconds"))
-        }
-        if let value = o["swell"] {
-            let s = try reader.object(value, path: o.path(of: "swell"), what: "swell", keys: ["periodSeconds", "depth"])
-            guard let period = try s.number("periodSeconds") else { throw s.missing("periodSeconds") }
-            sound.swell = Swell(periodSeconds: period, depth: try s.number("depth") ?? Parameter.swellDepth.defaultValue!)
-        }
-        sound.channels = try o.choice("channels", ChannelLayout.self)
-        sound.seed = try o.unsigned("seed")
+        for kind in Sound.modifierKinds { try kind.read(from: o, into: &sound) }
     }
 }
 
@@ -264,14 +209,7 @@ extension Sound: Codable {
                 if layer.ears != .both { try l.encode(layer.ears, forKey: "ears") }
             }
         }
-        try c.encodeIfPresent(notches, forKey: "notch")
-        try c.encodeIfPresent(shape, forKey: "shape")
-        try c.encodeIfPresent(modulation, forKey: "am")
-        try c.encodeIfPresent(pulses, forKey: "pulses")
-        try c.encodeIfPresent(fades, forKey: "fades")
-        try c.encodeIfPresent(swell, forKey: "swell")
-        try c.encodeIfPresent(channels, forKey: "channels")
-        try c.encodeIfPresent(seed, forKey: "seed")
+        for kind in Sound.modifierKinds { try kind.encode(self, into: &c) }
     }
 }
 

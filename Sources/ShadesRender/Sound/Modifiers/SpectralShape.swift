@@ -47,3 +47,33 @@ public struct SpectralShape: Sendable, Encodable, Equatable {
         }
     }
 }
+
+/// The `shape` modifier: `{ "frequenciesHz": [...], "gainsDB": [...], "rule": "…" }`. The command line gives it
+/// as an audiogram and a fitting rule (`--audiogram`: the shared `AudiogramShapingOptions`), not as points.
+package enum ShapeModifier: ModifierKind {
+    package typealias Value = SpectralShape
+    package static let key = "shape"
+    package static var slot: WritableKeyPath<Sound, SpectralShape?> { \.shape }
+    package static var parameters: [ModifierParameter] { [ModifierParameter(.shape, key: "shape")] }
+
+    package static func read(in object: JSONObjectReader) throws(ShadesError) -> SpectralShape? {
+        guard let value = object[key] else { return nil }
+        let s = try object.reader.object(value, path: object.path(of: key), what: "shape", keys: ["frequenciesHz", "gainsDB", "rule"])
+        guard let frequencies = try s.numbers("frequenciesHz") else { throw s.missing("frequenciesHz") }
+        guard let gains = try s.numbers("gainsDB") else { throw s.missing("gainsDB") }
+        return SpectralShape(frequenciesHz: frequencies, gainsDB: gains, rule: try s.string("rule"))
+    }
+
+    /// Its points, and in a loop a generator that keeps the seam (one synthesised whole).
+    package static func validate(_ value: SpectralShape, in request: RenderRequest) throws(ShadesError) {
+        try value.validate()
+        if request.loop, let generator = request.sound.generator, !generator.shapesLoopExactly {
+            throw ShadesError(parameter: .shape, value: value.rule ?? "gains", problem: "cannot be combined with loop here",
+                              allowed: "a shaped loop of noise or grey noise (a streamed filter would break the seam)")
+        }
+    }
+
+    package static func apply(_ value: SpectralShape, to chain: inout ModifierChain) throws(ShadesError) {
+        chain.applyShape()
+    }
+}
