@@ -41,6 +41,14 @@ struct SoundFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: help("am-depth")) var amDepth: String?
     @Option(parsing: .unconditional, help: help("am-phase")) var amPhase: String?
     @Option(parsing: .unconditional, help: help("am-keep")) var amKeep: String?
+    @Option(parsing: .unconditional, help: help("random-am")) var randomAm: String?
+    @Option(parsing: .unconditional, help: help("random-am-depth")) var randomAmDepth: String?
+    @Option(parsing: .unconditional, help: help("surf")) var surf: String?
+    @Option(parsing: .unconditional, help: help("surf-rise")) var surfRise: String?
+    @Option(parsing: .unconditional, help: help("surf-decay")) var surfDecay: String?
+    @Option(parsing: .unconditional, help: help("surf-depth")) var surfDepth: String?
+    @Option(parsing: .unconditional, help: help("surf-shape")) var surfShape: String?
+    @Option(parsing: .unconditional, help: help("surf-intervals")) var surfIntervals: String?
     @Option(parsing: .unconditional, help: help("pulse")) var pulse: String?
     @Option(parsing: .unconditional, help: help("pulse-count")) var pulseCount: String?
     @Option(parsing: .unconditional, help: help("fade")) var fade: String?

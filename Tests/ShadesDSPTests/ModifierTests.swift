@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Constant samples in every channel: a modifier's output is then its gain curve.
-private final class ConstantSource: AudioSource {
+final class ConstantSource: AudioSource {
     let sampleRate: Double
     let channelCount: Int
     let value: Float

@@ -24,6 +24,8 @@ package enum SeedStream: UInt64, Sendable {
     case phase = 3
     /// Choices of timed patterns: coordinated-reset tone orders, spectral-ripple segments.
     case schedule = 4
+    /// Random envelopes: random amplitude modulation's knots, surf's wave times.
+    case envelope = 5
 
     /// A 64-bit key for `channel` of this purpose under `seed`.
     package func key(seed: UInt64, channel: Int) -> UInt64 {

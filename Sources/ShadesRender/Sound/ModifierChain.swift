@@ -26,6 +26,12 @@ package struct ModifierChain {
     package var notes: [String]
     /// The modulation rate applied (a loop adjusts it), Hz; nil without modulation.
     package var modulationRateHz: Double?
+    /// True when a stage after the filters changes the sustained sound's level over time (modulation): the
+    /// sound is then measured, not known.
+    package private(set) var reshapesLevel = false
+    /// How much those stages multiply the relative scatter of a stream's measured power (AM: √2), nil when
+    /// unknown (random envelopes: the sound is measured).
+    package private(set) var powerScatterFactor: Double? = 1
     private let filters: Filters
     /// The sustained sound of each group: its level is the asked one.
     private(set) var sustained: Make
@@ -40,8 +46,11 @@ package struct ModifierChain {
         for kind in Sound.modifierKinds { try kind.apply(sound, to: &self) }
     }
 
-    /// Adds a stage of the sustained sound: `wrap` of each group's source.
-    package mutating func sustain(_ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) {
+    /// Adds a stage of the sustained sound that changes its level over time: `wrap` of each group's source,
+    /// which multiplies the relative scatter of a stream's measured power by `scatterFactor` (nil: unknown).
+    package mutating func sustain(scatterFactor: Double?, _ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) {
+        reshapesLevel = true
+        powerScatterFactor = scatterFactor.flatMap { factor in powerScatterFactor.map { $0 * factor } }
         let inner = sustained
         sustained = { g in
             let (source, file) = inner(g)

@@ -5,8 +5,8 @@ import ShadesDSP
 /// same thing from; its JSON is the preset format's `sound` (Presets/README.md).
 ///
 /// A sound is a ``Source`` (a generator, a decoded file, or a mix of layers, each layer a sound again) and
-/// the modifiers over it, applied in this order: notches → shape → amplitude modulation → pulses → fades, then
-/// the swell where the layer's gain is applied. `channels` and `seed` are the sound's own when set;
+/// the modifiers over it, applied in this order: notches → shape → amplitude modulation → random modulation →
+/// surf → pulses → fades, then the swell where the layer's gain is applied (``modifierKinds``). `channels` and `seed` are the sound's own when set;
 /// otherwise the request's.
 ///
 /// ```swift
@@ -31,6 +31,10 @@ public struct Sound: Sendable, Equatable {
     public var shape: SpectralShape?
     /// Sinusoidal amplitude modulation (Neff 2017/2019, Schoisswohl 2019).
     public var modulation: Modulation?
+    /// Random amplitude modulation: the level wanders along a band-limited random curve (never repeating).
+    public var randomModulation: RandomAmplitudeModulation?
+    /// Surf: waves of level with an asymmetric (damped or ramped) envelope.
+    public var surf: Surf?
     /// Pulses (audiometry): on/off times with raised-cosine ramps.
     public var pulses: Pulses?
     /// Raised-cosine fade-in and fade-out.

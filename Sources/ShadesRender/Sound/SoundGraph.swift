@@ -146,10 +146,9 @@ public struct SoundGraph: Sendable {
         if let gate = signals.gate { chained.pulses = gate }  // a tone switched at its own rate
         let chain = try ModifierChain(base: { s in (base(s), nil) }, filters: .primedBySource(notches: context.notches, shape: context.shape),
                                       sound: chained, request: request, frames: frames, notes: context.notes)
-        if request.modulation != nil {
+        if chain.reshapesLevel {
             measured = nil  // the modulated sound is measured
-            // Modulation keeps the RMS in expectation (keep: .rms); its gain curve can double the variance.
-            powerScatter = powerScatter.map { $0 * 2.0.squareRoot() }
+            powerScatter = chain.powerScatterFactor.flatMap { factor in powerScatter.map { $0 * factor } }
         }
         levelRatio = request.modulation?.levelRatio ?? 1
         let (makeSustained, makeFinal) = (chain.sustained, chain.final)

@@ -72,7 +72,8 @@ package enum AmplitudeModulationModifier: FieldModifierKind {
         let appliedHz = try value.appliedRateHz(loopFrames: chain.request.loop ? chain.frames : nil,
                                                 sampleRate: chain.request.sampleRate, notes: &chain.notes)
         chain.modulationRateHz = appliedHz
-        chain.sustain { source in
+        // Modulation keeps the RMS in expectation (keep: .rms); its gain curve can double the variance.
+        chain.sustain(scatterFactor: 2.0.squareRoot()) { source in
             try! AmplitudeModulatedSource(carrier: source, rateHz: appliedHz, depth: value.depth, startPhase: value.startPhase, keep: .rms)
         }
     }
