@@ -11,7 +11,7 @@
 // (S. Boldo and G. Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding
 // to odd", IEEE Transactions on Computers 57(4), 2008). Exact for every input, signed zeros, subnormals and
 // infinities included; a NaN gives a NaN (its payload may be another operand's than the instruction's).
-// libm's fmaf, which this replaces, was a call per lane (pink noise took 25 times as long as with AVX2).
+// libm's fmaf is a call per lane instead (pink noise took 25 times as long as with AVX2 that way).
 // Elsewhere (AVX2, AVX-512, arm64) it is the hardware instruction.
 
 #if SHADES_EMULATED_FMA

@@ -19,6 +19,16 @@ package struct InputDevice: Sendable, Equatable {
     package let isDefault: Bool
 }
 
+extension InputDevice: PortAudioDevice {
+    static let direction = PortAudioStream.Direction.input
+
+    init(index: Int, info: PaDeviceInfo, hostAPI: String, isDefault: Bool) {
+        self.init(index: index, name: String(cString: info.name), hostAPI: hostAPI,
+                  maximumInputChannels: Int(info.maxInputChannels), defaultSampleRate: info.defaultSampleRate,
+                  isDefault: isDefault)
+    }
+}
+
 /// A PortAudio input stream (a microphone, a sound server's monitor) recorded into a lock-free ring: float32,
 /// non-interleaved. Its callback (a C function; the ring passed through the user-data pointer) copies each
 /// block into the ring, allocating nothing and taking no lock, and counts PortAudio's input overflows and
@@ -33,11 +43,7 @@ package final class AudioInput {
     private let stream: PortAudioStream
 
     /// PortAudio's devices with input channels. Throws a runtime error when PortAudio cannot start.
-    package static func devices() throws(ShadesError) -> [InputDevice] {
-        try PortAudioLibrary.initialize()
-        defer { Pa_Terminate() }
-        return PortAudioLibrary.inputDevices()
-    }
+    package static func devices() throws(ShadesError) -> [InputDevice] { try PortAudioLibrary.listDevices() }
 
     /// Opens `choice` for `channelCount` channels (nil: up to two, as many as the device has) at `sampleRate`,
     /// not yet started; the ring holds `ringSeconds` of audio.
@@ -45,8 +51,7 @@ package final class AudioInput {
                  bufferFrames: Int = 1_024, ringSeconds: Double = 4) throws(ShadesError) {
         var opened: (device: InputDevice, ring: InputRing)?
         stream = try PortAudioStream(.input, realTime: false) { () throws(ShadesError) in
-            let device = try PortAudioLibrary.choose(choice, among: PortAudioLibrary.inputDevices(), index: \.index, name: \.name,
-                                                     defaultIndex: Pa_GetDefaultInputDevice(), kind: "input")
+            let device: InputDevice = try PortAudioLibrary.choose(choice)
             let channels = channelCount ?? min(2, device.maximumInputChannels)
             guard (1...device.maximumInputChannels).contains(channels) else {
                 throw ShadesError(.channels, .outOfRange, value: .text("\(channels)"),
@@ -141,16 +146,4 @@ private func captureCallback(_ input: UnsafeRawPointer?, _ output: UnsafeMutable
     if flags & paInputOverflowFlag != 0 { ring.overflows.add(1, ordering: .relaxed) }
     ring.write(input.assumingMemoryBound(to: UnsafePointer<Float>.self), frames: Int(frameCount))
     return Int32(paContinue.rawValue)
-}
-
-extension PortAudioLibrary {
-    static func inputDevices() -> [InputDevice] {
-        let defaultIndex = Pa_GetDefaultInputDevice()
-        return devices { i, info, api in
-            guard info.maxInputChannels > 0 else { return nil }
-            return InputDevice(index: Int(i), name: String(cString: info.name), hostAPI: api,
-                               maximumInputChannels: Int(info.maxInputChannels), defaultSampleRate: info.defaultSampleRate,
-                               isDefault: i == defaultIndex)
-        }
-    }
 }

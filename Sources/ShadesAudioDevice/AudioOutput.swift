@@ -21,6 +21,16 @@ public struct OutputDevice: Sendable, Equatable {
     public let isDefault: Bool
 }
 
+extension OutputDevice: PortAudioDevice {
+    static let direction = PortAudioStream.Direction.output
+
+    init(index: Int, info: PaDeviceInfo, hostAPI: String, isDefault: Bool) {
+        self.init(index: index, name: String(cString: info.name), hostAPI: hostAPI,
+                  maximumOutputChannels: Int(info.maxOutputChannels), defaultSampleRate: info.defaultSampleRate,
+                  defaultLowLatencySeconds: info.defaultLowOutputLatency, isDefault: isDefault)
+    }
+}
+
 /// Which output device to open.
 public enum OutputDeviceChoice: Sendable, Equatable {
     case systemDefault
@@ -57,11 +67,7 @@ public final class AudioOutput {
     private let state: CallbackState
 
     /// PortAudio's devices with output channels. Throws a runtime error when PortAudio cannot start.
-    public static func devices() throws(ShadesError) -> [OutputDevice] {
-        try PortAudioLibrary.initialize()
-        defer { Pa_Terminate() }
-        return PortAudioLibrary.outputDevices()
-    }
+    public static func devices() throws(ShadesError) -> [OutputDevice] { try PortAudioLibrary.listDevices() }
 
     /// Opens `device` for `engine` (`Pa_OpenStream`), not yet started.
     /// - Parameters:
@@ -79,7 +85,7 @@ public final class AudioOutput {
         self.state = state
         var chosen: OutputDevice?
         stream = try PortAudioStream(.output, realTime: realTime) { () throws(ShadesError) in
-            let device = try PortAudioLibrary.choose(choice)
+            let device: OutputDevice = try PortAudioLibrary.choose(choice)
             chosen = device
             return PortAudioStream.Request(
                 device: device.index, deviceName: device.name, hostAPI: device.hostAPI, channelCount: engine.channelCount,

@@ -41,54 +41,70 @@ enum PortAudioLibrary {
         (0..<max(0, Pa_GetHostApiCount())).compactMap { Pa_GetHostApiInfo($0).map { String(cString: $0.pointee.name) } }
     }
 
-    /// PortAudio's devices that `make` keeps (index, info, host API name → a device or nil).
-    static func devices<Device>(_ make: (PaDeviceIndex, PaDeviceInfo, String) -> Device?) -> [Device] {
-        (0..<max(0, Pa_GetDeviceCount())).compactMap { i -> Device? in
-            guard let info = Pa_GetDeviceInfo(i)?.pointee else { return nil }
-            return make(i, info, Pa_GetHostApiInfo(info.hostApi).map { String(cString: $0.pointee.name) } ?? "?")
+    /// PortAudio's devices with channels in `Device`'s direction; PortAudio must be initialised.
+    static func devices<Device: PortAudioDevice>(_: Device.Type = Device.self) -> [Device] {
+        let defaultIndex = defaultDevice(Device.direction)
+        return (0..<max(0, Pa_GetDeviceCount())).compactMap { i -> Device? in
+            guard let info = Pa_GetDeviceInfo(i)?.pointee,
+                  (Device.direction == .input ? info.maxInputChannels : info.maxOutputChannels) > 0 else { return nil }
+            let hostAPI = Pa_GetHostApiInfo(info.hostApi).map { String(cString: $0.pointee.name) } ?? "?"
+            return Device(index: Int(i), info: info, hostAPI: hostAPI, isDefault: i == defaultIndex)
         }
     }
 
-    static func outputDevices() -> [OutputDevice] {
-        let defaultIndex = Pa_GetDefaultOutputDevice()
-        return devices { i, info, api in
-            guard info.maxOutputChannels > 0 else { return nil }
-            return OutputDevice(index: Int(i), name: String(cString: info.name), hostAPI: api,
-                                maximumOutputChannels: Int(info.maxOutputChannels), defaultSampleRate: info.defaultSampleRate,
-                                defaultLowLatencySeconds: info.defaultLowOutputLatency, isDefault: i == defaultIndex)
-        }
+    /// ``devices(_:)`` with PortAudio initialised for just that time. Throws a runtime error when PortAudio
+    /// cannot start.
+    static func listDevices<Device: PortAudioDevice>() throws(ShadesError) -> [Device] {
+        try initialize()
+        defer { Pa_Terminate() }
+        return devices()
     }
 
-    static func choose(_ choice: OutputDeviceChoice) throws(ShadesError) -> OutputDevice {
-        try choose(choice, among: outputDevices(), index: \.index, name: \.name, defaultIndex: Pa_GetDefaultOutputDevice(), kind: "output")
+    /// PortAudio's default device for `direction` (`paNoDeviceIndex` when there is none).
+    private static func defaultDevice(_ direction: PortAudioStream.Direction) -> PaDeviceIndex {
+        direction == .input ? Pa_GetDefaultInputDevice() : Pa_GetDefaultOutputDevice()
     }
 
-    /// The device `choice` names among `devices` (input or output, `kind`); the errors list the devices.
-    static func choose<Device>(_ choice: OutputDeviceChoice, among devices: [Device], index: (Device) -> Int, name: (Device) -> String,
-                               defaultIndex: PaDeviceIndex, kind: String) throws(ShadesError) -> Device {
+    /// The device `choice` names among PortAudio's devices of `Device`'s direction; the errors list them.
+    static func choose<Device: PortAudioDevice>(_ choice: OutputDeviceChoice) throws(ShadesError) -> Device {
+        let listed: [Device] = devices(), kind = Device.direction.rawValue
+        let defaultIndex = defaultDevice(Device.direction)
         let tried = "\(String(cString: Pa_GetVersionText())), host APIs: \(hostAPINames().joined(separator: ", "))"
-        guard !devices.isEmpty else {
+        guard !listed.isEmpty else {
             throw .runtime("no audio \(kind) device (\(tried); for PulseAudio set XDG_RUNTIME_DIR or PULSE_SERVER)")
         }
-        let names = devices.map { "\(index($0)) '\(name($0))'" }.joined(separator: ", ")
+        let names = listed.map { "\($0.index) '\($0.name)'" }.joined(separator: ", ")
         switch choice {
         case .systemDefault:
-            guard defaultIndex != paNoDeviceIndex, let device = devices.first(where: { index($0) == Int(defaultIndex) }) else {
+            guard defaultIndex != paNoDeviceIndex, let device = listed.first(where: { $0.index == Int(defaultIndex) }) else {
                 throw .runtime("no default audio \(kind) device (\(tried); devices: \(names))")
             }
             return device
         case .index(let wanted):
-            guard let device = devices.first(where: { index($0) == wanted }) else {
+            guard let device = listed.first(where: { $0.index == wanted }) else {
                 throw ShadesError(.device, .other("is not an \(kind) device here"), value: .text("\(wanted)"),
                                   allowed: AllowedValues(note: names))
             }
             return device
         case .name(let text):
-            guard let device = devices.first(where: { name($0).lowercased().contains(text.lowercased()) }) else {
+            guard let device = listed.first(where: { $0.name.lowercased().contains(text.lowercased()) }) else {
                 throw ShadesError(.device, .other("is not an \(kind) device here"), value: .text("'\(text)'"),
                                   allowed: AllowedValues(note: names))
             }
             return device
         }
     }
+}
+
+/// A device as one direction of PortAudio sees it (``InputDevice``, ``OutputDevice``): what listing and
+/// choosing need.
+protocol PortAudioDevice {
+    /// Which way its samples go.
+    static var direction: PortAudioStream.Direction { get }
+    /// The device `index` from PortAudio's record of it (`Pa_GetDeviceInfo`) and its host API's name;
+    /// `isDefault` for the direction's default device.
+    init(index: Int, info: PaDeviceInfo, hostAPI: String, isDefault: Bool)
+    /// PortAudio's device index.
+    var index: Int { get }
+    var name: String { get }
 }

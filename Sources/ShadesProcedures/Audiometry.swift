@@ -75,9 +75,7 @@ public struct Audiometry: Sendable {
         }
         var unique: [Double] = []
         for f in frequenciesHz where !unique.contains(f) {
-            guard f.isFinite, Self.allowedFrequencyHz.contains(f) else {
-                throw ShadesError(parameter: .frequencies, value: "\(formatNumber(f)) Hz", allowed: "125 … 16000 Hz")
-            }
+            try Self.checkFrequency(f, as: .frequencies)
             unique.append(f)
         }
         guard !unique.isEmpty else { throw ShadesError(parameter: .frequencies, value: "none", allowed: "one or more of 125 … 16000 Hz") }
@@ -102,6 +100,13 @@ public struct Audiometry: Sendable {
 
     /// Frequencies an audiogram may hold, Hz.
     package static let allowedFrequencyHz: ClosedRange<Double> = 125...16_000
+
+    /// Throws `parameter` out of range unless `frequencyHz` is in ``allowedFrequencyHz``.
+    package static func checkFrequency(_ frequencyHz: Double, as parameter: ParameterID) throws(ShadesError) {
+        guard frequencyHz.isFinite, allowedFrequencyHz.contains(frequencyHz) else {
+            throw ShadesError(parameter: parameter, value: "\(formatNumber(frequencyHz)) Hz", allowed: "125 … 16000 Hz")
+        }
+    }
 
     /// Takes the listener's answer to ``presentation`` and moves on.
     public mutating func answer(heard: Bool) {

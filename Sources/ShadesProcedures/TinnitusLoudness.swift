@@ -56,13 +56,11 @@ public struct LoudnessMatch: Sendable {
     ///   - thresholdDBFS: the threshold there, −130 … −6 dBFS.
     ///   - stepDB: 1 or 2 dB.
     public init(frequencyHz: Double, thresholdDBFS: Double, stepDB: Double = 2) throws(ShadesError) {
-        guard frequencyHz.isFinite, Audiometry.allowedFrequencyHz.contains(frequencyHz) else {
-            throw ShadesError(parameter: .frequency, value: "\(formatNumber(frequencyHz)) Hz", allowed: "125 … 16000 Hz")
-        }
+        try Audiometry.checkFrequency(frequencyHz, as: .frequency)
         guard thresholdDBFS.isFinite, (-130...Self.highestLevelDBFS).contains(thresholdDBFS) else {
             throw ShadesError(parameter: .reference, value: "\(formatNumber(thresholdDBFS)) dBFS", allowed: "-130 … -6 dBFS")
         }
-        guard stepDB == 1 || stepDB == 2 else { throw ShadesError(parameter: .step, value: "\(formatNumber(stepDB)) dB", allowed: "1 or 2 dB") }
+        try checkStep(stepDB, as: .step)
         (self.frequencyHz, self.thresholdDBFS, self.stepDB) = (frequencyHz, thresholdDBFS, stepDB)
         levelDBFS = min(Self.highestLevelDBFS, thresholdDBFS + 10)
     }
@@ -138,13 +136,11 @@ public struct MinimumMaskingLevel: Sendable {
     ///   - startDBFS: the first level (default: the threshold, else −70 dBFS); `stepDB` 1 or 2 dB (2 by default).
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2) throws(ShadesError) {
-        guard frequencyHz.isFinite, Audiometry.allowedFrequencyHz.contains(frequencyHz) else {
-            throw ShadesError(parameter: .frequency, value: "\(formatNumber(frequencyHz)) Hz", allowed: "125 … 16000 Hz")
-        }
+        try Audiometry.checkFrequency(frequencyHz, as: .frequency)
         guard widthOctaves.isFinite, (0.1...3).contains(widthOctaves) else {
             throw ShadesError(parameter: .width, value: "\(formatNumber(widthOctaves)) octaves", allowed: "0.1 … 3 octaves")
         }
-        guard stepDB == 1 || stepDB == 2 else { throw ShadesError(parameter: .mmlStep, value: "\(formatNumber(stepDB)) dB", allowed: "1 or 2 dB") }
+        try checkStep(stepDB, as: .mmlStep)
         let start = startDBFS ?? thresholdDBFS ?? -70
         guard start.isFinite, (-130...Self.highestLevelDBFS).contains(start) else {
             throw ShadesError(parameter: .startLevel, value: "\(formatNumber(start)) dBFS", allowed: "-130 … -12 dBFS")
@@ -210,4 +206,11 @@ package struct TinnitusReference: Sendable, Codable, Equatable {
     package let frequencyHz: Double
     package let levelDBFS: Double?
     package let widthOctaves: Double?
+}
+
+/// Throws `parameter` out of range unless `stepDB` is 1 or 2 dB (the procedures' level steps).
+private func checkStep(_ stepDB: Double, as parameter: ParameterID) throws(ShadesError) {
+    guard stepDB == 1 || stepDB == 2 else {
+        throw ShadesError(parameter: parameter, value: "\(formatNumber(stepDB)) dB", allowed: "1 or 2 dB")
+    }
 }

@@ -33,8 +33,8 @@ import ShadesTestSupport
     }
 
     static let categories = [
-        CatalogueCategory(id: "synthetic", titles: ["en": "Synthetic", "de": "Synthetisch"], assetIDs: ["pink", "brown"]),
-        CatalogueCategory(id: "personal", titles: ["en": "Personalised", "de": "Personalisiert"], assetIDs: ["tone-4k", "nbn-4k"]),
+        Manifest.Category(id: "synthetic", titles: ["en": "Synthetic", "de": "Synthetisch"], soundIDs: ["pink", "brown"]),
+        Manifest.Category(id: "personal", titles: ["en": "Personalised", "de": "Personalisiert"], soundIDs: ["tone-4k", "nbn-4k"]),
     ]
 
     /// Counts the progress reports and how many of them reused a file.
@@ -190,7 +190,7 @@ import ShadesTestSupport
                                     request: RenderRequest(sound: .tone(frequencyHz: 1_000), durationSeconds: 5, layout: .left, loop: true),
                                     loudnessLUFS: -3)
         var categories = Self.categories
-        categories[1].assetIDs = ["loud-tone", "nbn-4k"]
+        categories[1].soundIDs = ["loud-tone", "nbn-4k"]
         #expect {
             try CatalogueBuilder.build(assets: failing, categories: categories, into: folder)
         } throws: { error in
@@ -221,8 +221,8 @@ import ShadesTestSupport
     @Test func checkFindsATamperedFileAndAMissingOne() throws {
         let folder = temporaryFolder("catalogue-check") + "/catalogue"
         let manifest = try CatalogueBuilder.build(assets: Array(Self.assets(seconds: 5).prefix(2)),
-                                                  categories: [CatalogueCategory(id: "synthetic", titles: ["en": "Synthetic"],
-                                                                                 assetIDs: ["pink", "brown"])],
+                                                  categories: [Manifest.Category(id: "synthetic", titles: ["en": "Synthetic"],
+                                                                                 soundIDs: ["pink", "brown"])],
                                                   into: folder)
         #expect(try CatalogueBuilder.check(folder: folder) == [])
         // Raise the level of the pink file by 1 dB (same length, valid file): hash and loudness both wrong.
@@ -239,7 +239,7 @@ import ShadesTestSupport
         // A tampered file is not reused: the next build renders it again and the catalogue is whole.
         let counter = Counter()
         try CatalogueBuilder.build(assets: Array(Self.assets(seconds: 5).prefix(2)),
-                                   categories: [CatalogueCategory(id: "synthetic", titles: ["en": "Synthetic"], assetIDs: ["pink", "brown"])],
+                                   categories: [Manifest.Category(id: "synthetic", titles: ["en": "Synthetic"], soundIDs: ["pink", "brown"])],
                                    into: folder, progress: { counter($0) })
         #expect(counter.rendered == 2)
         #expect(try CatalogueBuilder.check(folder: folder) == [])
@@ -278,7 +278,7 @@ import ShadesTestSupport
                                                                 loop: i < 10 || i >= 13),
                                          loudnessLUFS: -23, container: i % 2 == 0 ? .wav : .flac, sampleFormat: .s16))
         }
-        let categories = [CatalogueCategory(id: "all", titles: ["en": "All", "de": "Alle"], assetIDs: assets.map(\.id))]
+        let categories = [Manifest.Category(id: "all", titles: ["en": "All", "de": "Alle"], soundIDs: assets.map(\.id))]
         for workers in [Int(ProcessInfo.processInfo.environment["SHADES_CATALOGUE_WORKERS"] ?? "2") ?? 2] {
             let folder = temporaryFolder("catalogue-bench") + "/catalogue"
             var start = ContinuousClock.now

@@ -45,9 +45,9 @@ import ShadesTestSupport
     }
 }
 
-extension CatalogueCategory {
+extension Manifest.Category {
     /// The category with only `assets` in it.
-    func keeping(_ assets: [CatalogueAsset]) -> CatalogueCategory {
-        CatalogueCategory(id: id, titles: titles, assetIDs: assetIDs.filter { id in assets.contains { $0.id == id } })
+    func keeping(_ assets: [CatalogueAsset]) -> Manifest.Category {
+        Manifest.Category(id: id, titles: titles, soundIDs: soundIDs.filter { id in assets.contains { $0.id == id } })
     }
 }

@@ -31,7 +31,7 @@ public func fuzzPresetParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
         let (assets, categories) = try PresetAssets.resolve([(file, document)])
         let ids = Set(assets.map(\.id))
         for category in categories {
-            require(category.assetIDs.allSatisfy(ids.contains), "category \(category.id) names an asset that is not there")
+            require(category.soundIDs.allSatisfy(ids.contains), "category \(category.id) names an asset that is not there")
         }
     } catch {
         // A validated catalogue must resolve.

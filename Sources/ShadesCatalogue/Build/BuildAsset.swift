@@ -6,7 +6,7 @@ import ShadesRender
 package struct CatalogueAsset: Sendable, Encodable, Equatable {
     /// File name stem and manifest key: letters, digits, `-` and `_` (1 … 100 characters).
     package var id: String
-    /// The category it belongs to (informational; the order comes from ``CatalogueCategory/assetIDs``).
+    /// The category it belongs to (informational; the order comes from ``Manifest/Category/soundIDs``).
     package var category: String
     /// Title per language code ("en", "de").
     package var titles: [String: String]
@@ -65,20 +65,6 @@ package struct CatalogueAsset: Sendable, Encodable, Equatable {
             return found
         }
         return resolved
-    }
-}
-
-/// A category of the catalogue: its titles and its sounds in order.
-package struct CatalogueCategory: Sendable, Codable, Equatable {
-    /// Letters, digits, `-` and `_`.
-    package var id: String
-    /// Title per language code ("en", "de").
-    package var titles: [String: String]
-    /// The sounds shown in this category, in order (ids of ``CatalogueAsset``s).
-    package var assetIDs: [String]
-
-    package init(id: String, titles: [String: String], assetIDs: [String]) {
-        (self.id, self.titles, self.assetIDs) = (id, titles, assetIDs)
     }
 }
 

@@ -47,7 +47,7 @@ package enum CatalogueBuilder {
     ///   - concurrency: assets built at the same time (1 … 64).
     ///   - progress: called after each asset, serialised, from worker threads.
     @discardableResult
-    package static func build(assets: [CatalogueAsset], categories: [CatalogueCategory], parameters: [String: String] = [:],
+    package static func build(assets: [CatalogueAsset], categories: [Manifest.Category], parameters: [String: String] = [:],
                              into folder: String, concurrency: Int = defaultConcurrency,
                              progress: @Sendable (Progress) -> Void = { _ in }) throws(ShadesError) -> Manifest {
         try validate(assets: assets, categories: categories)
@@ -63,7 +63,7 @@ package enum CatalogueBuilder {
                                      concurrency: concurrency, progress: progress)
             var manifest = Manifest(
                 parameters: parameters,
-                categories: categories.map { Manifest.Category(id: $0.id, titles: $0.titles, soundIDs: $0.assetIDs) },
+                categories: categories,
                 sounds: built.map(\.sound))
             manifest.tinnitusFrequencyHz = assets.lazy.compactMap(\.frequencyHz).first
             try write(manifest.encoded(), to: building + "/" + Manifest.fileName)
@@ -83,7 +83,7 @@ package enum CatalogueBuilder {
 
     // MARK: Input
 
-    static func validate(assets: [CatalogueAsset], categories: [CatalogueCategory]) throws(ShadesError) {
+    static func validate(assets: [CatalogueAsset], categories: [Manifest.Category]) throws(ShadesError) {
         guard !assets.isEmpty else { throw .usage("the catalogue has no sounds (allowed: at least one)") }
         var ids = Set<String>()
         for asset in assets {
@@ -98,10 +98,10 @@ package enum CatalogueBuilder {
             guard listed[category.id] == nil else {
                 throw .usage("category id \(category.id) is used twice (allowed: unique ids)")
             }
-            for id in category.assetIDs {
+            for id in category.soundIDs {
                 guard ids.contains(id) else { throw .usage("category \(category.id) lists sound \(id), which is not defined") }
             }
-            listed[category.id] = Set(category.assetIDs)
+            listed[category.id] = Set(category.soundIDs)
         }
         for asset in assets {
             guard let listedInCategory = listed[asset.category] else {

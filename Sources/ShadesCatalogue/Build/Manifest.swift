@@ -41,6 +41,10 @@ public struct Manifest: Sendable, Codable, Equatable {
         public package(set) var titles: [String: String]
         /// Sound ids in display order.
         public package(set) var soundIDs: [String]
+
+        package init(id: String, titles: [String: String], soundIDs: [String]) {
+            (self.id, self.titles, self.soundIDs) = (id, titles, soundIDs)
+        }
     }
 
     /// One sound file and how it was made.

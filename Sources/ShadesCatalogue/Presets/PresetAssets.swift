@@ -30,9 +30,9 @@ package struct CatalogueOverrides: Sendable, Equatable {
 package enum PresetAssets {
     package static func resolve(_ documents: [(file: String, document: CatalogueDocument)],
                                overrides: CatalogueOverrides = CatalogueOverrides()) throws(ShadesError)
-        -> (assets: [CatalogueAsset], categories: [CatalogueCategory]) {
+        -> (assets: [CatalogueAsset], categories: [Manifest.Category]) {
         var assets: [CatalogueAsset] = []
-        var categories: [CatalogueCategory] = []
+        var categories: [Manifest.Category] = []
         for (_, document) in documents {
             let defaults = overrides.apply(to: document.defaults)
             for category in document.categories {
@@ -41,7 +41,7 @@ package enum PresetAssets {
                     assets.append(try asset(id: sound.id, category: category.id, titles: sound.titles,
                                             request: sound.request(settings: settings), settings: settings))
                 }
-                categories.append(CatalogueCategory(id: category.id, titles: category.titles, assetIDs: category.sounds.map(\.id)))
+                categories.append(Manifest.Category(id: category.id, titles: category.titles, soundIDs: category.sounds.map(\.id)))
             }
         }
         return (assets, categories)
@@ -75,7 +75,7 @@ package enum PresetAssets {
     package static func personal(frequencyHz f: Double, defaults: CatalogueDefaults,
                                 overrides: CatalogueOverrides = CatalogueOverrides(),
                                 musicFolder: String? = nil, shape: SpectralShape? = nil) throws(ShadesError)
-        -> (assets: [CatalogueAsset], category: CatalogueCategory, skipped: [String]) {
+        -> (assets: [CatalogueAsset], category: Manifest.Category, skipped: [String]) {
         let d = overrides.apply(to: defaults)
         let category = try personalCategory(frequencyHz: f)
         var assets: [CatalogueAsset] = []
@@ -97,7 +97,7 @@ package enum PresetAssets {
             assets += music.assets
             skipped = music.skipped
         }
-        return (assets, CatalogueCategory(id: category.id, titles: category.titles, assetIDs: assets.map(\.id)), skipped)
+        return (assets, Manifest.Category(id: category.id, titles: category.titles, soundIDs: assets.map(\.id)), skipped)
     }
 
     /// The personalised category made for the tinnitus frequency `f`: Presets/personal/category.json (built in),

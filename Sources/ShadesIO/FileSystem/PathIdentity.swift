@@ -9,8 +9,8 @@ import ShadesPlatform
 /// A path's identity, for refusing to write over an input: its absolute path with "." and ".." removed
 /// and symbolic links in the existing part resolved, plus the file's device and inode when it exists.
 /// Two paths are the same file when their canonical paths are equal, or both exist with the same inode
-/// (hard links). (Comparing an existing input's inode with a not-yet-existing output's path never
-/// matches: "./new-folder/../song.wav" then overwrote song.wav once the folder was made.)
+/// (hard links). (An existing input's inode never matches a not-yet-existing output's path, so
+/// "./new-folder/../song.wav" is caught by the canonical path.)
 package struct PathIdentity: Hashable {
     private let device: UInt64?
     private let inode: UInt64?

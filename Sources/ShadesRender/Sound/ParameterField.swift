@@ -65,6 +65,12 @@ package struct ParameterField<Root> {
               write: { number, c, key in try c.encode(number, forKey: key) })
     }
 
+    /// The required `frequency` (Hz) several generators take: a tone's, a band's centre, the tinnitus
+    /// frequency; `requiredAs` names it when it is missing.
+    package static func frequency(_ keyPath: WritableKeyPath<Kind, Double>, help: String, requiredAs: String) -> Self {
+        number(keyPath, .frequency, key: "frequency", form: .hertz, help: help, requiredAs: requiredAs)
+    }
+
     /// A number in `form` that may be absent (its default follows from others), written when present.
     package static func optionalNumber(_ keyPath: WritableKeyPath<Root, Double?>, _ parameter: Parameter, key: String,
                                        flag: String? = nil, form: ValueForm = .plain, help: String) -> Self {

@@ -9,8 +9,7 @@ extension CoordinatedResetPattern: GeneratorKind {
     package static let example: String? = "shades render cr --frequency 6kHz --duration 60s -o cr.wav"
     package static var defaults: CoordinatedResetPattern { CoordinatedResetPattern(tinnitusFrequencyHz: 1000) }
     package static var fields: [ParameterField<CoordinatedResetPattern>] {
-        [.number(\.tinnitusFrequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tinnitus frequency",
-                 requiredAs: "the tinnitus frequency"),
+        [.frequency(\.tinnitusFrequencyHz, help: "the tinnitus frequency", requiredAs: "the tinnitus frequency"),
          .choice(\.toneSet, .toneSet, key: "toneSet", flag: "tones",
                  help: "tone frequencies, standard (0.766, 0.9, 1.1, 1.4 × F) or log-spaced (4 tones equally spaced in log frequency over 0.766 … 1.4 × F)"),
          .optionalNumber(\.toneSeconds, .toneLength, key: "toneSeconds", flag: "tone-length", form: .seconds,
@@ -39,9 +38,8 @@ extension CoordinatedResetPattern: GeneratorKind {
     }
 
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
-        // Set to the level over whole on+off periods; a file is measured.
-        let (rate, level, seed) = (context.sampleRate, context.levelDBFS, context.seed)
-        return GeneratorSignals(layout: context.singleSignalLayout) { [self] _ in
+        // Set to the level over whole on+off periods.
+        context.singleSignal { [self] rate, level, seed in
             try! CoordinatedResetSource(pattern: self, sampleRate: rate, levelDBFS: level, seed: seed)
         }
     }

@@ -33,9 +33,8 @@ extension FractalTones: GeneratorKind {
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
         var tones = self
         tones.tempoBPM = context.loopAdjusted("tempo", tempoBPM / 60, scale: 60, unit: "BPM")
-        let (rate, level, seed) = (context.sampleRate, context.levelDBFS, context.seed)
         let loopFrames = context.request.loop ? context.frames : nil
-        return GeneratorSignals(layout: context.singleSignalLayout) { [tones] _ in
+        return context.singleSignal { [tones] rate, level, seed in
             try! FractalToneSource(tones: tones, sampleRate: rate, levelDBFS: level, seed: seed, loopFrames: loopFrames)
         }
     }

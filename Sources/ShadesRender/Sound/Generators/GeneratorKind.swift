@@ -93,6 +93,14 @@ package struct SignalContext {
     /// One signal for the whole sound: diotic in stereo, else the layout asked (tones, patterns).
     package var singleSignalLayout: ChannelLayout { layout == .stereo ? .diotic : layout }
 
+    /// One signal (``singleSignalLayout``) from `make`, given the rate (Hz), the level (dBFS) and the seed: a
+    /// generator that sets its own level as it plays (a file is measured).
+    package func singleSignal(_ make: @escaping @Sendable (_ sampleRate: Double, _ levelDBFS: Double, _ seed: UInt64) -> any AudioSource)
+        -> GeneratorSignals {
+        let (rate, level, seed) = (sampleRate, levelDBFS, self.seed)
+        return GeneratorSignals(layout: singleSignalLayout) { _ in make(rate, level, seed) }
+    }
+
     /// `asked` (a rate in Hz) with whole cycles in a loop, and a note when it moved; `scale` and `unit` show
     /// it in another unit (a tempo: 60, "BPM"). The rate, times `scale`.
     package mutating func loopAdjusted(_ name: String, _ asked: Double, scale: Double = 1, unit: String = "Hz") -> Double {

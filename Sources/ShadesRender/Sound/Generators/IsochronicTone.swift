@@ -21,7 +21,7 @@ package struct IsochronicTone: GeneratorKind {
                        rampSeconds: Parameter.isochronicRamp.defaultValue!)
     }
     package static var fields: [ParameterField<IsochronicTone>] {
-        [.number(\.frequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tone", requiredAs: "the tone's frequency"),
+        [.frequency(\.frequencyHz, help: "the tone", requiredAs: "the tone's frequency"),
          .number(\.rateHz, .beat, key: "beat", form: .hertz, help: "the switching rate"),
          .number(\.duty, .duty, key: "duty",
                  help: "the share of each period the tone sounds, at half amplitude, above 0 and below 1 (default \(formatNumber(Parameter.duty.defaultValue!)))"),

@@ -14,7 +14,7 @@ package struct NarrowBandNoise: GeneratorKind {
     package static let example: String? = "shades render nbn --frequency 6kHz --width 0.5 --duration 60s -o band.wav"
     package static var defaults: NarrowBandNoise { NarrowBandNoise(centreHz: 1000, widthOctaves: Parameter.width.defaultValue!) }
     package static var fields: [ParameterField<NarrowBandNoise>] {
-        [.number(\.centreHz, .frequency, key: "frequency", form: .hertz, help: "the band's centre", requiredAs: "a centre frequency"),
+        [.frequency(\.centreHz, help: "the band's centre", requiredAs: "a centre frequency"),
          .number(\.widthOctaves, .width, key: "width",
                  help: "the band's width in octaves (default \(formatNumber(Parameter.width.defaultValue!)): edges at frequency·2^±\(formatNumber(Parameter.width.defaultValue! / 2)))")]
     }

@@ -12,8 +12,7 @@ extension SpectralRipple: GeneratorKind {
     package static var defaults: SpectralRipple { SpectralRipple(tinnitusFrequencyHz: 4000) }
     package static let defaultLevelDBFS = -30.0
     package static var fields: [ParameterField<SpectralRipple>] {
-        [.number(\.tinnitusFrequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tinnitus frequency, 1 … 16 kHz",
-                 requiredAs: "the tinnitus frequency"),
+        [.frequency(\.tinnitusFrequencyHz, help: "the tinnitus frequency, 1 … 16 kHz", requiredAs: "the tinnitus frequency"),
          .choice(\.condition, .condition, key: "condition", help: "amplitude, phase or noise"),
          .toggle(\.sham, .sham, key: "sham", help: "modulate the octave far from the tinnitus frequency (the sham arm)"),
          .gains(\.bandGainsDB, .bandGains, key: "bandGainsDB", flag: "band-gains",
@@ -40,9 +39,8 @@ extension SpectralRipple: GeneratorKind {
     }
 
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
-        // Every whole segment has the level; a file is measured.
-        let (rate, level, seed) = (context.sampleRate, context.levelDBFS, context.seed)
-        return GeneratorSignals(layout: context.singleSignalLayout) { [self] _ in
+        // Every whole segment has the level.
+        context.singleSignal { [self] rate, level, seed in
             try! SpectralRippleSource(ripple: self, sampleRate: rate, levelDBFS: level, seed: seed)
         }
     }

@@ -11,8 +11,7 @@ package struct Tone: GeneratorKind {
     package static let example: String? = "shades render tone --frequency 6kHz --duration 30s -o tone.wav"
     package static var defaults: Tone { Tone(frequencyHz: 1000) }
     package static var fields: [ParameterField<Tone>] {
-        [.number(\.frequencyHz, .frequency, key: "frequency", form: .hertz, help: "the tone's frequency (6000, 6kHz, 440Hz)",
-                 requiredAs: "a frequency")]
+        [.frequency(\.frequencyHz, help: "the tone's frequency (6000, 6kHz, 440Hz)", requiredAs: "a frequency")]
     }
 
     package var summary: String { "tone frequency=\(formatNumber(frequencyHz))Hz" }
