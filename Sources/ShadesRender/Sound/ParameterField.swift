@@ -67,7 +67,7 @@ package struct ParameterField<Root> {
 
     /// The required `frequency` (Hz) several generators take: a tone's, a band's centre, the tinnitus
     /// frequency; `requiredAs` names it when it is missing.
-    package static func frequency(_ keyPath: WritableKeyPath<Kind, Double>, help: String, requiredAs: String) -> Self {
+    package static func frequency(_ keyPath: WritableKeyPath<Root, Double>, help: String, requiredAs: String) -> Self {
         number(keyPath, .frequency, key: "frequency", form: .hertz, help: help, requiredAs: requiredAs)
     }
 
