@@ -60,7 +60,7 @@ import ShadesTestSupport
         #expect(document.categories.map(\.id) == ["noise", "modulated", "nature", "fractal-tones", "beats", "per-ear"])
         let ids = document.sounds.map(\.sound.id)
         #expect(ids == ["white", "pink", "brown", "blue", "violet", "grey", "velvet", "white-am10", "pink-am10", "brown-am10",
-                        "rain", "waterfall", "ocean-surf", "wind", "fractal-pentatonic", "fractal-major", "fractal-minor-pentatonic",
+                        "rain", "waterfall", "ocean-surf", "wind", "surf", "wavy-brown", "fractal-pentatonic", "fractal-major", "fractal-minor-pentatonic",
                         "binaural-10hz", "binaural-10hz-pink", "isochronic-10hz", "tone-left-pink-right"])
         #expect(document.sounds.allSatisfy { $0.sound.loop && $0.sound.titles["en"] != nil && $0.sound.titles["de"] != nil })
         let pink = try #require(document.sounds.first { $0.sound.id == "pink" }?.sound)

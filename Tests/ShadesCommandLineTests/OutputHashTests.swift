@@ -54,12 +54,15 @@ import ShadesTestSupport
         // Recorded anew when the default presets gained velvet noise, fractal tones, binaural beats, an
         // isochronic tone and a sound per ear (issue 24): every earlier asset's hash in them is unchanged (the
         // old presets still give 01a74388… and 28678835…, the hashes recorded before). Recorded anew again when
-        // comments took numbers for people (issue 23): the assets' samples are unchanged.
-        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "02eb167ab39e826896396ddb70aa6ea4f73a6ec5b20cd4c5ca474561c3fb7309"),
+        // comments took numbers for people (issue 23): the assets' samples are unchanged. Recorded anew when the
+        // nature category gained surf and wavy brown noise (issue 35): the presets without them still give
+        // 02eb167a…c3fb7309, the hash recorded before, so every earlier asset is unchanged.
+        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "39a693137e18f12a4c4e11326f9ddbb8179f8b4434ab4caeaa3bd8947ed94c7b"),
         // Recorded anew when the build parameters named the tinnitus frequency ("tinnitus-frequency": "6000 Hz";
-        // 7aeea1ae…67df9 before): nothing else in it changed.
+        // 7aeea1ae…67df9 before): nothing else in it changed. Recorded anew with surf and wavy brown noise
+        // (c329c4cf…503cf6ec1 before).
         ("catalogue build presets -o personal --tinnitus-frequency 6kHz",
-         "personal/manifest.json", "c329c4cfdf36ce49ad61e52192879cb700881f186c7b8964337a412503cf6ec1"),
+         "personal/manifest.json", "52d82c050eb6028363229a427664d8fa1afaf2a87d5cd757ac690433168481a2"),
         // The generative sounds (issue 24); the fractal's comment gives its frequencies to 12 significant
         // digits since issue 23 (its samples unchanged).
         ("render binaural --carrier 200Hz --beat 10Hz --duration 3s -o binaural.wav",
@@ -69,6 +72,11 @@ import ShadesTestSupport
         ("render velvet --density 2000 --duration 3s -o velvet.wav", "velvet.wav", "ae52afb40decc51a2e47721a58439531741b654d67a79f9bf878c64cd724f020"),
         ("render fractal --scale pentatonic --tempo 80 --seed 4 --duration 10s -o fractal.wav",
          "fractal.wav", "fe14664d009c496c52a5bd903e28f7b83416cf47fd97bb37eeebb1a3cb046a55"),
+        // Random amplitude modulation and surf waves (issue 35).
+        ("render brown --random-am 0.2 --random-am-depth 12 --duration 10s -o wavy.wav",
+         "wavy.wav", "f882eddc2dad7241c19a3e4920f6d41f38e4d1068266dfe5d4bf1e417f494510"),
+        ("render pink --surf 5s --surf-decay 3s --level -26 --duration 10s -o surf.wav",
+         "surf.wav", "6a07c66fd644599a664bce130c904fe5d196c70304cefe48de77657360a11633"),
     ]
 
     /// SHA-256 of a file, or of a folder's files concatenated in name order.
@@ -85,7 +93,7 @@ import ShadesTestSupport
 
     /// Groups run in parallel, each in its own folder: renders, the two notches (after their input), the
     /// stimulus sets, the two catalogues, the generative sounds.
-    static let groups: [Range<Int>] = [0..<11, 11..<14, 14..<16, 16..<17, 17..<18, 18..<22]
+    static let groups: [Range<Int>] = [0..<11, 11..<14, 14..<16, 16..<17, 17..<18, 18..<24]
 
     @Test(arguments: groups)
     func everyRecordedOutputHasItsRecordedBytes(group: Range<Int>) throws {

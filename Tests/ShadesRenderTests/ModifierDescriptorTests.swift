@@ -6,14 +6,19 @@ import ShadesRender
 /// checks and chain stage are written, so these hold for every modifier, including one added later.
 @Suite struct ModifierDescriptorTests {
     /// A sound with every modifier set away from its defaults.
-    static let everything = Sound(
-        .generator(.noise(colour: .pink)),
-        notches: [NotchSpec(centreHz: 4000, widthOctaves: 0.5, edgeBoostDB: 20, edgeWidthOctaves: 0.25, ears: .left)],
-        modulation: Modulation(rateHz: 8, depth: 0.5, startPhase: 1, keep: .peak),
-        pulses: Pulses(onSeconds: 0.3, offSeconds: 0.1, rampSeconds: 0.01, count: 4),
-        fades: Fades(inSeconds: 0.1, outSeconds: 0.2, endSeconds: 1.5),
-        swell: Swell(periodSeconds: 8, depth: 0.7), channels: .stereo, seed: 9,
-        shape: SpectralShape(frequenciesHz: [1000, 4000], gainsDB: [0, 10], rule: "test"))
+    static let everything: Sound = {
+        var sound = Sound(
+            .generator(.noise(colour: .pink)),
+            notches: [NotchSpec(centreHz: 4000, widthOctaves: 0.5, edgeBoostDB: 20, edgeWidthOctaves: 0.25, ears: .left)],
+            modulation: Modulation(rateHz: 8, depth: 0.5, startPhase: 1, keep: .peak),
+            pulses: Pulses(onSeconds: 0.3, offSeconds: 0.1, rampSeconds: 0.01, count: 4),
+            fades: Fades(inSeconds: 0.1, outSeconds: 0.2, endSeconds: 1.5),
+            swell: Swell(periodSeconds: 8, depth: 0.7), channels: .stereo, seed: 9,
+            shape: SpectralShape(frequenciesHz: [1000, 4000], gainsDB: [0, 10], rule: "test"))
+        sound.randomModulation = RandomAmplitudeModulation(bandwidthHz: 0.3, depthDB: 6)
+        sound.surf = Surf(periodSeconds: 12, riseSeconds: 2, decaySeconds: 1, depthDB: 20, shape: .ramped, intervals: .periodic)
+        return sound
+    }()
 
     @Test func keysAndFlagsAreUniqueAndEveryParameterHasAJSONKey() {
         let keys = Sound.modifierKinds.map { $0.key }
@@ -48,6 +53,10 @@ import ShadesRender
         #expect(pulses.onSeconds == Parameter.pulseOn.defaultValue && pulses.offSeconds == Parameter.pulseOff.defaultValue
                 && pulses.rampSeconds == Parameter.ramp.defaultValue)
         #expect(Swell(periodSeconds: 8).depth == Parameter.swellDepth.defaultValue)
+        #expect(RandomAmplitudeModulation(bandwidthHz: 1).depthDB == Parameter.randomAMDepth.defaultValue)
+        let surf = Surf()
+        #expect(surf.periodSeconds == Parameter.surfPeriod.defaultValue && surf.riseSeconds == Parameter.surfRise.defaultValue
+                && surf.decaySeconds == Parameter.surfDecay.defaultValue && surf.depthDB == Parameter.surfDepth.defaultValue)
         let notch = NotchSpec(centreHz: 1000)
         #expect(notch.widthOctaves == Parameter.notchWidth.defaultValue && notch.edgeBoostDB == Parameter.edgeBoost.defaultValue
                 && notch.edgeWidthOctaves == Parameter.edgeWidth.defaultValue)

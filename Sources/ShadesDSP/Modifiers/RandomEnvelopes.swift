@@ -238,7 +238,7 @@ extension Parameter {
                                               range: ParameterRange(SurfEnvelope.allowedPeriodSeconds, unit: .seconds), default: 10)
     /// Surf: the level between waves, dB below the crest.
     package static let surfDepth = Parameter(.surfDepth, unit: .decibels,
-                                             range: ParameterRange(SurfEnvelope.allowedDepthDB, unit: .decibels), default: 15)
+                                             range: ParameterRange(SurfEnvelope.allowedDepthDB, unit: .decibels), default: 12)
     /// Surf: the wave's shape, damped or ramped.
     package static let surfShape = Parameter(.surfShape, note: "damped or ramped")
     /// Surf: the waves' intervals, random or periodic.

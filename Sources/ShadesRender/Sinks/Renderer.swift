@@ -130,6 +130,8 @@ public enum Renderer {
             text += " " + m.summary
             if let applied = renderedModulationHz, applied != m.rateHz { text += " rendered_am=\(applied)Hz" }
         }
+        if let random = r.sound.randomModulation { text += " " + random.summary }
+        if let surf = r.sound.surf { text += " " + surf.summary }
         for n in r.notches ?? [] {
             text += " notch=\(formatNumber(n.centreHz))Hz notch_width=\(formatNumber(n.widthOctaves))oct"
             if n.edgeBoostDB > 0 { text += " edge_boost=\(formatNumber(n.edgeBoostDB))dB edge_width=\(formatNumber(n.edgeWidthOctaves))oct" }

@@ -11,6 +11,9 @@ public struct RandomAmplitudeModulation: Sendable, Equatable, Encodable {
 
     /// The default depth is the parameter's (`Parameter.randomAMDepth`; a test holds them equal).
     public init(bandwidthHz: Double, depthDB: Double = 10) { (self.bandwidthHz, self.depthDB) = (bandwidthHz, depthDB) }
+
+    /// Its parameters in comment tags: "random_am=0.1Hz random_am_depth=10dB".
+    var summary: String { "random_am=\(formatNumber(bandwidthHz))Hz random_am_depth=\(formatNumber(depthDB))dB" }
 }
 
 /// The `randomAM` modifier: `{ "bandwidthHz": 0.1, "depthDB": 10 }`; `--random-am 0.1 --random-am-depth 10`.

@@ -20,10 +20,16 @@ public struct Surf: Sendable, Equatable, Encodable {
     public enum Intervals: String, Sendable, CaseIterable, Codable { case random, periodic }
 
     /// The defaults are the parameters' (`Parameter.surfRise` …; a test holds them equal).
-    public init(periodSeconds: Double = 10, riseSeconds: Double = 0.8, decaySeconds: Double = 6, depthDB: Double = 15,
+    public init(periodSeconds: Double = 10, riseSeconds: Double = 0.8, decaySeconds: Double = 6, depthDB: Double = 12,
                 shape: Shape = .damped, intervals: Intervals = .random) {
         (self.periodSeconds, self.riseSeconds, self.decaySeconds, self.depthDB) = (periodSeconds, riseSeconds, decaySeconds, depthDB)
         (self.shape, self.intervals) = (shape, intervals)
+    }
+
+    /// Its parameters in comment tags: "surf=10s surf_rise=0.8s surf_decay=6s surf_depth=12dB …".
+    var summary: String {
+        "surf=\(formatNumber(periodSeconds))s surf_rise=\(formatNumber(riseSeconds))s surf_decay=\(formatNumber(decaySeconds))s"
+            + " surf_depth=\(formatNumber(depthDB))dB surf_shape=\(shape.rawValue) surf_intervals=\(intervals.rawValue)"
     }
 }
 
