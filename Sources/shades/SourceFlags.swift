@@ -55,6 +55,24 @@ struct SourceFlags: ParsableArguments {
     var sham = false
     @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "band-gains")))
     var bandGains: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "corner")))
+    var corner: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "slope")))
+    var slope: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "harmonics")))
+    var harmonics: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "heart-rate")))
+    var heartRate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "fluctuation")))
+    var fluctuation: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "fluctuation-depth")))
+    var fluctuationDepth: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "chirp-rate")))
+    var chirpRate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "syllables")))
+    var syllables: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "syllable-rate")))
+    var syllableRate: String?
 
     /// Flags that are also a modifier's: `--width` (the notch's) and `--ramp` (the pulses').
     static let sharedWithModifiers: Set<String> = ["width", "ramp"]

@@ -175,7 +175,7 @@ import ShadesTestSupport
         (["pink", "--fade-out", "5s"], "--fade-out applies to --timer"),
         (["pink", "--am-depth", "0.5"], "--am-depth applies to --am"), (["pink", "--am-phase", "1"], "--am-phase applies to --am"),
         (["pink", "--notch-width", "0.5"], "--notch-width applies to --notch"), (["pink", "--edge-width", "0.5", "--notch", "4kHz"], "--edge-width applies to --edge-boost"),
-        (["pink", "--width", "0.5"], "--width applies to nbn or --notch"), (["tone", "--frequency", "1kHz", "--ramp", "10ms"], "--ramp applies to --pulse"),
+        (["pink", "--width", "0.5"], "--width applies to nbn, tinnitus-hiss, tinnitus-pulse, tinnitus-roar or --notch"), (["tone", "--frequency", "1kHz", "--ramp", "10ms"], "--ramp applies to --pulse"),
     ])
     func playRefusesWhatItWouldIgnore(arguments: [String], message: String) throws {
         let result = try Shell.run(["play"] + arguments, in: folder, environment: ["PULSE_SERVER": "unix:/nonexistent"])

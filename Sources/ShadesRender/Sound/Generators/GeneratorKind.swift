@@ -138,11 +138,46 @@ package struct GeneratorSignals {
         (make, measured) = SoundGraph.playBack(buffers, sampleRate: sampleRate)
     }
 
+    /// White noise shaped by `magnitude` (linear amplitude over frequency in Hz), synthesised whole by FFT
+    /// (``LoopNoise``: exact spectrum, seamless as a loop, a loop or not), one signal per signal of the
+    /// layout, with the notches and the shape of `context` taken into its spectrum; played back and
+    /// measured. Checked by ``RenderRequest/validateWholeSynthesis(_:)``.
+    package init(whiteNoiseShapedBy magnitude: @escaping @Sendable (_ frequencyHz: Double) -> Double, _ context: inout SignalContext) {
+        let (rate, seed) = (context.sampleRate, context.seed)
+        let (notches, shape) = context.takeFilters()
+        let signals = SoundGraph.synthesise(context.layout.signalCount, frames: context.frames) { s, samples in
+            LoopNoise.render(colour: .white, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
+                             shaping: { f in
+                                 magnitude(f) * (notches?[s].idealGain(atFrequency: f) ?? 1) * (shape?.idealGain(atFrequency: f) ?? 1)
+                             }, into: samples)
+        }
+        self.init(layout: context.layout, synthesised: signals, sampleRate: rate)
+    }
+
+    /// These signals each passed through `wrap` (an envelope): measured, not known, once wrapped.
+    package func wrapped(_ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) -> GeneratorSignals {
+        let make = self.make
+        var signals = GeneratorSignals(layout: layout) { s in wrap(make(s)) }
+        signals.renderedFrequencyHz = renderedFrequencyHz
+        return signals
+    }
+
     /// Tones of unit peak (the gain sets the level), one per frequency, measured exactly over `frames`.
     package init(layout: ChannelLayout, tonesHz: [Double], sampleRate: Double, frames: Int) {
         self.layout = layout
         make = { s in try! ToneSource(frequencyHz: tonesHz[s], sampleRate: sampleRate, layout: .mono, levelDBFS: -3.010_299_956_639_812) }
         measured = tonesHz.map { SignalMeasurement(sumOfSquares: SoundGraph.sineEnergy(cyclesPerSample: $0 / sampleRate, frames: frames), peak: 1) }
         renderedFrequencyHz = tonesHz.first
+    }
+}
+
+extension RenderRequest {
+    /// Refuses a length that a sound synthesised whole (``GeneratorSignals/init(whiteNoiseShapedBy:_:)``)
+    /// cannot have: under ``minimumLoopFrames`` or over ``LoopNoise/largestSynthesisFrames``; `what` names it.
+    package func validateWholeSynthesis(_ what: String) throws(ShadesError) {
+        if frameCount < Self.minimumLoopFrames {
+            throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "at least \(Self.minimumLoopFrames) samples for \(what)")
+        }
+        try refuseLongSynthesis(what)
     }
 }

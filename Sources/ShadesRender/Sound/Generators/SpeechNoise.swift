@@ -1,0 +1,28 @@
+import ShadesDSP
+
+/// Speech-shaped noise: white noise shaped to the long-term average speech spectrum of Byrne et al. 1994
+/// (``SpeechSpectrum``: its third-octave band levels from 63 Hz to 16 kHz, nothing outside 56 Hz …
+/// 17.8 kHz), made by FFT synthesis over the whole file like grey noise (a loop whether asked or not),
+/// notches and shape included exactly.
+package struct SpeechNoise: GeneratorKind {
+    package static let names = ["speech-noise"]
+    package static let help = "speech-noise: noise with the long-term average speech spectrum (Byrne et al. 1994)"
+    package static let example: String? = "shades render speech-noise --duration 60s -o speech.wav"
+    package static var defaults: SpeechNoise { SpeechNoise() }
+    package static var fields: [GeneratorField<SpeechNoise>] { [] }
+
+    package var summary: String { "speech-noise" }
+    package var shortest: (seconds: Double, holding: String)? { nil }
+    package var shapesLoopExactly: Bool { true }
+
+    package func validate(in request: RenderRequest) throws(ShadesError) { try request.validateWholeSynthesis("speech noise") }
+
+    package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
+        GeneratorSignals(whiteNoiseShapedBy: SpeechSpectrum.magnitude(atFrequency:), &context)
+    }
+}
+
+extension Generator {
+    /// Speech-shaped noise (``SpeechSpectrum``), synthesised over the whole file.
+    public static var speechNoise: Generator { Generator(SpeechNoise()) }
+}
