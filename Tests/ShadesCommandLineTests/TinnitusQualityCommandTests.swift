@@ -81,8 +81,8 @@ import ShadesTestSupport
         ("render tinnitus-roar --frequency 150 --fluctuation 20 --duration 1s -o out.wav",
          "--fluctuation 20 Hz is out of range (allowed: 0.5 … 8 Hz)"),
         ("render tinnitus-tone --frequency 1k --harmonics 3 --duration 1s -o out.wav", "--harmonics 3 dB is out of range (allowed: -60 … 0 dB)"),
-        ("render speech-noise --duration 200s -o out.wav",
-         "--duration 200 s is too long for speech noise, synthesised whole in memory (allowed: at most 174.7 s at 48000 Hz)"),
+        ("render speech-noise --duration 200s --loop -o out.wav",
+         "--duration 200 s is too long for a loop of speech noise, synthesised whole in memory (allowed: at most 174.7 s at 48000 Hz)"),
     ])
     func badValuesAreRefusedInOneLineWithTheirRange(command: String, line: String) throws {
         let folder = temporaryFolder("quality-bad")

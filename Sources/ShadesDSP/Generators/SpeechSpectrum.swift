@@ -9,7 +9,8 @@ import ShadesPlatform
 /// The noise's power spectral density is a curve through the band centres, linear in dB over log
 /// frequency (``densityCurve``), whose power in each IEC 61260 third-octave band (edges centre·10^(±1/20))
 /// equals the table's level to 0.001 dB: solved once by fixed-point iteration. It is constant from the
-/// outer centres to the outer band edges (56.2 Hz and 17.8 kHz) and zero outside them.
+/// outer centres to the outer band edges (56.2 Hz and 17.8 kHz) and zero outside them (a stream's filter:
+/// ``streamCurve``).
 package enum SpeechSpectrum {
     /// Nominal band centres, Hz (exact centres 1000·10^(n/10), n = −12 … 12).
     package static let nominalCentresHz: [Double] = [63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250,
@@ -33,6 +34,14 @@ package enum SpeechSpectrum {
     /// Power spectral density, dB re the table's unit per Hz, at the band centres: the curve whose band
     /// powers are the table's.
     package static let densityCurve: GainCurve = solveDensity()
+
+    /// The density as a curve for a stream's shaping filter (``NotchDesign/init(shaping:sampleRate:smoothingHz:)``):
+    /// ``densityCurve`` held to the outer band edges, −120 dB re its lowest node from 1 % beyond them.
+    package static let streamCurve: GainCurve = {
+        let (nodes, floor) = (densityCurve.gainsDB, densityCurve.gainsDB.min()! - 120)
+        return GainCurve(frequenciesHz: [lowestHz / 1.01, lowestHz] + centresHz + [highestHz, highestHz * 1.01],
+                         gainsDB: [floor, nodes[0]] + nodes + [nodes[nodes.count - 1], floor])
+    }()
 
     /// Linear amplitude of the spectrum at `frequencyHz` (√density, arbitrary scale): 0 outside
     /// ``lowestHz`` … ``highestHz``.
@@ -92,6 +101,11 @@ package struct HighToneSpectrum: Sendable, Equatable {
     /// corner).
     package func levelDB(atFrequency frequencyHz: Double) -> Double {
         frequencyHz >= cornerHz ? 0 : slopeDBPerOctave * log2(frequencyHz / cornerHz)
+    }
+
+    /// The shape as a curve for a stream's shaping filter: the slope from 1 Hz to the corner, flat above.
+    package var curve: GainCurve {
+        GainCurve(frequenciesHz: [1, cornerHz], gainsDB: [levelDB(atFrequency: 1), 0])
     }
 
     /// Linear amplitude at `frequencyHz` (1 in the flat part, 0 at DC).

@@ -154,6 +154,19 @@ package struct GeneratorSignals {
         self.init(layout: context.layout, synthesised: signals, sampleRate: rate)
     }
 
+    /// White noise streamed through a zero-phase FIR of `curve` (``NotchDesign/init(shaping:sampleRate:smoothingHz:)``,
+    /// primed by the noise), joined with the sound's own shape: a sound whose spectrum is a curve, too long to
+    /// be synthesised whole. The curve is brought to unit mean power over 0 … Nyquist, so the stream has the
+    /// level in expectation (a file is measured).
+    package init(whiteNoiseStreamedThrough curve: GainCurve, smoothingHz: Double, _ context: inout SignalContext) throws(ShadesError) {
+        let (rate, level, seed) = (context.sampleRate, context.levelDBFS, context.seed)
+        let unit = curve.normalisedToUnitPower(upToHz: rate / 2)
+        context.shape = try NotchDesign(shaping: context.shape?.shaping.map(unit.adding) ?? unit, sampleRate: rate, smoothingHz: smoothingHz)
+        self.init(layout: context.layout) { s in
+            try! NoiseSource(colour: .white, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
+        }
+    }
+
     /// These signals each passed through `wrap` (an envelope): measured, not known, once wrapped.
     package func wrapped(_ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) -> GeneratorSignals {
         let make = self.make
@@ -174,10 +187,15 @@ package struct GeneratorSignals {
 extension RenderRequest {
     /// Refuses a length that a sound synthesised whole (``GeneratorSignals/init(whiteNoiseShapedBy:_:)``)
     /// cannot have: under ``minimumLoopFrames`` or over ``LoopNoise/largestSynthesisFrames``; `what` names it.
-    package func validateWholeSynthesis(_ what: String) throws(ShadesError) {
+    /// With `streamsWhenLong`, only a loop must be short enough (a longer sound streams).
+    package func validateWholeSynthesis(_ what: String, streamsWhenLong: Bool = false) throws(ShadesError) {
         if frameCount < Self.minimumLoopFrames {
             throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "at least \(Self.minimumLoopFrames) samples for \(what)")
         }
-        try refuseLongSynthesis(what)
+        if loop || !streamsWhenLong { try refuseLongSynthesis(what) }
     }
+
+    /// True when a sound synthesised whole up to ``LoopNoise/largestSynthesisFrames`` streams instead: longer,
+    /// and not a loop.
+    package var streamsLongSynthesis: Bool { !loop && frameCount > LoopNoise.largestSynthesisFrames }
 }

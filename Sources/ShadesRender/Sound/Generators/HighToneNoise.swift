@@ -2,7 +2,8 @@ import ShadesDSP
 
 /// High-tone noise (``HighToneSpectrum``): white above `cornerHz`, falling `slopeDBPerOctave` below it, the
 /// "high tone" preset of hearing-aid sound generators; made by FFT synthesis over the whole file like grey
-/// noise (a loop whether asked or not), notches and shape included exactly.
+/// noise (a loop whether asked or not), notches and shape included exactly; longer and not a loop, white
+/// noise streamed through the shape's FIR.
 package struct HighToneNoise: GeneratorKind {
     /// Where the flat part begins, Hz.
     package var cornerHz: Double
@@ -30,12 +31,15 @@ package struct HighToneNoise: GeneratorKind {
         try Parameter.corner.check(cornerHz)
         try Parameter.corner.check(cornerHz, within: .above(0, below: request.sampleRate / 2, unit: .hertz), note: "(Nyquist)")
         try Parameter.slope.check(slopeDBPerOctave)
-        try request.validateWholeSynthesis("high-tone noise")
+        try request.validateWholeSynthesis("a loop of high-tone noise", streamsWhenLong: true)
     }
 
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
         let spectrum = HighToneSpectrum(cornerHz: cornerHz, slopeDBPerOctave: slopeDBPerOctave)
-        return GeneratorSignals(whiteNoiseShapedBy: spectrum.magnitude(atFrequency:), &context)
+        guard context.request.streamsLongSynthesis else {
+            return GeneratorSignals(whiteNoiseShapedBy: spectrum.magnitude(atFrequency:), &context)
+        }
+        return try GeneratorSignals(whiteNoiseStreamedThrough: spectrum.curve, smoothingHz: 6, &context)
     }
 }
 
