@@ -32,6 +32,15 @@ struct SoundFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: help("condition")) var condition: String?
     @Flag(help: help("sham")) var sham = false
     @Option(parsing: .unconditional, help: help("band-gains")) var bandGains: String?
+    @Option(parsing: .unconditional, help: help("corner")) var corner: String?
+    @Option(parsing: .unconditional, help: help("slope")) var slope: String?
+    @Option(parsing: .unconditional, help: help("harmonics")) var harmonics: String?
+    @Option(parsing: .unconditional, help: help("heart-rate")) var heartRate: String?
+    @Option(parsing: .unconditional, help: help("fluctuation")) var fluctuation: String?
+    @Option(parsing: .unconditional, help: help("fluctuation-depth")) var fluctuationDepth: String?
+    @Option(parsing: .unconditional, help: help("chirp-rate")) var chirpRate: String?
+    @Option(parsing: .unconditional, help: help("syllables")) var syllables: String?
+    @Option(parsing: .unconditional, help: help("syllable-rate")) var syllableRate: String?
     // The modifiers', in the chain's order.
     @Option(parsing: .unconditional, help: help("notch")) var notch: String?
     @Option(parsing: .unconditional, help: help("notch-width")) var notchWidth: String?

@@ -14,7 +14,7 @@ struct StimuliCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stimuli",
         abstract: "Write a folder of study stimuli and an index.json describing each file.",
-        subcommands: [Audiometry.self, PitchMatch.self, ResidualInhibition.self])
+        subcommands: [Audiometry.self, PitchMatch.self, ResidualInhibition.self, TinnitusQuality.self])
 
     /// Options every set shares.
     struct SetOptions: ParsableArguments {

@@ -58,6 +58,11 @@ import ShadesRender
             case "scale", "low", "high", "tempo": words = ["fractal", "--duration", "1s"]
             case "beta": words = ["noise"] + short
             case "width": words = ["nbn", "--frequency", "1k"] + short
+            case "corner", "slope": words = ["high-tone-noise"] + short
+            case "harmonics": words = ["tinnitus-tone", "--frequency", "1k"] + short
+            case "heart-rate": words = ["tinnitus-pulse", "--frequency", "500", "--duration", "2s"]
+            case "fluctuation", "fluctuation-depth": words = ["tinnitus-roar", "--frequency", "500", "--duration", "2.1s"]
+            case "chirp-rate", "syllables", "syllable-rate": words = ["tinnitus-cricket", "--frequency", "5k", "--duration", "2.1s"]
             case "am-depth", "am-phase", "am-keep": words = ["pink", "--am", "10"] + short
             case "notch-width", "edge-boost": words = ["pink", "--notch", "6k"] + short
             case "edge-width": words = ["pink", "--notch", "6k", "--edge-boost", "10"] + short
@@ -77,6 +82,7 @@ import ShadesRender
             return ["stimuli", "audiometry", "--frequencies", "1k", "--ear", "left", "--pulse", "4ms/4ms", "--ramp", "1ms",
                     "--pulse-count", "1", "-o", "out"]
         case "stimuli pitch-match": return ["stimuli", "pitch-match", "--from", "1k", "--to", "1k", "-o", "out"]
+        case "stimuli tinnitus-quality": return ["stimuli", "tinnitus-quality", "--duration", "1.1s", "-o", "out"]
         case "stimuli residual-inhibition":
             return ["stimuli", "residual-inhibition", "--frequency", "4k", "--masker", "0.1s", "--silence", "0.1s", "--onset", "10ms",
                     "--probe", "0.1s", "--mml-from", "0", "--mml-to", "0", "-o", "out"]

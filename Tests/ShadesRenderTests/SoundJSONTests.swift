@@ -58,9 +58,10 @@ import ShadesRender
         #expect(error(#"{ "source": "pink", "layers": [] }"#) == "s.json:1:21: a sound has 'source' or 'layers', not both")
         #expect(error(#"{ "layers": [] }"#) == "s.json:1:3: 'layers' is empty (allowed: one or more layers)")
         #expect(error(#"{ "source": "pink", "gainDB": -3 }"#) == "s.json:1:21: unknown key 'gainDB' (allowed keys: "
-                + (["source", "layers"] + ["beta", "distribution", "density", "frequency", "width", "carrier", "beat", "duty",
+                + (["source", "layers"] + ["beta", "distribution", "corner", "slope", "density", "frequency", "width", "carrier", "beat", "duty",
                     "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
-                    "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "path", "bytes",
+                    "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "harmonics", "heartRateBPM",
+                    "fluctuation", "fluctuationDepth", "chirpRate", "syllables", "syllableRate", "path", "bytes",
                     "frames", "sampleRate", "notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)
                 == "s.json:1:22: key 'distribution' does not apply to source 'brown'")

@@ -15,6 +15,25 @@ package struct GainCurve: Sendable, Equatable {
         (self.frequenciesHz, self.gainsDB) = (order.map { frequenciesHz[$0] }, order.map { gainsDB[$0] })
     }
 
+    /// This curve plus `other`, dB: exact, as both are linear in log frequency between the union of their points.
+    package func adding(_ other: GainCurve) -> GainCurve {
+        let points = Array(Set(frequenciesHz + other.frequenciesHz)).sorted()
+        return GainCurve(frequenciesHz: points, gainsDB: points.map { gainDB(atHz: $0) + other.gainDB(atHz: $0) })
+    }
+
+    /// This curve shifted so that its mean power gain from 0 to `topHz` is 1 (white noise through it keeps its
+    /// power): the mean by the trapezoid rule on 20,000 points.
+    package func normalisedToUnitPower(upToHz topHz: Double) -> GainCurve {
+        let points = 20_000
+        var sum = 0.0
+        for i in 0...points {
+            let p = Decibels.power(gainDB(atHz: topHz * Double(i) / Double(points)))
+            sum += (i == 0 || i == points) ? p / 2 : p
+        }
+        let offset = Decibels.fromPower(sum / Double(points))
+        return GainCurve(frequenciesHz: frequenciesHz, gainsDB: gainsDB.map { $0 - offset })
+    }
+
     /// The gain at `frequencyHz`, dB (called once per FFT bin of a shaping design: no allocation).
     package func gainDB(atHz frequencyHz: Double) -> Double {
         Self.interpolate(frequenciesHz: frequenciesHz, values: gainsDB, atHz: frequencyHz)
@@ -46,13 +65,14 @@ package struct GainCurve: Sendable, Equatable {
 
 extension NotchDesign {
     /// A zero-phase FIR that applies `curve` (linear gain 10^(dB/20)): frequency sampling of the curve on a
-    /// 8M-point grid (FFTW), the inverse transform's centre M taps each side, a Hann window. M = rate/6 rounded
-    /// up to a multiple of 8 (8,000 at 48 kHz): the window smooths the curve over about 6 Hz, so a curve
-    /// given at audiometric frequencies (≥ 125 Hz) holds within about 0.1 dB across third-octave bands.
-    /// Run like a notch (``NotchedSource``); ``idealGain(atFrequency:)`` is the curve's gain.
-    package init(shaping curve: GainCurve, sampleRate: Double) throws(ShadesError) {
+    /// 8M-point grid (FFTW), the inverse transform's centre M taps each side, a Hann window. M = rate/`smoothingHz`
+    /// rounded up to a multiple of 8 (by default 8,000 at 48 kHz): the window smooths the curve over about
+    /// `smoothingHz` (6 Hz by default), so a curve given at audiometric frequencies (≥ 125 Hz) holds within about
+    /// 0.1 dB across third-octave bands. Run like a notch (``NotchedSource``); ``idealGain(atFrequency:)`` is the
+    /// curve's gain.
+    package init(shaping curve: GainCurve, sampleRate: Double, smoothingHz: Double = 6) throws(ShadesError) {
         try validateSampleRate(sampleRate)
-        let m = 8 * Int((sampleRate / 6 / 8).rounded(.up))
+        let m = 8 * Int((sampleRate / smoothingHz / 8).rounded(.up))
         var size = 1
         while size < 8 * m { size *= 2 }
         let fft = RealFFT(size: size)

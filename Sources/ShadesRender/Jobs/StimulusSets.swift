@@ -27,6 +27,10 @@ package struct StimulusFile: Codable, Sendable, Equatable {
     package var soundSeconds: Double? = nil
     /// Level relative to the reference (threshold or minimum masking level) the set was made for, dB.
     package var relativeLevel: Double? = nil
+    /// The tinnitus-quality cluster the sound stands for (`stimuli tinnitus-quality`).
+    package var quality: String? = nil
+    /// The sound's parameters, e.g. "tinnitus-pulse frequency=500Hz width=2oct heart-rate=72BPM".
+    package var sound: String? = nil
 }
 
 /// The `index.json` of a stimulus set: shared parameters and every file.
@@ -262,7 +266,7 @@ package enum StimulusSets {
             let e = item.entry
             var entry = StimulusFile(file: name, kind: e.kind, frequency: e.frequency, widthOctaves: e.widthOctaves,
                                      ear: e.ear, duration: e.duration, level: e.level)
-            (entry.soundSeconds, entry.relativeLevel) = (e.soundSeconds, e.relativeLevel)
+            (entry.soundSeconds, entry.relativeLevel, entry.quality, entry.sound) = (e.soundSeconds, e.relativeLevel, e.quality, e.sound)
             entries.append(entry)
         }
         let first = items.first?.request

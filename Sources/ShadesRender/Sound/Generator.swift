@@ -13,8 +13,9 @@ public struct Generator: Sendable, Equatable {
 
     /// Every kind, in the order help lists their names. A new generator is added here.
     package static var kinds: [any GeneratorKind.Type] {
-        [ColouredNoise.self, GreyNoise.self, VelvetNoise.self, Tone.self, NarrowBandNoise.self, BinauralBeat.self,
-         IsochronicTone.self, FractalTones.self, CoordinatedResetPattern.self, SpectralRipple.self]
+        [ColouredNoise.self, GreyNoise.self, SpeechNoise.self, HighToneNoise.self, VelvetNoise.self, Tone.self, NarrowBandNoise.self,
+         BinauralBeat.self, IsochronicTone.self, FractalTones.self, CoordinatedResetPattern.self, SpectralRipple.self,
+         TinnitusTone.self, TinnitusHiss.self, TinnitusPulse.self, TinnitusRoar.self, TinnitusCricket.self]
     }
 
     /// Every source name a generator has, in help's order.

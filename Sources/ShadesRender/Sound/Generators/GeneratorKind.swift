@@ -146,6 +146,43 @@ package struct GeneratorSignals {
         (make, measured) = SoundGraph.playBack(buffers, sampleRate: sampleRate)
     }
 
+    /// White noise shaped by `magnitude` (linear amplitude over frequency in Hz), synthesised whole by FFT
+    /// (``LoopNoise``: exact spectrum, seamless as a loop, a loop or not), one signal per signal of the
+    /// layout, with the notches and the shape of `context` taken into its spectrum; played back and
+    /// measured. Checked by ``RenderRequest/validateWholeSynthesis(_:)``.
+    package init(whiteNoiseShapedBy magnitude: @escaping @Sendable (_ frequencyHz: Double) -> Double, _ context: inout SignalContext) {
+        let (rate, seed) = (context.sampleRate, context.seed)
+        let (notches, shape) = context.takeFilters()
+        let signals = SoundGraph.synthesise(context.layout.signalCount, frames: context.frames) { s, samples in
+            LoopNoise.render(colour: .white, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
+                             shaping: { f in
+                                 magnitude(f) * (notches?[s].idealGain(atFrequency: f) ?? 1) * (shape?.idealGain(atFrequency: f) ?? 1)
+                             }, into: samples)
+        }
+        self.init(layout: context.layout, synthesised: signals, sampleRate: rate)
+    }
+
+    /// White noise streamed through a zero-phase FIR of `curve` (``NotchDesign/init(shaping:sampleRate:smoothingHz:)``,
+    /// primed by the noise), joined with the sound's own shape: a sound whose spectrum is a curve, too long to
+    /// be synthesised whole. The curve is brought to unit mean power over 0 … Nyquist, so the stream has the
+    /// level in expectation (a file is measured).
+    package init(whiteNoiseStreamedThrough curve: GainCurve, smoothingHz: Double, _ context: inout SignalContext) throws(ShadesError) {
+        let (rate, level, seed) = (context.sampleRate, context.levelDBFS, context.seed)
+        let unit = curve.normalisedToUnitPower(upToHz: rate / 2)
+        context.shape = try NotchDesign(shaping: context.shape?.shaping.map(unit.adding) ?? unit, sampleRate: rate, smoothingHz: smoothingHz)
+        self.init(layout: context.layout) { s in
+            try! NoiseSource(colour: .white, sampleRate: rate, layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
+        }
+    }
+
+    /// These signals each passed through `wrap` (an envelope): measured, not known, once wrapped.
+    package func wrapped(_ wrap: @escaping @Sendable (any AudioSource) -> any AudioSource) -> GeneratorSignals {
+        let make = self.make
+        var signals = GeneratorSignals(layout: layout) { s in wrap(make(s)) }
+        signals.renderedFrequencyHz = renderedFrequencyHz
+        return signals
+    }
+
     /// Tones of unit peak (the gain sets the level), one per frequency, measured exactly over `frames`.
     package init(layout: ChannelLayout, tonesHz: [Double], sampleRate: Double, frames: Int) {
         self.layout = layout
@@ -153,4 +190,20 @@ package struct GeneratorSignals {
         measured = tonesHz.map { SignalMeasurement(sumOfSquares: SoundGraph.sineEnergy(cyclesPerSample: $0 / sampleRate, frames: frames), peak: 1) }
         renderedFrequencyHz = tonesHz.first
     }
+}
+
+extension RenderRequest {
+    /// Refuses a length that a sound synthesised whole (``GeneratorSignals/init(whiteNoiseShapedBy:_:)``)
+    /// cannot have: under ``minimumLoopFrames`` or over ``LoopNoise/largestSynthesisFrames``; `what` names it.
+    /// With `streamsWhenLong`, only a loop must be short enough (a longer sound streams).
+    package func validateWholeSynthesis(_ what: String, streamsWhenLong: Bool = false) throws(ShadesError) {
+        if frameCount < Self.minimumLoopFrames {
+            throw ShadesError(parameter: .duration, value: "\(durationSeconds) s", allowed: "at least \(Self.minimumLoopFrames) samples for \(what)")
+        }
+        if loop || !streamsWhenLong { try refuseLongSynthesis(what) }
+    }
+
+    /// True when a sound synthesised whole up to ``LoopNoise/largestSynthesisFrames`` streams instead: longer,
+    /// and not a loop.
+    package var streamsLongSynthesis: Bool { !loop && frameCount > LoopNoise.largestSynthesisFrames }
 }

@@ -14,25 +14,10 @@ package struct GreyNoise: GeneratorKind {
     package var shortest: (seconds: Double, holding: String)? { nil }
     package var shapesLoopExactly: Bool { true }
 
-    package func validate(in request: RenderRequest) throws(ShadesError) {
-        if request.frameCount < RenderRequest.minimumLoopFrames {
-            throw ShadesError(parameter: .duration, value: "\(request.durationSeconds) s",
-                              allowed: "at least \(RenderRequest.minimumLoopFrames) samples for grey noise")
-        }
-        try request.refuseLongSynthesis("grey noise")
-    }
+    package func validate(in request: RenderRequest) throws(ShadesError) { try request.validateWholeSynthesis("grey noise") }
 
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
-        let (rate, seed) = (context.sampleRate, context.seed)
-        let (notches, shape) = context.takeFilters()
-        let greys = SoundGraph.synthesise(context.layout.signalCount, frames: context.frames) { s, samples in
-            LoopNoise.render(colour: .white, sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
-                             shaping: { f in
-                                 GreyNoiseSpectrum.magnitude(atFrequency: f) * (notches?[s].idealGain(atFrequency: f) ?? 1)
-                                     * (shape?.idealGain(atFrequency: f) ?? 1)
-                             }, into: samples)
-        }
-        return GeneratorSignals(layout: context.layout, synthesised: greys, sampleRate: rate)
+        GeneratorSignals(whiteNoiseShapedBy: GreyNoiseSpectrum.magnitude(atFrequency:), &context)
     }
 }
 
