@@ -55,6 +55,14 @@ struct SourceFlags: ParsableArguments {
     var sham = false
     @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "band-gains")))
     var bandGains: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "bin-low")))
+    var binLow: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "bin-high")))
+    var binHigh: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "bin-scale")))
+    var binScale: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(Generator.help(forFlag: "bin-levels")))
+    var binLevels: String?
 
     /// Flags that are also a modifier's: `--width` (the notch's) and `--ramp` (the pulses').
     static let sharedWithModifiers: Set<String> = ["width", "ramp"]

@@ -27,6 +27,13 @@ package struct StimulusFile: Codable, Sendable, Equatable {
     package var soundSeconds: Double? = nil
     /// Level relative to the reference (threshold or minimum masking level) the set was made for, dB.
     package var relativeLevel: Double? = nil
+    /// The level of each frequency bin, dB (a reverse-correlation stimulus; the bins are the index's `binEdgesHz`).
+    package var binLevelsDB: [Double]? = nil
+
+    package init(file: String, kind: String, frequency: Double, widthOctaves: Double?, ear: String, duration: Double, level: Double) {
+        (self.file, self.kind, self.frequency, self.widthOctaves) = (file, kind, frequency, widthOctaves)
+        (self.ear, self.duration, self.level) = (ear, duration, level)
+    }
 }
 
 /// The `index.json` of a stimulus set: shared parameters and every file.
@@ -37,6 +44,9 @@ package struct StimulusIndex: Codable, Sendable {
     package let format: String
     package let level: Double
     package let files: [StimulusFile]
+    /// The edges of the frequency bins of a reverse-correlation set, Hz, and their scale (log or mel).
+    package var binEdgesHz: [Double]? = nil
+    package var binScale: String? = nil
 }
 
 /// Folders of stimuli for audiometry and pitch matching, each with an `index.json` describing its files.
@@ -45,6 +55,8 @@ package enum StimulusSets {
     package struct Item: Sendable {
         package let request: RenderRequest
         package let entry: StimulusFile
+
+        package init(request: RenderRequest, entry: StimulusFile) { (self.request, self.entry) = (request, entry) }
     }
 
     /// Standard audiometric frequencies (ASHA 2005), Hz.
@@ -230,7 +242,7 @@ package enum StimulusSets {
     /// interrupt (``InterruptCleanup``: the staging folder and any folder made for it are removed) leaves
     /// the folder as it was.
     package static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
-                             container: Container) throws(ShadesError) -> StimulusIndex {
+                             container: Container, bins: (edgesHz: [Double], scale: String)? = nil) throws(ShadesError) -> StimulusIndex {
         let manager = FileManager.default
         var info = stat()
         if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
@@ -262,12 +274,13 @@ package enum StimulusSets {
             let e = item.entry
             var entry = StimulusFile(file: name, kind: e.kind, frequency: e.frequency, widthOctaves: e.widthOctaves,
                                      ear: e.ear, duration: e.duration, level: e.level)
-            (entry.soundSeconds, entry.relativeLevel) = (e.soundSeconds, e.relativeLevel)
+            (entry.soundSeconds, entry.relativeLevel, entry.binLevelsDB) = (e.soundSeconds, e.relativeLevel, e.binLevelsDB)
             entries.append(entry)
         }
         let first = items.first?.request
-        let index = StimulusIndex(set: set, generator: AudioFileWriter.software, rate: first?.sampleRate ?? 0,
+        var index = StimulusIndex(set: set, generator: AudioFileWriter.software, rate: first?.sampleRate ?? 0,
                                   format: "\(container.rawValue) \(sampleFormat.rawValue)", level: first?.levelDBFS ?? 0, files: entries)
+        (index.binEdgesHz, index.binScale) = (bins?.edgesHz, bins?.scale)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -14,7 +14,8 @@ public struct Generator: Sendable, Equatable {
     /// Every kind, in the order help lists their names. A new generator is added here.
     package static var kinds: [any GeneratorKind.Type] {
         [ColouredNoise.self, GreyNoise.self, VelvetNoise.self, Tone.self, NarrowBandNoise.self, BinauralBeat.self,
-         IsochronicTone.self, FractalTones.self, CoordinatedResetPattern.self, SpectralRipple.self]
+         IsochronicTone.self, FractalTones.self, CoordinatedResetPattern.self, SpectralRipple.self,
+         BinnedNoise.self]
     }
 
     /// Every source name a generator has, in help's order.
