@@ -168,7 +168,7 @@ import ShadesTestSupport
         #expect(readingError(text)?.description == "Presets/t.json:5:93: unknown source 'pinkk' (did you mean 'pink'?)")
         let far = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "thunderstorm" } ] } }"#)
         #expect(readingError(far)?.message == "unknown source 'thunderstorm' (allowed sources: white, pink, brown, blue, violet, "
-                + "noise, grey, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, file)")
+                + "noise, grey, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, binned-noise, file)")
     }
 
     @Test func wrongTypesAndMissingKeysAreReadingErrors() {

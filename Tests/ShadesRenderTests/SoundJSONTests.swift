@@ -60,7 +60,7 @@ import ShadesRender
         #expect(error(#"{ "source": "pink", "gainDB": -3 }"#) == "s.json:1:21: unknown key 'gainDB' (allowed keys: "
                 + (["source", "layers"] + ["beta", "distribution", "density", "frequency", "width", "carrier", "beat", "duty",
                     "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
-                    "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "path", "bytes",
+                    "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "lowHz", "highHz", "binScale", "binLevelsDB", "path", "bytes",
                     "frames", "sampleRate", "notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)
                 == "s.json:1:22: key 'distribution' does not apply to source 'brown'")
