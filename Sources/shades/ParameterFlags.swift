@@ -57,6 +57,8 @@ enum ParameterFlags {
         case let mml as MMLCommand where mml.startLevel.startLevel == nil:
             // The threshold is the noise's first level unless --start-level gives one.
             return declared.merging([.startLevel: "--threshold"]) { $1 }
+        case let mril as MRILCommand where mril.startLevel.startLevel == nil:
+            return declared.merging([.startLevel: "--threshold"]) { $1 }
         case is StimuliCommand.ResidualInhibition:
             return declared.merging([.fade: "--onset/--offset", .fadeIn: "--onset", .fadeOut: "--offset"]) { $1 }
         default:

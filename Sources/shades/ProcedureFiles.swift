@@ -49,12 +49,12 @@ func readCalibration(_ path: String) throws -> AudiometerCalibration {
                           allowed: "JSON such as {\"headphones\": \"…\", \"referenceDBFS\": {\"1000\": -95, \"4000\": -100}}")
 }
 
-/// The frequency, level and band of a `shades mml` or `shades loudness-match` result; one without a level (no
+/// The frequency, level and band of a `shades mml`, `shades mril` or `shades loudness-match` result; one without a level (no
 /// masking level was found) is refused.
 func readTinnitusReference(_ path: String) throws -> TinnitusReference {
     let reference = try readProcedureFile(TinnitusReference.self, path, option: .referenceFile,
-                                          what: "a `shades mml` or `shades loudness-match` result",
-                                          allowed: "the JSON `shades mml -o FILE` or `shades loudness-match -o FILE` writes")
+                                          what: "a `shades mml`, `shades mril` or `shades loudness-match` result",
+                                          allowed: "the JSON `shades mml -o FILE`, `shades mril -o FILE` or `shades loudness-match -o FILE` writes")
     guard reference.levelDBFS != nil else {
         throw ShadesError(parameter: .referenceFile, value: path, problem: "has no level (the \(reference.procedure) found none)",
                           allowed: "a result with levelDBFS")

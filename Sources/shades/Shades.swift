@@ -21,8 +21,8 @@ struct Shades: ParsableCommand {
         // The kernel set (chosen at run time for this CPU) is named so a report can say what ran.
         version: "\(ShadesVersion.string) (kernels: \(KernelSet.active.rawValue))",
         subcommands: [RenderCommand.self, PlayCommand.self, StimuliCommand.self, NotchCommand.self, NotchFilterCommand.self,
-                      MatchCommand.self, AudiometryCommand.self, MeterCommand.self, LoudnessMatchCommand.self, MMLCommand.self,
-                      AnalyzeCommand.self, CatalogueCommand.self])
+                      MatchCommand.self, AudiometryCommand.self, MeterCommand.self, LoudnessMatchCommand.self, MMLCommand.self, MRILCommand.self,
+                      AnalyzeCommand.self, CatalogueCommand.self, RevCorrCommand.self])
 
     static func main() {
         installInterruptCleanup()

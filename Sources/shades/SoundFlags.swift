@@ -41,6 +41,10 @@ struct SoundFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: help("chirp-rate")) var chirpRate: String?
     @Option(parsing: .unconditional, help: help("syllables")) var syllables: String?
     @Option(parsing: .unconditional, help: help("syllable-rate")) var syllableRate: String?
+    @Option(parsing: .unconditional, help: help("bin-low")) var binLow: String?
+    @Option(parsing: .unconditional, help: help("bin-high")) var binHigh: String?
+    @Option(parsing: .unconditional, help: help("bin-scale")) var binScale: String?
+    @Option(parsing: .unconditional, help: help("bin-levels")) var binLevels: String?
     // The modifiers', in the chain's order.
     @Option(parsing: .unconditional, help: help("notch")) var notch: String?
     @Option(parsing: .unconditional, help: help("notch-width")) var notchWidth: String?

@@ -14,7 +14,7 @@ struct StimuliCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stimuli",
         abstract: "Write a folder of study stimuli and an index.json describing each file.",
-        subcommands: [Audiometry.self, PitchMatch.self, ResidualInhibition.self, TinnitusQuality.self])
+        subcommands: [Audiometry.self, PitchMatch.self, ResidualInhibition.self, TinnitusQuality.self, RevCorr.self])
 
     /// Options every set shares.
     struct SetOptions: ParsableArguments {
@@ -160,7 +160,7 @@ extension StimuliCommand {
         @Option(parsing: .unconditional, help: "Reference level (threshold or minimum masking level), dBFS (default -40).")
         var reference: String?
 
-        @Option(name: .customLong("reference-from"), parsing: .unconditional, help: "The reference level, frequency and band from a `shades mml` or `shades loudness-match` result.")
+        @Option(name: .customLong("reference-from"), parsing: .unconditional, help: "The reference level, frequency and band from a `shades mml`, `shades mril` or `shades loudness-match` result.")
         var referenceFrom: String?
 
         @Option(parsing: .unconditional, help: "Masker level above the reference, dB.")
@@ -240,10 +240,10 @@ func parseFrequencyList(_ text: String) throws -> [Double] {
 /// Writes the set into `-o`, after checking that none of its files is one of `inputs`, in the sample format
 /// its quietest file needs (or the asked one, refused when it cannot carry that file).
 func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container,
-              inputs: [CommandInput] = []) throws {
+              inputs: [CommandInput] = [], bins: (edgesHz: [Double], scale: String)? = nil) throws {
     let files = items.map { "\($0.entry.file).\(container.rawValue)" } + ["index.json"]
     try CommandPaths.checkOutput(files: files, inFolder: options.output, inputs: inputs)
     let (format, reason) = try StimulusSets.sampleFormat(for: items, asked: options.sampleFormat.format, container: container)
-    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: format, container: container)
+    let index = try StimulusSets.write(items, set: name, to: options.output, sampleFormat: format, container: container, bins: bins)
     print("wrote \(index.files.count) files and index.json to \(options.output)" + (reason.map { " (\(format.rawValue): \($0))" } ?? ""))
 }

@@ -67,6 +67,17 @@ struct TinnitusOptions: ParameterOptions {
         try refuseSoundOptions([("--device", soundCard.device != nil), ("--seed", seed.seed != nil)], simulatedBy: "--simulate")
     }
 
+    /// What `mml` and `mril` start from: the frequency, the layout and the threshold given, after checking `-o`
+    /// and refusing what a simulated listener would ignore.
+    func noiseProcedureInputs() throws -> (frequencyHz: Double, layout: ChannelLayout, thresholdDBFS: Double?) {
+        let f = try frequencyHz()
+        let layout = try self.layout()
+        try checkOutput()
+        let threshold = try givenThresholdDBFS(atHz: f)
+        try refuseSoundOptionsWhenSimulated()
+        return (f, layout, threshold)
+    }
+
     /// The layout a sound is played in.
     func layout() throws -> ChannelLayout {
         let ears = try ears()
@@ -205,11 +216,7 @@ struct MMLCommand: ParsableCommand {
     @OptionGroup var startLevel: StartLevelOption
 
     func run() throws {
-        let f = try tinnitus.frequencyHz()
-        let layout = try tinnitus.layout()
-        try tinnitus.checkOutput()
-        let threshold = try tinnitus.givenThresholdDBFS(atHz: f)
-        try tinnitus.refuseSoundOptionsWhenSimulated()
+        let (f, layout, threshold) = try tinnitus.noiseProcedureInputs()
         let width = try optionalNumber(self.width, .width) ?? 1
         let procedure = try MinimumMaskingLevel(frequencyHz: f, widthOctaves: width, thresholdDBFS: threshold,
                                                 startDBFS: try startLevel.decibels())

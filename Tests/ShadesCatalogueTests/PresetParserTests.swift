@@ -169,7 +169,7 @@ import ShadesTestSupport
         let far = catalogue(#"{ "id": "s", "titles": { "en": "S", "de": "S" }, "sound": { "layers": [ { "source": "thunderstorm" } ] } }"#)
         #expect(readingError(far)?.message == "unknown source 'thunderstorm' (allowed sources: white, pink, brown, blue, violet, "
                 + "noise, grey, speech-noise, high-tone-noise, velvet, tone, nbn, binaural, isochronic, fractal, cr, ripple, "
-                + "tinnitus-tone, tinnitus-hiss, tinnitus-pulse, tinnitus-roar, tinnitus-cricket, file)")
+                + "tinnitus-tone, tinnitus-hiss, tinnitus-pulse, tinnitus-roar, tinnitus-cricket, binned-noise, file)")
     }
 
     @Test func wrongTypesAndMissingKeysAreReadingErrors() {

@@ -15,7 +15,7 @@ import ShadesRender
     /// Options whose value is a path, a device or a preset id (their own suites cover them): not numbers.
     static let pathOptions: Set<String> = [
         "output", "sound", "from-match", "audiogram", "reference", "reference-from", "report", "plot", "pipewire",
-        "music", "presets", "preset", "device",
+        "music", "presets", "preset", "device", "index",
     ]
 
     /// Files the commands read: a short stereo WAV, an audiogram of the left ear, a one-sound preset folder.
@@ -29,6 +29,9 @@ import ShadesRender
             {"defaults": {"lengthSeconds": 0.5}, "categories": [{"id": "c", "titles": {"en": "C", "de": "C"},
              "sounds": [{"id": "s", "titles": {"en": "S", "de": "S"}, "sound": {"source": "pink"}}]}]}
             """.write(toFile: folder + "/presets/p.json", atomically: false, encoding: .utf8)
+        // A reverse-correlation set of four and answers to it.
+        _ = try? Shell.run(["stimuli", "revcorr", "--count", "4", "--duration", "0.05s", "-o", "revcorr"], in: folder)
+        try? "1,yes\n2,no\n3,yes\n".write(toFile: folder + "/revcorr/answers.csv", atomically: false, encoding: .utf8)
         return (folder, folder + "/in.wav", folder + "/audiogram.json", folder + "/presets")
     }()
 
@@ -57,6 +60,7 @@ import ShadesRender
             case "density": words = ["velvet"] + short
             case "scale", "low", "high", "tempo": words = ["fractal", "--duration", "1s"]
             case "beta": words = ["noise"] + short
+            case "bin-low", "bin-high", "bin-scale", "bin-levels": words = ["binned-noise", "--duration", "0.1s"]
             case "width": words = ["nbn", "--frequency", "1k"] + short
             case "corner", "slope": words = ["high-tone-noise"] + short
             case "harmonics": words = ["tinnitus-tone", "--frequency", "1k"] + short
@@ -99,9 +103,13 @@ import ShadesRender
         case "match": return flag == "level" ? ["match"] : ["match", "--simulate", "5k"]
         case "audiometry": return ["audiometry", "--simulate-audiogram", "1k:20", "--frequencies", "1k", "--ear", "left"]
         case "meter": return ["meter", "--duration", "0.01s"]
-        case "loudness-match", "mml":
+        case "loudness-match", "mml", "mril":
             // A threshold tried with a tinnitus at it: the threshold's range answers, not the tinnitus's.
             return [command, "--frequency", "4k", "--threshold", "-60", "--simulate", flag == "threshold" ? "0dB" : "10dB"]
+                + (flag == "ramp" ? ["--envelope", "trapezoidal"] : [])
+        case "stimuli revcorr": return ["stimuli", "revcorr", "--count", "2", "--duration", "0.05s", "-o", "out"]
+        case "revcorr reconstruct": return ["revcorr", "reconstruct", f.folder + "/revcorr/answers.csv", "-o", "out.json"]
+        case "revcorr simulate": return ["revcorr", "simulate", "--index", f.folder + "/revcorr", "--frequency", "1k", "-o", "s.csv"]
         case "analyze":
             switch flag {
             case "notch": return ["analyze", f.input, "--reference", f.input]

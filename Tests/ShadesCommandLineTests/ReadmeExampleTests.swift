@@ -60,7 +60,7 @@ import ShadesTestSupport
     static func notRunHere(_ command: String) -> String? {
         let words = command.split(separator: " ").map(String.init)
         guard words.first == "shades" else { return "not a shades command" }
-        let procedures = ["match", "audiometry", "loudness-match", "mml"]
+        let procedures = ["match", "audiometry", "loudness-match", "mml", "mril"]
         if ["play", "meter"].contains(words.dropFirst().first ?? "") { return "needs a sound card" }
         if procedures.contains(words.dropFirst().first ?? ""), !words.contains(where: { $0.hasPrefix("--simulate") }) {
             return "needs a sound card"

@@ -4,7 +4,7 @@ import ShadesDSP
 import ShadesProcedures
 import ShadesTestSupport
 
-/// The interactive procedures (`match`, `audiometry`, `mml`, `loudness-match`) in a terminal of 80×24 (issue 30):
+/// The interactive procedures (`match`, `audiometry`, `mml`, `mril`, `loudness-match`) in a terminal of 80×24 (issue 30):
 /// each runs in a tmux session of its own, its tones played into the headless PulseAudio's null sink, keys sent
 /// as a user types them, among them keys pressed early (while a pair plays, in audiometry's pause, before a
 /// question). Every screen is read with `tmux capture-pane` and must have no line longer than 80 columns (a
@@ -101,6 +101,38 @@ extension LivePlaybackTests {
         expected.answer(tinnitusHeard: true)
         expected.answer(tinnitusHeard: false)
         #expect(written == expected.result, "\(written)")
+    }
+
+    @Test func mrilAtEightyColumnsAsksTheMaskingThenTheSilences() throws {
+        let screen = try Terminal(["mril", "--frequency", "6kHz", "--threshold", "-80", "--burst", "0.5s", "--silence", "0.5s",
+                                   "-o", "mril.json"], in: folder)
+        defer { screen.stop() }
+        let patterns = [#"bursts at step \d+: listen"#, #"step \d+: do you still hear your tinnitus during the bursts\? y or n"#,
+                        #"step \d+: your tinnitus in the silences\? u unchanged, r reduced, g gone"#]
+        try screen.check(try screen.waitForStatus { $0 == "bursts at step 1: listen" }, statusPatterns: patterns)
+        screen.send("n")                                               // while the bursts play: no answer
+        try screen.check(try screen.waitForStatus { $0 == "step 1: do you still hear your tinnitus during the bursts? y or n" },
+                         statusPatterns: patterns)
+        screen.send("y")
+        try screen.check(try screen.waitForStatus { $0 == "step 2: do you still hear your tinnitus during the bursts? y or n" },
+                         statusPatterns: patterns)
+        screen.send("n")
+        try screen.check(try screen.waitForStatus { $0 == "step 3: your tinnitus in the silences? u unchanged, r reduced, g gone" },
+                         statusPatterns: patterns)
+        screen.send("u")
+        try screen.check(try screen.waitForStatus { $0 == "step 4: your tinnitus in the silences? u unchanged, r reduced, g gone" },
+                         statusPatterns: patterns)
+        screen.send("g")
+        try screen.finalScreen(statusPatterns: patterns)
+        let written = try JSONDecoder().decode(MinimumResidualInhibitionLevel.Result.self,
+                                               from: Data(contentsOf: URL(fileURLWithPath: "\(folder)/mril.json")))
+        var expected = try MinimumResidualInhibitionLevel(frequencyHz: 6_000, thresholdDBFS: -80,
+                                                          bursts: .init(burstSeconds: 0.5, silenceSeconds: 0.5, envelope: .triangular))
+        expected.answer(tinnitusHeard: true)
+        expected.answer(tinnitusHeard: false)
+        expected.answer(silence: .unchanged)
+        expected.answer(silence: .gone)
+        #expect(written == expected.result && written.levelDBFS == -76 && written.maskingLevelDBFS == -78, "\(written)")
     }
 
     @Test func loudnessMatchAtEightyColumnsDropsAKeyTypedBeforeItsQuestion() throws {

@@ -61,8 +61,9 @@ import ShadesRender
                 + (["source", "layers"] + ["beta", "distribution", "corner", "slope", "density", "frequency", "width", "carrier", "beat", "duty",
                     "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
                     "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "harmonics", "heartRateBPM",
-                    "fluctuation", "fluctuationDepth", "chirpRate", "syllables", "syllableRate", "path", "bytes",
-                    "frames", "sampleRate", "notch", "shape", "am", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
+                    "fluctuation", "fluctuationDepth", "chirpRate", "syllables", "syllableRate", "lowHz", "highHz", "binScale",
+                    "binLevelsDB", "path", "bytes",
+                    "frames", "sampleRate", "notch", "shape", "am", "randomAM", "surf", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)
                 == "s.json:1:22: key 'distribution' does not apply to source 'brown'")
     }

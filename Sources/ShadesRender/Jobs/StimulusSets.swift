@@ -31,6 +31,13 @@ package struct StimulusFile: Codable, Sendable, Equatable {
     package var quality: String? = nil
     /// The sound's parameters, e.g. "tinnitus-pulse frequency=500Hz width=2oct heart-rate=72BPM".
     package var sound: String? = nil
+    /// The level of each frequency bin, dB (a reverse-correlation stimulus; the bins are the index's `binEdgesHz`).
+    package var binLevelsDB: [Double]? = nil
+
+    package init(file: String, kind: String, frequency: Double, widthOctaves: Double?, ear: String, duration: Double, level: Double) {
+        (self.file, self.kind, self.frequency, self.widthOctaves) = (file, kind, frequency, widthOctaves)
+        (self.ear, self.duration, self.level) = (ear, duration, level)
+    }
 }
 
 /// The `index.json` of a stimulus set: shared parameters and every file.
@@ -41,6 +48,9 @@ package struct StimulusIndex: Codable, Sendable {
     package let format: String
     package let level: Double
     package let files: [StimulusFile]
+    /// The edges of the frequency bins of a reverse-correlation set, Hz, and their scale (log or mel).
+    package var binEdgesHz: [Double]? = nil
+    package var binScale: String? = nil
 }
 
 /// Folders of stimuli for audiometry and pitch matching, each with an `index.json` describing its files.
@@ -49,6 +59,8 @@ package enum StimulusSets {
     package struct Item: Sendable {
         package let request: RenderRequest
         package let entry: StimulusFile
+
+        package init(request: RenderRequest, entry: StimulusFile) { (self.request, self.entry) = (request, entry) }
     }
 
     /// Standard audiometric frequencies (ASHA 2005), Hz.
@@ -234,7 +246,7 @@ package enum StimulusSets {
     /// interrupt (``InterruptCleanup``: the staging folder and any folder made for it are removed) leaves
     /// the folder as it was.
     package static func write(_ items: [Item], set: String, to folder: String, sampleFormat: SampleFormat,
-                             container: Container) throws(ShadesError) -> StimulusIndex {
+                             container: Container, bins: (edgesHz: [Double], scale: String)? = nil) throws(ShadesError) -> StimulusIndex {
         let manager = FileManager.default
         var info = stat()
         if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
@@ -267,11 +279,13 @@ package enum StimulusSets {
             var entry = StimulusFile(file: name, kind: e.kind, frequency: e.frequency, widthOctaves: e.widthOctaves,
                                      ear: e.ear, duration: e.duration, level: e.level)
             (entry.soundSeconds, entry.relativeLevel, entry.quality, entry.sound) = (e.soundSeconds, e.relativeLevel, e.quality, e.sound)
+            entry.binLevelsDB = e.binLevelsDB
             entries.append(entry)
         }
         let first = items.first?.request
-        let index = StimulusIndex(set: set, generator: AudioFileWriter.software, rate: first?.sampleRate ?? 0,
+        var index = StimulusIndex(set: set, generator: AudioFileWriter.software, rate: first?.sampleRate ?? 0,
                                   format: "\(container.rawValue) \(sampleFormat.rawValue)", level: first?.levelDBFS ?? 0, files: entries)
+        (index.binEdgesHz, index.binScale) = (bins?.edgesHz, bins?.scale)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

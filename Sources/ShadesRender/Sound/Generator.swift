@@ -15,7 +15,7 @@ public struct Generator: Sendable, Equatable {
     package static var kinds: [any GeneratorKind.Type] {
         [ColouredNoise.self, GreyNoise.self, SpeechNoise.self, HighToneNoise.self, VelvetNoise.self, Tone.self, NarrowBandNoise.self,
          BinauralBeat.self, IsochronicTone.self, FractalTones.self, CoordinatedResetPattern.self, SpectralRipple.self,
-         TinnitusTone.self, TinnitusHiss.self, TinnitusPulse.self, TinnitusRoar.self, TinnitusCricket.self]
+         TinnitusTone.self, TinnitusHiss.self, TinnitusPulse.self, TinnitusRoar.self, TinnitusCricket.self, BinnedNoise.self]
     }
 
     /// Every source name a generator has, in help's order.
