@@ -53,7 +53,7 @@ import ShadesTestSupport
         let personal = try PresetAssets.personal(frequencyHz: 6_000, defaults: documents[0].document.defaults, musicFolder: music)
         assets += personal.assets
         categories.append(personal.category)
-        #expect(assets.count == 21 + 8 && assets.contains { $0.request.sound.file != nil })
+        #expect(assets.count == 23 + 8 && assets.contains { $0.request.sound.file != nil })
         for i in assets.indices { assets[i].sampleFormat = .f32 }
 
         let folder = temporaryFolder("stream-catalogue")

@@ -64,7 +64,7 @@ import ShadesTestSupport
         ("render pink --duration 5s --random-am-depth 5 -o x.wav", "--random-am-depth applies to --random-am"),
         ("render pink --duration 5s --surf 5s --surf-decay 6s -o x.wav", "--surf 5 s is out of range"),
         ("render pink --duration 5s --surf 10s --surf-shape wobble -o x.wav", "--surf-shape 'wobble' is not a surf shape (allowed: damped, ramped)"),
-        ("render pink --duration 5s --loop --surf 10s -o x.wav", "--surf 10 s is out of range (allowed: at most 5 s"),
+        ("render pink --duration 5s --loop --surf 10s -o x.wav", "--surf 10 s leaves no room for a wave in this loop (allowed: a rise and decay (6.8 s) within the loop's 5 s)"),
         ("render pink --duration 5s --surf-rise 1s -o x.wav", "--surf-rise applies to --surf"),
     ])
     func badValuesAreOneLineNamingTheOptionAndItsRange(command: String, message: String) throws {

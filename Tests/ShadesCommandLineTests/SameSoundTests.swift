@@ -31,11 +31,12 @@ import ShadesTestSupport
         try FileManager.default.createDirectory(atPath: folder + "/presets", withIntermediateDirectories: true)
         let presets = try String(contentsOfFile: Self.presetsFolder + "/default.json", encoding: .utf8)
             .replacingOccurrences(of: #""lengthSeconds": 60"#, with: #""lengthSeconds": 4"#)
+            .replacingOccurrences(of: #""decaySeconds": 6"#, with: #""decaySeconds": 2"#)  // a surf wave in a 4 s loop
         try presets.write(toFile: folder + "/presets/default.json", atomically: true, encoding: .utf8)
         let build = try Shell.run(["catalogue", "build", "presets", "-o", "cat", "--tinnitus-frequency", "6kHz"], in: folder)
         try #require(build.status == 0, "\(build.stderr)")
         let manifest = try Manifest.read(folder: folder + "/cat")
-        #expect(manifest.sounds.count == 28)
+        #expect(manifest.sounds.count == 30)
 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

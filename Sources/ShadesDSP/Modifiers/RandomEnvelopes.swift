@@ -188,7 +188,7 @@ package struct SurfEnvelope: GainEnvelope, Equatable {
         try Parameter.surfDepth.check(depthDB)
         guard riseSeconds + decaySeconds <= periodSeconds else {
             throw Parameter.surfPeriod.outOfRange(periodSeconds, range: .atLeast(riseSeconds + decaySeconds, unit: .seconds),
-                                                  note: "a wave's rise and decay, \(formatNumber(riseSeconds + decaySeconds)) s")
+                                                  note: "to hold a wave's rise and decay")
         }
     }
 

@@ -43,6 +43,10 @@ package struct ModifierChain {
     /// The chain of `sound`'s modifiers over `base` for `request` (validated) of `frames` frames.
     init(base: @escaping Make, filters: Filters, sound: Sound, request: RenderRequest, frames: Int, notes: [String]) throws(ShadesError) {
         (self.request, self.frames, self.notes, self.filters, sustained) = (request, frames, notes, filters, base)
+        // The filters first, as the graph designed them: the notches' and the shape's, or what a generator left
+        // of them (one synthesised whole takes them; a streamed curve adds its own to the shape).
+        applyNotches()
+        applyShape()
         for kind in Sound.modifierKinds { try kind.apply(sound, to: &self) }
     }
 
@@ -68,7 +72,7 @@ package struct ModifierChain {
     }
 
     /// Adds the notch filters the graph designed (none when a generator took them into its spectrum).
-    mutating func applyNotches() {
+    private mutating func applyNotches() {
         switch filters {
         case .primedBySource(let notches?, _): addFilter { s, source in try! NotchedSource(source: source, design: notches[s], primedBySource: true) }
         case .alignedToSilentPast(let notches?, _): addFilter { _, source in try! NotchedSource(source: source, designs: notches, alignment: .silentPast) }
@@ -77,7 +81,7 @@ package struct ModifierChain {
     }
 
     /// Adds the spectral shape's filter the graph designed (none when a generator took it into its spectrum).
-    mutating func applyShape() {
+    private mutating func applyShape() {
         switch filters {
         case .primedBySource(_, let shape?): addFilter { _, source in try! NotchedSource(source: source, design: shape, primedBySource: true) }
         case .alignedToSilentPast(_, let shape?): addFilter { _, source in try! NotchedSource(source: source, design: shape, alignment: .silentPast) }

@@ -2,7 +2,9 @@ import ShadesDSP
 
 /// The `notch` modifier: a list of notches (``NotchSpec``: Okamoto 2010; Stein 2016 with edge boosts), each
 /// may be one ear's: `[ { "centreHz": 6000, "widthOctaves": 0.5 } ]`; on the command line one notch, `--notch
-/// 6kHz --notch-width 0.5` (or the generator-free `--width`). Cut by zero-phase FIR filters (``NotchDesign``).
+/// 6kHz --notch-width 0.5` (or the generator-free `--width`). Cut by zero-phase FIR filters (``NotchDesign``):
+/// the graph designs them (``designs(_:channelCount:sampleRate:)``), a generator synthesised whole takes them into
+/// its spectrum, and ``ModifierChain`` applies what is left first.
 package enum NotchModifier: FieldModifierKind {
     package typealias Value = [NotchSpec]
     package typealias Item = NotchSpec
@@ -55,9 +57,6 @@ package enum NotchModifier: FieldModifierKind {
         if !value.isEmpty { try NotchDesign.validate(notches: value, sampleRate: request.sampleRate) }
     }
 
-    package static func apply(_ value: [NotchSpec], to chain: inout ModifierChain) throws(ShadesError) {
-        chain.applyNotches()
-    }
 
     /// One design per channel (or mono signal) of `channelCount` for `notches`, valid at `sampleRate`: a notch
     /// for one ear goes to that channel of a stereo sound, every channel of another; channels with the same

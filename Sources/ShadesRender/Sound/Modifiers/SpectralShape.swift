@@ -73,7 +73,4 @@ package enum ShapeModifier: ModifierKind {
         }
     }
 
-    package static func apply(_ value: SpectralShape, to chain: inout ModifierChain) throws(ShadesError) {
-        chain.applyShape()
-    }
 }

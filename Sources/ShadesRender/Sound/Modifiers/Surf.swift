@@ -59,13 +59,17 @@ package enum SurfModifier: FieldModifierKind {
                  help: "When surf waves come: random (each at a random time within its period; the default) or periodic, with --surf.")]
     }
 
-    /// Its values, and a loop that holds a whole period.
+    /// Its values, and waves that fit a loop's periods.
     package static func validate(_ value: Surf, in request: RenderRequest) throws(ShadesError) {
         try SurfEnvelope.validate(riseSeconds: value.riseSeconds, decaySeconds: value.decaySeconds, periodSeconds: value.periodSeconds,
                                   depthDB: value.depthDB)
-        if request.loop && request.durationSeconds < value.periodSeconds {
-            throw Parameter.surfPeriod.outOfRange(value.periodSeconds, range: .atMost(request.durationSeconds, unit: .seconds),
-                                                  note: "the loop's length: whole waves repeat with it")
+        // A loop holds whole periods (one, the loop itself, when it is shorter than a period): a wave must fit one.
+        let periods = (request.durationSeconds / value.periodSeconds).rounded(.down)
+        let loopPeriod = request.durationSeconds / max(1, periods)
+        if request.loop && value.riseSeconds + value.decaySeconds > loopPeriod {
+            throw ShadesError(parameter: .surfPeriod, value: "\(formatNumber(value.periodSeconds)) s",
+                              problem: "leaves no room for a wave in this loop",
+                              allowed: "a rise and decay (\(formatNumber(value.riseSeconds + value.decaySeconds)) s) within the loop's \(formatNumber(loopPeriod)) s")
         }
     }
 
