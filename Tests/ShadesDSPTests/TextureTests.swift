@@ -21,25 +21,25 @@ import ShadesDSP
     }
 
     @Test func swellIsSmoothBoundedAndBlockInvariant() throws {
-        func make() throws -> SwellSource {
-            try SwellSource(source: ToneSource(frequencyHz: 1000, sampleRate: 8_000, layout: .mono, levelDBFS: -3.0103),
-                            periodSeconds: 4, depth: 0.8, seed: 3)
+        func make() throws -> EnvelopedSource<SwellEnvelope> {
+            EnvelopedSource(carrier: try ToneSource(frequencyHz: 1000, sampleRate: 8_000, layout: .mono, levelDBFS: -3.0103),
+                            envelope: try SwellEnvelope(sampleRate: 8_000, periodSeconds: 4, depth: 0.8, seed: 3))
         }
         let whole = try make().renderBuffer(frameCount: 80_000)
         let pieces = renderInRandomBlocks(try make(), frames: 80_000, maxBlock: 3000, seed: 9)
         #expect(whole.samples(channel: 0) == pieces.samples(channel: 0))
         let swell = try make()
-        let gains = (0..<80_000).map { swell.gain(atFrame: $0) }
+        let gains = (0..<80_000).map { swell.envelope.gain(atFrame: $0) }
         #expect(gains.allSatisfy { $0 >= 0.2 - 1e-9 && $0 <= 1.8 + 1e-9 })
         // Smooth: the gain moves by less than 1e-3 per sample at 8 kHz with a 4 s period.
         #expect(zip(gains, gains.dropFirst()).allSatisfy { abs($0 - $1) < 1e-3 })
-        #expect(throws: ShadesError.self) { try SwellSource(source: SilenceSource(), periodSeconds: 0.5, depth: 0.5) }
-        #expect(throws: ShadesError.self) { try SwellSource(source: SilenceSource(), periodSeconds: 5, depth: 2) }
+        #expect(throws: ShadesError.self) { try SwellEnvelope(sampleRate: 48_000, periodSeconds: 0.5, depth: 0.5) }
+        #expect(throws: ShadesError.self) { try SwellEnvelope(sampleRate: 48_000, periodSeconds: 5, depth: 2) }
     }
 
     @Test func loopPeriodsHaveWholeCycles() {
         let frames = 48_000 * 60
-        for period in SwellSource.loopPeriods(near: 7, frameCount: frames, sampleRate: 48_000) {
+        for period in SwellEnvelope.loopPeriods(near: 7, frameCount: frames, sampleRate: 48_000) {
             let cycles = 60 / period
             #expect(abs(cycles - cycles.rounded()) < 1e-9)
         }

@@ -7,6 +7,9 @@ package protocol GainEnvelope: Sendable {
     func gain(atFrame frame: Int) -> Double
 }
 
+/// The swell of a mix's layer is such an envelope too (``MixSource`` applies it with the layer's gain).
+extension SwellEnvelope: GainEnvelope {}
+
 /// `carrier` times a ``GainEnvelope``, the same gain on every channel. Allocates nothing while rendering.
 package final class EnvelopedSource<Envelope: GainEnvelope>: AudioSource {
     package let carrier: any AudioSource
