@@ -50,9 +50,33 @@ public struct Generator: Sendable, Equatable {
     var shapesLoopExactly: Bool { kind.shapesLoopExactly }
 }
 
-extension Generator {
+extension Generator: SoundSourceKind {
     /// The JSON form's keys: "source", then each field that applies.
-    func encodeFields(into c: inout KeyedEncodingContainer<JSONKey>) throws { try kind.encodeFields(into: &c) }
+    func encodeSource(into c: inout KeyedEncodingContainer<JSONKey>) throws { try kind.encodeFields(into: &c) }
+
+    /// The kind's own checks (its descriptor's), then what holds for every generator: a length that
+    /// carries it, notches in a loop only where the loop's spectrum is shaped exactly, notches for one ear
+    /// only in stereo.
+    func validate(in request: RenderRequest) throws(ShadesError) {
+        try kind.validate(in: request)
+        // The generator's own values first: a length too short for a tone of 1e15 s names the tone's length.
+        let seconds = request.durationSeconds
+        if seconds.isFinite, let (shortest, holding) = kind.shortest, shortest.isFinite, seconds < shortest * (1 - 1e-9) {
+            throw ShadesError(.duration, .other("is too short for this sound"), value: .number(seconds, .seconds),
+                              allowed: AllowedValues(range: .atLeast(shortest, unit: .seconds), note: holding))
+        }
+        guard let notches = request.notches else { return }
+        let centres = notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", ")
+        if request.loop, !shapesLoopExactly {
+            throw ShadesError(parameter: .notchCentre, value: centres, problem: "cannot be combined with loop for this source",
+                              allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
+        }
+        if notches.contains(where: { $0.ears != .both }), request.resolvedLayout != .stereo {
+            throw ShadesError(parameter: .notchCentre, value: centres,
+                              problem: "has notches for one ear in a \(request.resolvedLayout.rawValue) sound",
+                              allowed: "notches for one ear in stereo (independent ears) only")
+        }
+    }
 
     /// The flags of every kind's fields and the source names each applies to, in help's order.
     package static var flags: [(flag: String, parameter: ParameterID, sources: [String])] {

@@ -139,56 +139,7 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
     /// descriptor, in the chain's order), then its source.
     func validateSound() throws(ShadesError) {
         for kind in Sound.modifierKinds { try kind.validate(sound, in: self) }
-        switch sound.source {
-        case .generator(let generator): try validate(generator)
-        case .file:
-            if loop {
-                throw ShadesError(parameter: .loop, value: "on", problem: "cannot be combined with a sound file",
-                                  allowed: "a file's own length (music does not repeat seamlessly)")
-            }
-        case .mix(let layers):
-            guard !layers.isEmpty else {
-                throw ShadesError(parameter: .layers, value: "none", problem: "is empty", allowed: "one or more layers")
-            }
-            for (index, layer) in layers.enumerated() {
-                do throws(ShadesError) {
-                    guard layer.gainDB.isFinite, Layer.allowedGainDB.contains(layer.gainDB) else {
-                        throw ShadesError(parameter: .layerGain, value: "\(formatNumber(layer.gainDB)) dB", allowed: "-60 … 0 dB")
-                    }
-                    try layer.sound.swell?.validate()  // applied where the layer's gain is, not in its request
-                    try layerRequest(layer, index: index).validate()
-                } catch {
-                    var located = error
-                    located.layerPath.insert(index, at: 0)
-                    throw located
-                }
-            }
-        }
-    }
-
-    /// The request of layer `index` of a mix: its sound at the reference level (each layer's sustained
-    /// sound at one RMS, then its gain), seed + index, in its ears, with this request's length and loop.
-    package func layerRequest(_ layer: Layer, index: Int) throws(ShadesError) -> RenderRequest {
-        let parent = resolvedLayout
-        var layout = layer.sound.channels ?? parent
-        switch layer.ears {
-        case .both: break
-        case .left, .right:
-            guard parent.outputChannelCount == 2 else {
-                throw ShadesError(parameter: .ears, value: layer.ears.rawValue, problem: "needs two channels",
-                                  allowed: "both, in a mono sound")
-            }
-            layout = layer.ears == .left ? .left : .right
-        }
-        guard layout.outputChannelCount == parent.outputChannelCount else {
-            throw ShadesError(parameter: .channels, value: layout.rawValue, problem: "does not fit the mix's \(parent.rawValue)",
-                              allowed: "a layout with as many channels as the mix")
-        }
-        var sound = layer.sound
-        sound.swell = nil  // applied where the layer's gain is
-        sound.channels = nil
-        return RenderRequest(sound: sound, durationSeconds: durationSeconds, sampleRate: sampleRate, layout: layout,
-                             level: .rms(dBFS: Self.referenceLevelDBFS), seed: resolvedSeed &+ UInt64(index), loop: loop)
+        try sound.source.kind.validate(in: self)
     }
 
     /// True for a loop of coloured or notched noise longer than ``LoopNoise/largestSynthesisFrames``: it
@@ -208,29 +159,6 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
         throw ShadesError(parameter: .duration, value: "\(formatNumber(durationSeconds)) s",
                           problem: "is too long for \(what), synthesised whole in memory",
                           allowed: "at most \(formatNumber((longest * 10).rounded(.down) / 10)) s at \(formatNumber(sampleRate)) Hz")
-    }
-
-    /// The generator's own checks (its descriptor's), then what holds for every generator: a length that
-    /// carries it, notches in a loop only where the loop's spectrum is shaped exactly, notches for one ear
-    /// only in stereo.
-    private func validate(_ generator: Generator) throws(ShadesError) {
-        try generator.kind.validate(in: self)
-        // The generator's own values first: a length too short for a tone of 1e15 s names the tone's length.
-        if durationSeconds.isFinite, let (shortest, holding) = generator.kind.shortest,
-           shortest.isFinite, durationSeconds < shortest * (1 - 1e-9) {
-            throw ShadesError(.duration, .other("is too short for this sound"), value: .number(durationSeconds, .seconds),
-                              allowed: AllowedValues(range: .atLeast(shortest, unit: .seconds), note: holding))
-        }
-        if let notches, loop, !generator.shapesLoopExactly {
-            throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
-                              problem: "cannot be combined with loop for this source",
-                              allowed: "notched loops of noise colours (shaped in the loop's own spectrum)")
-        }
-        if let notches, notches.contains(where: { $0.ears != .both }), resolvedLayout != .stereo {
-            throw ShadesError(parameter: .notchCentre, value: notches.map { "\(formatNumber($0.centreHz)) Hz" }.joined(separator: ", "),
-                              problem: "has notches for one ear in a \(resolvedLayout.rawValue) sound",
-                              allowed: "notches for one ear in stereo (independent ears) only")
-        }
     }
 }
 

@@ -22,6 +22,15 @@ public struct Sound: Sendable, Equatable {
         case file(SoundFileReference)
         /// Layers summed, each at its gain and in its ears.
         case mix([Layer])
+
+        /// Its description: how it is read, written and checked (the kind's own file says).
+        var kind: any SoundSourceKind {
+            switch self {
+            case .generator(let generator): generator
+            case .file(let file): file
+            case .mix(let layers): Mix(layers: layers)
+            }
+        }
     }
 
     public var source: Source
@@ -136,36 +145,13 @@ public struct Sound: Sendable, Equatable {
     }
 }
 
-/// One layer of a mix: a sound, its gain in dB and the ears it goes to.
-public struct Layer: Sendable, Equatable {
-    public var sound: Sound
-    /// Gain in the mix, dB (−60 … 0). Each layer is first brought to one reference level (RMS of its
-    /// sustained sound), so only the differences between layers matter.
-    public var gainDB: Double
-    /// Where the layer is heard.
-    public var ears: Ears
-
-    public init(_ sound: Sound, gainDB: Double = 0, ears: Ears = .both) {
-        (self.sound, self.gainDB, self.ears) = (sound, gainDB, ears)
-    }
-
-    /// Allowed layer gains, dB.
-    package static let allowedGainDB: ClosedRange<Double> = -60...0
-}
-
-/// A sound file used as a source. `path` is what the file is found by (relative to the current folder,
-/// or for a catalogue to its music folder); the rest is recorded when it is known, so a description names
-/// exactly the file it was made from.
-public struct SoundFileReference: Sendable, Equatable, Encodable {
-    public var path: String
-    /// Size of the file in bytes, when recorded.
-    package var bytes: Int?
-    /// Frames decoded (at the file's own rate), when recorded.
-    package var frames: Int?
-    /// The file's own sample rate in Hz, when recorded.
-    public var sampleRate: Double?
-
-    public init(path: String, bytes: Int? = nil, frames: Int? = nil, sampleRate: Double? = nil) {
-        (self.path, self.bytes, self.frames, self.sampleRate) = (path, bytes, frames, sampleRate)
-    }
+/// What every kind of ``Sound/Source`` says of itself, so the JSON writer and validation hold no per-kind
+/// code: a generator (each kind in its own file under Generators, ``GeneratorKind``), a sound file
+/// (``SoundFileReference``) and a mix (``Mix``). Each is read where its JSON is recognised (``SoundReader``)
+/// and made by ``SoundGraph`` (a generator's signals; a file's or a mix's ``CompositeGroup``).
+protocol SoundSourceKind {
+    /// Writes the JSON form's source keys ("source" and its fields, or "layers").
+    func encodeSource(into c: inout KeyedEncodingContainer<JSONKey>) throws
+    /// Checks it at `request`'s rate, length and loop mode (the modifiers are checked by their own kinds).
+    func validate(in request: RenderRequest) throws(ShadesError)
 }

@@ -16,7 +16,7 @@ import ShadesDSP
 
 extension Sound {
     /// Source names of the JSON form, in the order help texts list them: the generators', then "file".
-    package static var sourceNames: [String] { Generator.sourceNames + ["file"] }
+    package static var sourceNames: [String] { Generator.sourceNames + [SoundFileReference.sourceName] }
 
     /// Reads a sound from JSON text; `file` names the text in errors (`sound.json:3:12: …`).
     public static func parse(json bytes: [UInt8], file: String) throws(ShadesError) -> Sound {
@@ -26,7 +26,7 @@ extension Sound {
     /// The sound's parameters as its JSON form names them: key paths inside a sound object (or a layer):
     /// the modifiers' and each generator field's.
     package static let jsonKeys: [ParameterID: String] = {
-        var keys: [ParameterID: String] = [.layerGain: "gainDB", .ears: "ears"]
+        var keys: [ParameterID: String] = [.layerGain: Mix.layerKeys[0], .ears: Mix.layerKeys[1]]
         for row in Sound.modifierKinds.flatMap { $0.parameters } where keys[row.parameter] == nil { keys[row.parameter] = row.key }
         for kind in Generator.kinds {
             for row in kind.keyRows where keys[row.parameter.id] == nil { keys[row.parameter.id] = row.key }
@@ -44,15 +44,11 @@ extension Sound {
 
     /// Keys every sound object may have besides its source's (the modifiers).
     static var modifierKeys: [String] { modifierKinds.map { $0.key } }
-    /// Keys a layer of a mix adds.
-    static let layerKeys = ["gainDB", "ears"]
     /// Keys of the generators' fields, each once.
     static var allSourceKeys: [String] {
         var seen = Set<String>()
-        return Generator.kinds.flatMap { $0.keyRows.map(\.key) }.filter { seen.insert($0).inserted } + fileKeys
+        return Generator.kinds.flatMap { $0.keyRows.map(\.key) }.filter { seen.insert($0).inserted } + SoundFileReference.keys
     }
-    /// Keys of a file source.
-    static let fileKeys = ["path", "bytes", "frames", "sampleRate"]
 }
 
 /// A sound read from a JSON file, with where each of its keys is: a problem found when the sound is
@@ -118,7 +114,7 @@ package struct SoundReader {
     }
 
     private func node(_ value: JSONValue, path: String, isLayer: Bool) throws(ShadesError) -> Layer {
-        let allowed = ["source", "layers"] + Sound.allSourceKeys + Sound.modifierKeys + (isLayer ? Sound.layerKeys : [])
+        let allowed = ["source", "layers"] + Sound.allSourceKeys + Sound.modifierKeys + (isLayer ? Mix.layerKeys : [])
         let o = try reader.object(value, path: path, what: isLayer ? "a layer" : "a sound", keys: allowed)
         var sound: Sound
         switch (o["source"], o["layers"]) {
@@ -127,32 +123,21 @@ package struct SoundReader {
         case (nil, nil):
             throw o.missing("source", because: "or 'layers' for a mix")
         case (nil, .some):
-            var layers: [Layer] = []
-            for (index, item) in try o.array("layers", required: true).enumerated() {
-                layers.append(try node(item, path: o.path(of: "layers") + "[\(index)]", isLayer: true))
-            }
-            if layers.isEmpty { throw reader.error(o.location(of: "layers"), "'layers' is empty (allowed: one or more layers)") }
-            for key in Sound.allSourceKeys where o[key] != nil {
-                throw reader.error(o.location(of: key), "key '\(key)' does not apply to a mix (it belongs to a layer's source)")
-            }
-            sound = Sound(.mix(layers))
+            sound = Sound(try Mix.read(o, reader: reader) { (item, path) throws(ShadesError) in try node(item, path: path, isLayer: true) })
         case (.some, nil):
             sound = Sound(try source(o))
         }
         try modifiers(o, into: &sound)
         var layer = Layer(sound)
-        if isLayer {
-            layer.gainDB = try o.number("gainDB") ?? 0
-            layer.ears = try o.choice("ears", Ears.self) ?? .both
-        }
+        if isLayer { try layer.readPlacement(o) }
         return layer
     }
 
     private func source(_ o: JSONObjectReader) throws(ShadesError) -> Sound.Source {
         let name = try o.string("source", required: true)!
         let keys: [String]
-        if name == "file" {
-            keys = Sound.fileKeys
+        if name == SoundFileReference.sourceName {
+            keys = SoundFileReference.keys
         } else if let kind = Generator.kind(named: name) {
             keys = kind.keys(for: name)
         } else {
@@ -161,11 +146,8 @@ package struct SoundReader {
         for key in Sound.allSourceKeys where o[key] != nil && !keys.contains(key) {
             throw reader.error(o.location(of: key), "key '\(key)' does not apply to source '\(name)'")
         }
-        guard name == "file" else { return .generator(try Generator.read(name, from: o)!) }
-        let path = try o.string("path", required: true)!
-        guard !path.isEmpty else { throw reader.error(o["path"]?.location, "'path' is empty (allowed: a sound file's path)") }
-        return .file(SoundFileReference(path: path, bytes: try o.integer("bytes"), frames: try o.integer("frames"),
-                                        sampleRate: try o.number("sampleRate", form: .hertz)))
+        guard name == SoundFileReference.sourceName else { return .generator(try Generator.read(name, from: o)!) }
+        return .file(try SoundFileReference.read(o, reader: reader))
     }
 
     private func modifiers(_ o: JSONObjectReader, into sound: inout Sound) throws(ShadesError) {
@@ -190,25 +172,8 @@ extension Sound: Codable {
         try encodeFields(into: &c)
     }
 
-    fileprivate func encodeFields(into c: inout KeyedEncodingContainer<JSONKey>) throws {
-        switch source {
-        case .generator(let generator):
-            try generator.encodeFields(into: &c)
-        case .file(let file):
-            try c.encode("file", forKey: "source")
-            try c.encode(file.path, forKey: "path")
-            try c.encodeIfPresent(file.bytes, forKey: "bytes")
-            try c.encodeIfPresent(file.frames, forKey: "frames")
-            try c.encodeIfPresent(file.sampleRate, forKey: "sampleRate")
-        case .mix(let layers):
-            var list = c.nestedUnkeyedContainer(forKey: "layers")
-            for layer in layers {
-                var l = list.nestedContainer(keyedBy: JSONKey.self)
-                try layer.sound.encodeFields(into: &l)
-                if layer.gainDB != 0 { try l.encode(layer.gainDB, forKey: "gainDB") }
-                if layer.ears != .both { try l.encode(layer.ears, forKey: "ears") }
-            }
-        }
+    func encodeFields(into c: inout KeyedEncodingContainer<JSONKey>) throws {
+        try source.kind.encodeSource(into: &c)
         for kind in Sound.modifierKinds { try kind.encode(self, into: &c) }
     }
 }
