@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "ShadesAPITests",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesAudioDevice",
-                           "ShadesProcedures"]),
+                           "ShadesProcedures", "ShadesStudy"]),
     ]
 )
 
