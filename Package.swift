@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "ShadesAudioDevice", targets: ["ShadesAudioDevice"]),
         /// The clinician's procedures as state machines: pitch match, audiometry, tinnitus loudness and MML.
         .library(name: "ShadesProcedures", targets: ["ShadesProcedures"]),
+        /// Studies: levels relative to each patient's hearing and headphones (dB SPL, dB HL, dB SL, re MML).
+        .library(name: "ShadesStudy", targets: ["ShadesStudy"]),
         .executable(name: "shades", targets: ["shades"]),
     ],
     dependencies: [
@@ -71,6 +73,7 @@ let package = Package(
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesAudioDevice", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
         .target(name: "ShadesProcedures", dependencies: ["ShadesDSP", "ShadesRender", "ShadesPlatform"]),
+        .target(name: "ShadesStudy", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesProcedures"]),
         /// SIGINT, SIGTERM and SIGHUP handled on a normal thread: the handler only stores the signal and writes
         /// to a pipe (async-signal-safe); a watcher thread does the cleanup.
         .target(name: "CInterrupts"),
@@ -102,6 +105,8 @@ let package = Package(
         /// The procedures' state machines and their simulated listeners: pitch match, audiometry, loudness, MML and
         /// the half-gain rule of an audiogram.
         .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
+        /// Levels re hearing: calibration, audiograms and MML read, levels parsed, resolved and measured in rendered files.
+        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesProcedures", "ShadesRender", "ShadesIO", "ShadesDSP", "ShadesTestSupport"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(
@@ -116,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "ShadesAPITests",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesAudioDevice",
-                           "ShadesProcedures"]),
+                           "ShadesProcedures", "ShadesStudy"]),
     ]
 )
 
