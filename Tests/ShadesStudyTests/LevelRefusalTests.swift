@@ -43,9 +43,10 @@ import ShadesStudy
                 == "patient P01, pink beta=1: the calibration gives no broadband dB SPL, which a pink sound needs (allowed: a calibration with broadbandFullScaleDBSPL)")
     }
 
-    /// 60 dB SL of the 6 kHz tone (Neff 2019's level) for this patient, 127 dB SPL, is above a 90 dB SPL ceiling
+    /// 60 dB SL of the 6 kHz tone (Neff 2019's level) for this patient, 129.5 dB SPL, is above a 90 dB SPL ceiling
     /// and the tone's clipping limit (S(6 kHz) − 3.01 = 94.6 dB SPL): the highest possible is the lower, the
-    /// ceiling, in dB SL, and resolving that level succeeds. Under a 100 dB SPL ceiling the clipping limit is.
+    /// ceiling, in dB SL, and resolving that level succeeds. Under a 100 dB SPL ceiling the clipping limit is
+    /// the lower.
     @Test func aboveTheCeiling() throws {
         let patient = try LevelResolverTests.patient()
         let request = LevelResolverTests.request(Sound(.tone(frequencyHz: 6000)))
