@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesAudioDevice", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
         .target(name: "ShadesProcedures", dependencies: ["ShadesDSP", "ShadesRender", "ShadesPlatform"]),
-        .target(name: "ShadesStudy", dependencies: ["ShadesDSP", "ShadesRender", "ShadesPlatform"]),
+        .target(name: "ShadesStudy", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesProcedures", "ShadesCatalogue"]),
         /// SIGINT, SIGTERM and SIGHUP handled on a normal thread: the handler only stores the signal and writes
         /// to a pipe (async-signal-safe); a watcher thread does the cleanup.
         .target(name: "CInterrupts"),
@@ -105,8 +105,9 @@ let package = Package(
         /// The procedures' state machines and their simulated listeners: pitch match, audiometry, loudness, MML and
         /// the half-gain rule of an audiogram.
         .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
-        /// Studies: the cohort's CSV, allocation.
-        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesDSP"]),
+        /// Studies: the protocol and the cohort's CSV, allocation; levels re hearing (calibration, audiograms and MML read,
+        /// levels parsed, resolved and measured in rendered files).
+        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesProcedures", "ShadesRender", "ShadesIO", "ShadesDSP", "ShadesTestSupport"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(

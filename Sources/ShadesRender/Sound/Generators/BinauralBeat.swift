@@ -22,6 +22,8 @@ package struct BinauralBeat: GeneratorKind {
 
     package var summary: String { "binaural carrier=\(formatNumber(carrierHz))Hz beat=\(formatNumber(beatHz))Hz" }
     package var shortest: (seconds: Double, holding: String)? { (1 / carrierHz, "one period of the carrier") }
+    /// Read at the carrier: the two ears' tones are a few hertz apart.
+    package var hearingReference: HearingReference { .frequency(hertz: carrierHz, what: "the carrier (the right ear's tone is the beat above it)") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         let rate = request.sampleRate

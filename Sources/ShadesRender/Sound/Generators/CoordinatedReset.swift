@@ -31,6 +31,8 @@ extension CoordinatedResetPattern: GeneratorKind {
             + (toneGainsDB.map { " tone_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
     }
     package var shortest: (seconds: Double, holding: String)? { (toneSeconds ?? slotSeconds, "one tone") }
+    /// Read at the tinnitus frequency its four tones surround (0.77 … 1.4 × F; Tass et al. 2012).
+    package var hearingReference: HearingReference { .frequency(hertz: tinnitusFrequencyHz, what: "the tinnitus frequency its tones surround") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validate(sampleRate: request.sampleRate)

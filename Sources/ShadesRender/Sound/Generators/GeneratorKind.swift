@@ -33,6 +33,9 @@ package protocol GeneratorKind: Sendable, Equatable {
     /// The shortest length that carries it and what that length holds; nil when one sample does (noise). A
     /// shorter sound would be silent or a fragment whose level means nothing.
     var shortest: (seconds: Double, holding: String)? { get }
+    /// The frequency a level relative to hearing refers to (dB SL, dB HL, the calibration's dB SPL), or
+    /// broadband: none by default (noise, music), so dB SL and dB HL of it are refused.
+    var hearingReference: HearingReference { get }
     /// True when a loop of it is synthesised over its whole length with its spectrum shaped exactly (noise
     /// colours): notches and a spectral shape then keep the seam.
     var shapesLoopExactly: Bool { get }
@@ -206,4 +209,27 @@ extension RenderRequest {
     /// True when a sound synthesised whole up to ``LoopNoise/largestSynthesisFrames`` streams instead: longer,
     /// and not a loop.
     package var streamsLongSynthesis: Bool { !loop && frameCount > LoopNoise.largestSynthesisFrames }
+}
+
+extension GeneratorKind {
+    /// Broadband: no one frequency defines the sound (noise colours, grey, speech-shaped, velvet, binned noise,
+    /// fractal tones over a scale).
+    package var hearingReference: HearingReference { .broadband(sound: "a \(name) sound") }
+}
+
+/// What a level relative to the listener's hearing refers to for one sound: dB SL reads the listener's
+/// threshold there, dB HL the transducer's RETSPL there (ISO 389), and dB SPL the headphones' calibration
+/// there. Each generator kind declares it (``GeneratorKind/hearingReference``).
+public enum HearingReference: Sendable, Equatable {
+    /// The frequency that defines the sound, Hz; `what` names it in messages ("the tone's frequency").
+    case frequency(hertz: Double, what: String)
+    /// No one frequency defines the sound (broadband noise, music, a mix): dB SL and dB HL have no meaning,
+    /// and dB SPL uses the calibration's broadband value; `sound` names it in messages ("a music file").
+    case broadband(sound: String)
+
+    /// The defining frequency, Hz; nil for a broadband sound.
+    public var frequencyHz: Double? {
+        if case .frequency(let hertz, _) = self { return hertz }
+        return nil
+    }
 }

@@ -34,6 +34,8 @@ package struct IsochronicTone: GeneratorKind {
             + " ramp=\(formatNumber(rampSeconds * 1000))ms"
     }
     package var shortest: (seconds: Double, holding: String)? { (1 / rateHz, "one period of the beat") }
+    /// Read at its tone's frequency (the level is the tone's while it sounds).
+    package var hearingReference: HearingReference { .frequency(hertz: frequencyHz, what: "the tone's frequency") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validateFrequency(frequencyHz, sampleRate: request.sampleRate)

@@ -21,6 +21,8 @@ package struct NarrowBandNoise: GeneratorKind {
 
     package var summary: String { "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct" }
     package var shortest: (seconds: Double, holding: String)? { nil }
+    /// Read at its centre, as the MML's noise is (Henry et al. 2013).
+    package var hearingReference: HearingReference { .frequency(hertz: centreHz, what: "the band's centre") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         let rate = request.sampleRate

@@ -25,6 +25,9 @@ extension SpectralRipple: GeneratorKind {
             + (bandGainsDB.map { " band_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
     }
     package var shortest: (seconds: Double, holding: String)? { (Self.rampSeconds, "its onset ramp") }
+    /// Read at the tinnitus frequency, for the sham too (its modulated octave is far from it: Yukhnovich et al.
+    /// 2025), so twins get one level; the complexes themselves span 1 … 16 kHz.
+    package var hearingReference: HearingReference { .frequency(hertz: tinnitusFrequencyHz, what: "the tinnitus frequency") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validate(sampleRate: request.sampleRate)

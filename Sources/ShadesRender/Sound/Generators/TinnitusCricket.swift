@@ -37,6 +37,8 @@ package struct TinnitusCricket: GeneratorKind {
             + " syllable-rate=\(formatNumber(syllableRateHz))Hz"
     }
     package var shortest: (seconds: Double, holding: String)? { (1 / chirpRateHz, "one chirp") }
+    /// Read at the chirps' carrier.
+    package var hearingReference: HearingReference { .frequency(hertz: frequencyHz, what: "the carrier") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validateFrequency(frequencyHz, sampleRate: request.sampleRate)

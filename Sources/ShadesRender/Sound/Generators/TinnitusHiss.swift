@@ -19,6 +19,8 @@ package struct TinnitusHiss: GeneratorKind {
 
     package var summary: String { "tinnitus-hiss frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct" }
     package var shortest: (seconds: Double, holding: String)? { nil }
+    /// Read at the band's centre.
+    package var hearingReference: HearingReference { .frequency(hertz: centreHz, what: "the band's centre") }
 
     /// The band noise it is.
     var band: NarrowBandNoise { NarrowBandNoise(centreHz: centreHz, widthOctaves: widthOctaves) }

@@ -29,6 +29,8 @@ package struct TinnitusPulse: GeneratorKind {
         "tinnitus-pulse frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct heart-rate=\(formatNumber(heartRateBPM))BPM"
     }
     package var shortest: (seconds: Double, holding: String)? { (60 / heartRateBPM, "one heartbeat") }
+    /// Read at the band's centre.
+    package var hearingReference: HearingReference { .frequency(hertz: centreHz, what: "the band's centre") }
     /// Lower than other noise: the beats raise the peak 8 dB over the RMS; at −20 dBFS a band noise would clip.
     package static var defaultLevelDBFS: Double { -26 }
 

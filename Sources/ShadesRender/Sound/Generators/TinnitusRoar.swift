@@ -34,6 +34,8 @@ package struct TinnitusRoar: GeneratorKind {
         "tinnitus-roar frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct fluctuation=\(formatNumber(fluctuationHz))Hz depth=\(formatNumber(depth))"
     }
     package var shortest: (seconds: Double, holding: String)? { (1 / fluctuationHz, "one fluctuation") }
+    /// Read at the band's centre.
+    package var hearingReference: HearingReference { .frequency(hertz: centreHz, what: "the band's centre") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try NarrowBandNoise(centreHz: centreHz, widthOctaves: widthOctaves).validate(in: request)

@@ -29,6 +29,8 @@ package struct TinnitusTone: GeneratorKind {
         "tinnitus-tone frequency=\(formatNumber(frequencyHz))Hz" + (harmonicGainsDB.map { " harmonics=" + $0.map { formatNumber($0) }.joined(separator: ",") } ?? "")
     }
     package var shortest: (seconds: Double, holding: String)? { (1 / frequencyHz, "one period of the tone") }
+    /// Read at the fundamental.
+    package var hearingReference: HearingReference { .frequency(hertz: frequencyHz, what: "the fundamental") }
 
     /// Amplitude of each tone re the fundamental's, linear: 1, then each harmonic's.
     var amplitudes: [Double] { [1] + (harmonicGainsDB ?? []).map(Decibels.amplitude) }

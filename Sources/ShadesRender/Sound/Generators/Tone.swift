@@ -16,6 +16,8 @@ package struct Tone: GeneratorKind {
 
     package var summary: String { "tone frequency=\(formatNumber(frequencyHz))Hz" }
     package var shortest: (seconds: Double, holding: String)? { (1 / frequencyHz, "one period of the tone") }
+    /// Read at its frequency: Neff et al. 2019 set tones at the tinnitus frequency to 60 dB SL.
+    package var hearingReference: HearingReference { .frequency(hertz: frequencyHz, what: "the tone's frequency") }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validateFrequency(frequencyHz, sampleRate: request.sampleRate)

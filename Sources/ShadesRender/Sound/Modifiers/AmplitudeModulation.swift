@@ -33,7 +33,7 @@ public struct Modulation: Sendable, Equatable, Encodable {
     }
 
     /// RMS of the modulated sound relative to the unmodulated one (1 when the RMS is kept).
-    var levelRatio: Double {
+    package var levelRatio: Double {
         keep == .rms ? 1 : (1 + depth * depth / 2).squareRoot() / (1 + depth)
     }
 
