@@ -1,3 +1,4 @@
+import ShadesPlatform
 import ShadesDSP
 
 /// Acoustic coordinated reset (``CoordinatedResetSource``): four tones around the tinnitus frequency in a
@@ -31,6 +32,17 @@ extension CoordinatedResetPattern: GeneratorKind {
             + (toneGainsDB.map { " tone_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
     }
     package var shortest: (seconds: Double, holding: String)? { (toneSeconds ?? slotSeconds, "one tone") }
+
+    /// Sham (nearest equivalent): the same pattern, timing and tone ratios around a tinnitus frequency moved
+    /// away from F as a band of the tones' span (0.766 … 1.4 × F, 0.87 octave) moves (``ShamFrequency``):
+    /// 2.5 octaves down, 6 kHz → 1,061 Hz, tones 813 … 1,485 Hz, so no tone comes near F. RESET2 (Hoare et
+    /// al. 2013, Trials 14:207; Hall et al.) gave its placebo group the same device; tones moved away from F
+    /// are the nearest a file can hold to a placebo pattern that does not stimulate the tinnitus region.
+    package func sham() -> CoordinatedResetPattern? {
+        var sham = self
+        sham.tinnitusFrequencyHz = ShamFrequency.moved(tinnitusFrequencyHz, widthOctaves: log2(1.4 / 0.766))
+        return sham
+    }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validate(sampleRate: request.sampleRate)

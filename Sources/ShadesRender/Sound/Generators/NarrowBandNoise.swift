@@ -22,6 +22,12 @@ package struct NarrowBandNoise: GeneratorKind {
     package var summary: String { "nbn frequency=\(formatNumber(centreHz))Hz width=\(formatNumber(widthOctaves))oct" }
     package var shortest: (seconds: Double, holding: String)? { nil }
 
+    /// Sham (no published one for noise at F; nearest equivalent): the same band moved away from F by its
+    /// width rounded up plus 1.5 octaves (``ShamFrequency``): 6 kHz, half an octave wide → 1,061 Hz.
+    package func sham() -> NarrowBandNoise? {
+        NarrowBandNoise(centreHz: ShamFrequency.moved(centreHz, widthOctaves: widthOctaves), widthOctaves: widthOctaves)
+    }
+
     package func validate(in request: RenderRequest) throws(ShadesError) {
         let rate = request.sampleRate
         _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate)

@@ -44,11 +44,15 @@ extension Sound {
 
     /// Keys every sound object may have besides its source's (the modifiers).
     static var modifierKeys: [String] { modifierKinds.map { $0.key } }
+    /// The key that asks for a sound's sham twin (``shamTwin()``), in any sound object: `"sham": true`.
+    static let shamKey = "sham"
+
     /// Keys a layer of a mix adds.
     static let layerKeys = ["gainDB", "ears"]
-    /// Keys of the generators' fields, each once.
+    /// Keys of the generators' fields, each once (not ``shamKey``, every sound's, though ripple keeps its own
+    /// sham among its fields).
     static var allSourceKeys: [String] {
-        var seen = Set<String>()
+        var seen: Set<String> = [shamKey]
         return Generator.kinds.flatMap { $0.keyRows.map(\.key) }.filter { seen.insert($0).inserted } + fileKeys
     }
     /// Keys of a file source.
@@ -118,7 +122,7 @@ package struct SoundReader {
     }
 
     private func node(_ value: JSONValue, path: String, isLayer: Bool) throws(ShadesError) -> Layer {
-        let allowed = ["source", "layers"] + Sound.allSourceKeys + Sound.modifierKeys + (isLayer ? Sound.layerKeys : [])
+        let allowed = ["source", "layers"] + Sound.allSourceKeys + Sound.modifierKeys + [Sound.shamKey] + (isLayer ? Sound.layerKeys : [])
         let o = try reader.object(value, path: path, what: isLayer ? "a layer" : "a sound", keys: allowed)
         var sound: Sound
         switch (o["source"], o["layers"]) {
@@ -140,6 +144,11 @@ package struct SoundReader {
             sound = Sound(try source(o))
         }
         try modifiers(o, into: &sound)
+        if try o.bool(Sound.shamKey) == true {
+            do throws(ShadesError) { sound = try sound.shamTwin() } catch {
+                throw reader.error(o.location(of: Sound.shamKey), error.message)
+            }
+        }
         var layer = Layer(sound)
         if isLayer {
             layer.gainDB = try o.number("gainDB") ?? 0
