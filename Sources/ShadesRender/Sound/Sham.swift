@@ -93,12 +93,12 @@ extension GeneratorKind {
     func shamGenerator() -> Generator? { sham().map { Generator($0) } }
 
     /// True when the kind declares a sham (its defaults have one).
-    static var declaresSham: Bool { defaults.sham() != nil }
+    package static var declaresSham: Bool { defaults.sham() != nil }
 }
 
 extension ModifierKind {
     /// Replaces `sound`'s value by its sham when it is set and has one; true when it did.
-    static func applySham(to sound: inout Sound) -> Bool {
+    package static func applySham(to sound: inout Sound) -> Bool {
         guard let value = sound[keyPath: slot], let sham = sham(value) else { return false }
         sound[keyPath: slot] = sham
         return true
