@@ -30,7 +30,8 @@ struct SoundFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: help("off-cycles")) var offCycles: String?
     @Option(parsing: .unconditional, help: help("tone-gains")) var toneGains: String?
     @Option(parsing: .unconditional, help: help("condition")) var condition: String?
-    @Flag(help: help("sham")) var sham = false
+    @Flag(help: "Make the sound's sham twin: its therapeutic frequency or modulation moved out of the therapeutic range (README \"Shams\"); ripple: the far octave (Yukhnovich 2025).")
+    var sham = false
     @Option(parsing: .unconditional, help: help("band-gains")) var bandGains: String?
     @Option(parsing: .unconditional, help: help("corner")) var corner: String?
     @Option(parsing: .unconditional, help: help("slope")) var slope: String?

@@ -62,6 +62,7 @@ struct SoundOptions: ParsableArguments {
         }
         if let channels = layout.channels { sound.channels = channels }
         if let seed = try seed.value() { sound.seed = seed }
+        if flags.sham { sound = try sound.shamTwin() }
         let seconds: Double
         if let duration {
             seconds = try ValueParsing.seconds(duration)

@@ -60,10 +60,10 @@ import ShadesRender
         #expect(error(#"{ "source": "pink", "gainDB": -3 }"#) == "s.json:1:21: unknown key 'gainDB' (allowed keys: "
                 + (["source", "layers"] + ["beta", "distribution", "corner", "slope", "density", "frequency", "width", "carrier", "beat", "duty",
                     "rampSeconds", "scale", "low", "high", "tempoBPM", "toneSet", "toneSeconds",
-                    "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "sham", "bandGainsDB", "harmonics", "heartRateBPM",
+                    "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "bandGainsDB", "harmonics", "heartRateBPM",
                     "fluctuation", "fluctuationDepth", "chirpRate", "syllables", "syllableRate", "lowHz", "highHz", "binScale",
                     "binLevelsDB", "path", "bytes",
-                    "frames", "sampleRate", "notch", "shape", "am", "randomAM", "surf", "pulses", "fades", "swell", "channels", "seed"]).joined(separator: ", ") + ")")
+                    "frames", "sampleRate", "notch", "shape", "am", "randomAM", "surf", "pulses", "fades", "swell", "channels", "seed", "sham"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)
                 == "s.json:1:22: key 'distribution' does not apply to source 'brown'")
     }

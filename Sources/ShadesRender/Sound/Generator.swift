@@ -109,7 +109,9 @@ extension GeneratorKind {
     }
 
     /// Each field's flag, parameter and the source names it applies to.
-    package static var flagRows: [(String, ParameterID, [String])] { fields.map { ($0.flag, $0.parameter.id, $0.names ?? names) } }
+    package static var flagRows: [(String, ParameterID, [String])] {
+        fields.filter { !$0.flag.isEmpty }.map { ($0.flag, $0.parameter.id, $0.names ?? names) }
+    }
 
     /// Each field's parameter, JSON key, and whether it must be given.
     package static var keyRows: [(parameter: Parameter, key: String, required: Bool)] {

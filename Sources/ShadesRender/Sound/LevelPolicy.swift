@@ -288,3 +288,52 @@ extension Parameter {
     /// and every asset (one above what a sound can reach under its true-peak ceiling is refused by name).
     package static let loudness = Parameter(.loudness, unit: .LUFS, range: ParameterRange(-70 ... 0, unit: .LUFS), default: -23)
 }
+
+// MARK: - Twins at one loudness
+
+extension LevelPolicy {
+    /// The levels of a sound and its sham twin (``Sound/shamTwin()``) at one integrated loudness, given the
+    /// loudness each has at this policy, LUFS. Loudness moves 1 LU per dB of gain (above BS.1770's gates):
+    /// - ``rms(dBFS:)``: the active's level, and the sham's moved by the difference;
+    /// - ``loudness(lufs:truePeakCeilingDBTP:)``: the one target for both (each is set to it exactly);
+    /// - ``truePeakCeiling(dBTP:)`` (a file at its own level): both at the active's own loudness under that
+    ///   ceiling (`activeLUFS` measured after the ceiling's gain).
+    package func twinLevels(activeLUFS: Double, shamLUFS: Double) -> (active: LevelPolicy, sham: LevelPolicy) {
+        switch self {
+        case .rms(let level):
+            return (self, .rms(dBFS: level + activeLUFS - shamLUFS))
+        case .loudness:
+            return (self, self)
+        case .truePeakCeiling(let ceiling):
+            let matched = LevelPolicy.loudness(lufs: activeLUFS, truePeakCeilingDBTP: ceiling)
+            return (matched, matched)
+        }
+    }
+}
+
+extension RenderRequest {
+    /// Largest loudness difference, LU, between twins that ``shamTwins(loudness:)`` accepts before it steps
+    /// again: a tenth of the ±0.1 LU a study promises.
+    package static let twinLoudnessToleranceLU = 0.01
+
+    /// This request and its sham twin: the sham's sound (``Sound/shamTwin()``) with the same length, rate,
+    /// layout, seed and loop, both at one integrated loudness (``LevelPolicy/twinLevels(activeLUFS:shamLUFS:)``).
+    /// `loudness` gives a request's integrated loudness as rendered at its level, LUFS (libebur128:
+    /// `RenderRequest.loudnessMatchedShamTwins(format:)` in ShadesCatalogue). An RMS level is stepped until
+    /// the twins are within ``twinLoudnessToleranceLU`` (one step unless a gate moves; at most four).
+    package func shamTwins(loudness: (RenderRequest) throws(ShadesError) -> Double) throws(ShadesError)
+        -> (active: RenderRequest, sham: RenderRequest) {
+        var (active, sham) = (self, self)
+        sham.sound = try sound.shamTwin()
+        if case .loudness = level { return (active, sham) }
+        let activeLUFS = try loudness(self)
+        (active.level, sham.level) = level.twinLevels(activeLUFS: activeLUFS, shamLUFS: try loudness(sham))
+        guard case .rms = level else { return (active, sham) }
+        for _ in 0..<3 {
+            let offLU = activeLUFS - (try loudness(sham))
+            guard abs(offLU) > Self.twinLoudnessToleranceLU else { break }
+            sham.level = .rms(dBFS: sham.levelDBFS + offLU)
+        }
+        return (active, sham)
+    }
+}

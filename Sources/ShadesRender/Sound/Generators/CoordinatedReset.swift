@@ -1,3 +1,4 @@
+import ShadesPlatform
 import ShadesDSP
 
 /// Acoustic coordinated reset (``CoordinatedResetSource``): four tones around the tinnitus frequency in a
@@ -33,6 +34,17 @@ extension CoordinatedResetPattern: GeneratorKind {
     package var shortest: (seconds: Double, holding: String)? { (toneSeconds ?? slotSeconds, "one tone") }
     /// Read at the tinnitus frequency its four tones surround (0.77 … 1.4 × F; Tass et al. 2012).
     package var hearingReference: HearingReference { .frequency(hertz: tinnitusFrequencyHz, what: "the tinnitus frequency its tones surround") }
+
+    /// Sham (nearest equivalent): the same pattern, timing and tone ratios around a tinnitus frequency moved
+    /// away from F as a band of the tones' span (0.766 … 1.4 × F, 0.87 octave) moves (``ShamFrequency``):
+    /// 2.5 octaves down, 6 kHz → 1,061 Hz, tones 813 … 1,485 Hz, so no tone comes near F. RESET2 (Hoare et
+    /// al. 2013, Trials 14:207; Hall et al.) gave its placebo group the same device; tones moved away from F
+    /// are the nearest a file can hold to a placebo pattern that does not stimulate the tinnitus region.
+    package func sham() -> CoordinatedResetPattern? {
+        var sham = self
+        sham.tinnitusFrequencyHz = ShamFrequency.moved(tinnitusFrequencyHz, widthOctaves: log2(1.4 / 0.766))
+        return sham
+    }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validate(sampleRate: request.sampleRate)

@@ -47,6 +47,11 @@ package protocol GeneratorKind: Sendable, Equatable {
     /// The generator with a spectral shape (an audiogram's) taken into its own parameters, nil when the
     /// shape is applied as a filter instead (the default).
     func shaped(by shape: SpectralShape) -> Generator?
+    /// Its sham twin, declared beside it (``Sound/shamTwin()``): the same sound with its therapeutic
+    /// frequency or modulation moved out of the therapeutic range, the published sham where one exists. Nil
+    /// (the default) when it is not a therapy sound: a sham keeps it as it is, and a sound of nothing else
+    /// has no sham.
+    func sham() -> Self?
 }
 
 extension GeneratorKind {
@@ -56,6 +61,7 @@ extension GeneratorKind {
     package var name: String { Self.names[0] }
     package var shapesLoopExactly: Bool { false }
     package func shaped(by shape: SpectralShape) -> Generator? { nil }
+    package func sham() -> Self? { nil }
 
     package static func read(_ values: some ParameterValues, name: String) throws(ShadesError) -> Self {
         var value = defaults

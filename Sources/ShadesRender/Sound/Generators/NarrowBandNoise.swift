@@ -24,6 +24,12 @@ package struct NarrowBandNoise: GeneratorKind {
     /// Read at its centre, as the MML's noise is (Henry et al. 2013).
     package var hearingReference: HearingReference { .frequency(hertz: centreHz, what: "the band's centre") }
 
+    /// Sham (no published one for noise at F; nearest equivalent): the same band moved away from F by its
+    /// width rounded up plus 1.5 octaves (``ShamFrequency``): 6 kHz, half an octave wide → 1,061 Hz.
+    package func sham() -> NarrowBandNoise? {
+        NarrowBandNoise(centreHz: ShamFrequency.moved(centreHz, widthOctaves: widthOctaves), widthOctaves: widthOctaves)
+    }
+
     package func validate(in request: RenderRequest) throws(ShadesError) {
         let rate = request.sampleRate
         _ = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate)

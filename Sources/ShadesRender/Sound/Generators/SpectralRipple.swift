@@ -14,20 +14,28 @@ extension SpectralRipple: GeneratorKind {
     package static var fields: [ParameterField<SpectralRipple>] {
         [.frequency(\.tinnitusFrequencyHz, help: "the tinnitus frequency, 1 … 16 kHz", requiredAs: "the tinnitus frequency"),
          .choice(\.condition, .condition, key: "condition", help: "amplitude, phase or noise"),
-         .toggle(\.sham, .sham, key: "sham", help: "modulate the octave far from the tinnitus frequency (the sham arm)"),
+         .toggle(\.sham, .sham, key: "sham", flag: "", help: "modulate the octave far from the tinnitus frequency (its sham: ``sham()``)"),
          .gains(\.bandGainsDB, .bandGains, key: "bandGainsDB", flag: "band-gains",
                 help: "eight gains in dB, one per half-octave band from 1 kHz up (hearing-loss compensation)")]
     }
 
     package var summary: String {
         "ripple frequency=\(formatNumber(tinnitusFrequencyHz))Hz condition=\(condition.rawValue)"
-            + (sham ? " sham" : "") + " octave=\(formatNumber(modulatedOctaveHz.lowerBound.rounded()))-\(formatNumber(modulatedOctaveHz.upperBound.rounded()))Hz"
+            + " octave=\(formatNumber(modulatedOctaveHz.lowerBound.rounded()))-\(formatNumber(modulatedOctaveHz.upperBound.rounded()))Hz"
             + (bandGainsDB.map { " band_gains=" + $0.map { formatNumber($0) }.joined(separator: ",") + "dB" } ?? "")
     }
     package var shortest: (seconds: Double, holding: String)? { (Self.rampSeconds, "its onset ramp") }
     /// Read at the tinnitus frequency, for the sham too (its modulated octave is far from it: Yukhnovich et al.
     /// 2025), so twins get one level; the complexes themselves span 1 … 16 kHz.
     package var hearingReference: HearingReference { .frequency(hertz: tinnitusFrequencyHz, what: "the tinnitus frequency") }
+
+    /// Sham (published: Yukhnovich et al. 2025): the same ripple in the outermost octave far from F (1–2 or
+    /// 8–16 kHz, ``SpectralRipple/modulatedBandPair``). Its JSON keeps `"sham": true` among its own keys.
+    package func sham() -> SpectralRipple? {
+        var sham = self
+        sham.sham = true
+        return sham
+    }
 
     package func validate(in request: RenderRequest) throws(ShadesError) {
         try validate(sampleRate: request.sampleRate)
@@ -50,14 +58,12 @@ extension SpectralRipple: GeneratorKind {
 }
 
 extension ParameterID {
-    /// The condition of a spectral ripple, and whether it is the sham arm.
+    /// The condition of a spectral ripple.
     package static let condition = ParameterID("condition", name: "condition")
-    package static let sham = ParameterID("sham", name: "sham")
 }
 
 extension Parameter {
     package static let condition = Parameter(.condition, note: SpectralRipple.Condition.allCases.map(\.rawValue).joined(separator: ", "))
-    package static let sham = Parameter(.sham, note: "on or off")
 }
 
 extension Generator {

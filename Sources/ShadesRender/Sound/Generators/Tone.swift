@@ -23,6 +23,10 @@ package struct Tone: GeneratorKind {
         try validateFrequency(frequencyHz, sampleRate: request.sampleRate)
     }
 
+    /// Sham (no published one for a tone at F; nearest equivalent): the tone 1.5 octaves below F, or above
+    /// when that is under 100 Hz (``ShamFrequency``): 6 kHz → 2,121 Hz.
+    package func sham() -> Tone? { Tone(frequencyHz: ShamFrequency.moved(frequencyHz, widthOctaves: 0)) }
+
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
         let (rate, frames) = (context.sampleRate, context.frames)
         var frequency = frequencyHz

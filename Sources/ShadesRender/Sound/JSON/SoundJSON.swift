@@ -44,9 +44,13 @@ extension Sound {
 
     /// Keys every sound object may have besides its source's (the modifiers).
     static var modifierKeys: [String] { modifierKinds.map { $0.key } }
-    /// Keys of the generators' fields, each once.
+    /// The key that asks for a sound's sham twin (``shamTwin()``), in any sound object: `"sham": true`.
+    static let shamKey = "sham"
+
+    /// Keys of the generators' fields, each once (not ``shamKey``, every sound's, though ripple keeps its own
+    /// sham among its fields).
     static var allSourceKeys: [String] {
-        var seen = Set<String>()
+        var seen: Set<String> = [shamKey]
         return Generator.kinds.flatMap { $0.keyRows.map(\.key) }.filter { seen.insert($0).inserted } + SoundFileReference.keys
     }
 }
@@ -114,7 +118,7 @@ package struct SoundReader {
     }
 
     private func node(_ value: JSONValue, path: String, isLayer: Bool) throws(ShadesError) -> Layer {
-        let allowed = ["source", "layers"] + Sound.allSourceKeys + Sound.modifierKeys + (isLayer ? Mix.layerKeys : [])
+        let allowed = ["source", "layers"] + Sound.allSourceKeys + Sound.modifierKeys + [Sound.shamKey] + (isLayer ? Mix.layerKeys : [])
         let o = try reader.object(value, path: path, what: isLayer ? "a layer" : "a sound", keys: allowed)
         var sound: Sound
         switch (o["source"], o["layers"]) {
@@ -128,6 +132,11 @@ package struct SoundReader {
             sound = Sound(try source(o))
         }
         try modifiers(o, into: &sound)
+        if try o.bool(Sound.shamKey) == true {
+            do throws(ShadesError) { sound = try sound.shamTwin() } catch {
+                throw reader.error(o.location(of: Sound.shamKey), error.message)
+            }
+        }
         var layer = Layer(sound)
         if isLayer { try layer.readPlacement(o) }
         return layer

@@ -63,6 +63,16 @@ package enum AmplitudeModulationModifier: FieldModifierKind {
                  help: "What modulation keeps equal to the unmodulated sound: rms (the default) or peak (with --am).")]
     }
 
+    /// Sham (no published one; nearest equivalent): a fifth of the rate, at least 0.5 Hz, depth, phase and
+    /// level kept: 10 Hz → 2 Hz. The studies chose 10 Hz for the alpha band, 8–12 Hz (Neff 2017/2019,
+    /// Schoisswohl 2019); 2 Hz is over two octaves below it, and the sham still audibly fluctuates as deeply.
+    package static func sham(_ value: Modulation) -> Modulation? {
+        var sham = value
+        sham.rateHz = max(AmplitudeModulatedSource.allowedRateHz.lowerBound, value.rateHz / 5)
+        return sham
+    }
+    package static let declaresSham = true
+
     package static func validate(_ value: Modulation, in request: RenderRequest) throws(ShadesError) {
         try validateSampleRate(request.sampleRate)
         try AmplitudeModulatedSource.validate(rateHz: value.rateHz, depth: value.depth, startPhase: value.startPhase)

@@ -29,6 +29,12 @@ package protocol ModifierKind {
     static func validate(_ value: Value, in request: RenderRequest) throws(ShadesError)
     /// Adds its stage to `chain` (nothing for one applied elsewhere: the swell with a layer's gain).
     static func apply(_ value: Value, to chain: inout ModifierChain) throws(ShadesError)
+    /// Its sham, declared beside it (``Sound/shamTwin()``): the value with its therapeutic frequency or
+    /// modulation moved out of the therapeutic range. Nil (the default) when it is not therapeutic: a sham
+    /// keeps it as it is.
+    static func sham(_ value: Value) -> Value?
+    /// True when it declares a sham (``sham(_:)`` moves it); false by default.
+    static var declaresSham: Bool { get }
 }
 
 extension ModifierKind {
@@ -37,6 +43,8 @@ extension ModifierKind {
     package static func read(commandLine values: CommandLineValues) throws(ShadesError) -> Value? { nil }
     package static func validate(_ value: Value, in request: RenderRequest) throws(ShadesError) {}
     package static func apply(_ value: Value, to chain: inout ModifierChain) throws(ShadesError) {}
+    package static func sham(_ value: Value) -> Value? { nil }
+    package static var declaresSham: Bool { false }
 
     /// The flags of its parameters that are on the command line, base flags first.
     package static var flags: [String] {

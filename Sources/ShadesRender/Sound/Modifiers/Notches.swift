@@ -53,6 +53,20 @@ package enum NotchModifier: FieldModifierKind {
         return [notch]
     }
 
+    /// Sham: each notch moved away from F by its width (boosted edges included) rounded up plus 1.5 octaves
+    /// (``ShamFrequency``): a one-octave notch at 6 kHz → 1,061 Hz (750 … 1,500 Hz); widths, boosts and ears
+    /// kept. Okamoto 2010's placebo group heard a "moving" notch that did not cover the tinnitus frequency;
+    /// a file has one fixed notch, so it is moved once, far enough that it never covers the active band.
+    package static func sham(_ value: [NotchSpec]) -> [NotchSpec]? {
+        value.isEmpty ? nil : value.map { notch in
+            var sham = notch
+            let width = notch.widthOctaves + (notch.edgeBoostDB > 0 ? 2 * notch.edgeWidthOctaves : 0)
+            sham.centreHz = ShamFrequency.moved(notch.centreHz, widthOctaves: width)
+            return sham
+        }
+    }
+    package static let declaresSham = true
+
     package static func validate(_ value: [NotchSpec], in request: RenderRequest) throws(ShadesError) {
         if !value.isEmpty { try NotchDesign.validate(notches: value, sampleRate: request.sampleRate) }
     }
