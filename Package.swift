@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "shades",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesAudioDevice", "ShadesProcedures",
-                           "ShadesPlatform", "CInterrupts",
+                           "ShadesStudy", "ShadesPlatform", "CInterrupts",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests

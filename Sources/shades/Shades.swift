@@ -22,7 +22,7 @@ struct Shades: ParsableCommand {
         version: "\(ShadesVersion.string) (kernels: \(KernelSet.active.rawValue))",
         subcommands: [RenderCommand.self, PlayCommand.self, StimuliCommand.self, NotchCommand.self, NotchFilterCommand.self,
                       MatchCommand.self, AudiometryCommand.self, MeterCommand.self, LoudnessMatchCommand.self, MMLCommand.self, MRILCommand.self,
-                      AnalyzeCommand.self, CatalogueCommand.self, RevCorrCommand.self])
+                      AnalyzeCommand.self, CatalogueCommand.self, StudyCommand.self, RevCorrCommand.self])
 
     static func main() {
         installInterruptCleanup()

@@ -77,7 +77,7 @@ public struct PatientTable: Sendable {
     /// protocol's arm names. Throws one error whose message has one line per offending row.
     public init(csv text: String, path: String, arms: [String]) throws(ShadesError) {
         let rows = CSVRows.parse(text)
-        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : nil
         guard let header = rows.first?.cells.map({ $0.trimmedOfSpaces }) else {
             throw ShadesError.input("\(path): is empty (allowed: a header line \(Self.columns.joined(separator: ",")) and one line per patient)")
         }
@@ -116,7 +116,8 @@ public struct PatientTable: Sendable {
             }
             func resolved(_ key: String) -> String? {
                 guard let value = cell[key], !value.isEmpty else { return nil }
-                return value.hasPrefix("/") ? value : folder + "/" + value
+                guard let folder, !value.hasPrefix("/") else { return value }
+                return folder + "/" + value
             }
             patients.append(Patient(id: id, site: site, arm: arm, tinnitusHz: tinnitus ?? EarFrequencies(leftHz: nil, rightHz: nil),
                                     audiogramPath: resolved("audiogram"), mmlPath: resolved("mml"), musicFolder: resolved("music"),

@@ -9,6 +9,8 @@ import ShadesRender
 /// patient's measurements: `"{tinnitusHz}"` where a number in Hz goes (the patient's tinnitus frequency,
 /// per ear where measured), and `"path": "{music}"` for each song in the patient's music folder.
 public struct StudyProtocol: Sendable {
+    /// The protocol file (errors at a patient's values name their key in it).
+    public var path: String
     /// The study's name (a code: letters, digits, `-`, `_`).
     public var name: String
     /// The seed of the allocation and of every sound (a patient's sounds use it with the patient's number).
@@ -50,8 +52,8 @@ public struct StudySound: Sendable {
     public var durationSeconds: Double?
     /// Whether the file is a seamless loop.
     public var loop: Bool
-    /// The level asked, as written (e.g. "20 dB SL", "MML+6", "60 dB SPL", "-23 LUFS").
-    public var level: String
+    /// The level asked (e.g. "20 dB SL", "MML+6", "60 dB SPL", "-23 LUFS").
+    public var level: PatientLevel
 
     /// Whether the sound plays each song of the patient's music folder.
     public var isMusic: Bool { template.contains(string: StudyPlaceholder.music) }

@@ -8,8 +8,6 @@ public enum StudyProtocolReader {
     static let keys = ["name", "seed", "calibration", "ceilingDBSPL", "rate", "format", "sampleFormat", "allocation", "arms"]
     static let armKeys = ["name", "sounds", "shamOf"]
     static let soundKeys = ["name", "sound", "durationSeconds", "loop", "level"]
-    /// Allowed safety ceilings, dB SPL (the highest a sound may reach at the ear).
-    public static let ceilingRangeDBSPL: ClosedRange<Double> = 40...100
     /// The frequency put in for `"{tinnitusHz}"` when a protocol is checked, Hz.
     static let probeFrequencyHz = 1000.0
 
@@ -29,8 +27,8 @@ public enum StudyProtocolReader {
         let calibration = try o.string("calibration", required: true)!
         guard !calibration.isEmpty else { throw reader.error(o["calibration"]?.location, "'calibration' is empty (allowed: the calibration file's path)") }
         guard let ceiling = try o.number("ceilingDBSPL") else { throw o.missing("ceilingDBSPL", because: "the safety ceiling, dB SPL") }
-        guard ceilingRangeDBSPL.contains(ceiling) else {
-            throw reader.error(o["ceilingDBSPL"]?.location, "ceilingDBSPL \(formatNumber(ceiling)) dB SPL is out of range (allowed: \(formatNumber(ceilingRangeDBSPL.lowerBound)) … \(formatNumber(ceilingRangeDBSPL.upperBound)) dB SPL)")
+        guard LevelResolver.allowedCeilingDBSPL.contains(ceiling) else {
+            throw reader.error(o["ceilingDBSPL"]?.location, "ceilingDBSPL \(formatNumber(ceiling)) dB SPL is out of range (allowed: \(formatNumber(LevelResolver.allowedCeilingDBSPL.lowerBound)) … \(formatNumber(LevelResolver.allowedCeilingDBSPL.upperBound)) dB SPL)")
         }
         let rate = try o.number("rate", form: .hertz) ?? 48_000
         do { try validateSampleRate(rate) } catch { throw reader.error(o["rate"]?.location, error.message) }
@@ -64,7 +62,7 @@ public enum StudyProtocolReader {
             }
             guard active.shamOf == nil else { throw reader.error(location, "shamOf '\(twin)' is itself a sham (allowed: an arm with sounds)") }
         }
-        return StudyProtocol(name: name, seed: seed, calibrationPath: resolved(calibration, against: path), ceilingDBSPL: ceiling,
+        return StudyProtocol(path: path, name: name, seed: seed, calibrationPath: resolved(calibration, against: path), ceilingDBSPL: ceiling,
                              rate: rate, format: format, sampleFormat: sampleFormat, blockMultiples: multiples, arms: arms)
     }
 
@@ -96,7 +94,9 @@ public enum StudyProtocolReader {
         let name = try o.string("name", required: true)!
         guard PatientTable.isCode(name) else { throw reader.error(o.location(of: "name"), "sound name '\(name)' is not a code (allowed: 1 … 64 letters, digits, '-' and '_')") }
         guard let template = o["sound"] else { throw o.missing("sound") }
-        let level = try o.string("level", required: true)!
+        let levelText = try o.string("level", required: true)!
+        let level: PatientLevel
+        do { level = try PatientLevel(levelText) } catch { throw reader.error(o["level"]?.location, error.message) }
         var sound = StudySound(name: name, template: template, path: o.path(of: "sound"), durationSeconds: try o.number("durationSeconds"),
                                loop: try o.bool("loop") ?? false, level: level)
         // The description as a patient's would be, with a probe frequency and song.
