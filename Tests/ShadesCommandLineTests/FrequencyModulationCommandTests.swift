@@ -51,6 +51,21 @@ import ShadesTestSupport
         #expect(worst < 1e-3 * c * 2, "worst \(worst), c \(c)")
     }
 
+    /// The depth in octaves (JSON only) is the depth in cents over 1200; both at once, or too deep, is refused.
+    @Test func theJSONTakesTheDepthInOctaves() throws {
+        let octaves = try Sound.parse(json: Array(#"{ "source": "tone", "frequency": 1000, "fm": { "rateHz": 4, "depthOctaves": 0.25 } }"#.utf8), file: "s.json")
+        #expect(octaves.frequencyModulation == FrequencyModulation(rateHz: 4, depthCents: 300))
+        #expect(octaves.compactJSON.contains(#""depthCents":300"#))
+        let folder = temporaryFolder("fm-octaves")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (json, message) in [(#"{ "source": "tone", "frequency": 1000, "fm": { "depthOctaves": 0.25, "depthCents": 300 } }"#, "fm has 'depthCents' or 'depthOctaves', not both"),
+                                (#"{ "source": "tone", "frequency": 1000, "fm": { "depthOctaves": 3 } }"#, "fm.depthOctaves 3 octaves is out of range (allowed: 0 … 2 octaves)")] {
+            try json.write(toFile: "\(folder)/s.json", atomically: true, encoding: .utf8)
+            let result = try Shell.run(["render", "--sound", "s.json", "--duration", "1s", "-o", "x.wav"], in: folder)
+            #expect(result.status != 0 && result.stderr.contains(message) && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+    }
+
     @Test(arguments: [
         ("render tone --frequency 1kHz --duration 1s --fm 200 -o x.wav", "--fm 200 Hz is out of range (allowed: 0.01 … 100 Hz)"),
         ("render tone --frequency 1kHz --duration 1s --fm 10 --fm-depth 3000 -o x.wav", "--fm-depth 3000 cents is out of range (allowed: 0 … 2400 cents)"),

@@ -38,6 +38,16 @@ public struct FrequencyModulation: Sendable, Equatable, Encodable {
     }
 }
 
+extension Parameter {
+    /// Frequency modulation's peak deviation in octaves (JSON `depthOctaves`), the cents' range over 1200.
+    package static let fmDepthOctaves = Parameter(.fmDepthOctaves, unit: .octaves,
+                                                  range: ParameterRange(0...(FrequencyModulationCurve.allowedDepthCents.upperBound / 1200), unit: .octaves))
+}
+
+extension ParameterID {
+    package static let fmDepthOctaves = ParameterID("fmDepthOctaves", name: "FM depth")
+}
+
 /// A generator that `--fm` moves: its carrier's phase is its own (a tone, a narrow-band noise).
 package protocol FrequencyModulatedKind: GeneratorKind {
     /// The deepest modulation, cents, that keeps its frequencies above 0 and below Nyquist at `sampleRate`,
@@ -45,8 +55,8 @@ package protocol FrequencyModulatedKind: GeneratorKind {
     func checkFrequencyModulation(depthCents: Double, sampleRate: Double) throws(ShadesError)
 }
 
-/// The `fm` modifier: `{ "rateHz": 10, "depthCents": 100, "shape": "sine" }`; `--fm 10 --fm-depth 100
-/// --fm-shape sine`. Only tones and narrow-band noise carry it; it adds no stage to the chain (the
+/// The `fm` modifier: `{ "rateHz": 10, "depthCents": 100, "shape": "sine" }` (or `"depthOctaves": 0.25`);
+/// `--fm 10 --fm-depth 100 --fm-shape sine`. Only tones and narrow-band noise carry it; it adds no stage to the chain (the
 /// generator reads it from its request).
 package enum FrequencyModulationModifier: FieldModifierKind {
     package typealias Value = FrequencyModulation
@@ -63,6 +73,32 @@ package enum FrequencyModulationModifier: FieldModifierKind {
                  help: "The frequency modulation's peak deviation in cents, 0 … 2400 (1200 = an octave; default \(formatNumber(Parameter.fmDepth.defaultValue!)); with --fm)."),
          .choice(\.shape, .fmShape, key: "shape", flag: "fm-shape",
                  help: "The frequency modulation's curve: sine (the default) or random (band-limited up to the rate, seeded, never repeating), with --fm.")]
+    }
+
+    /// Its fields' parameters, and `depthOctaves`: the depth in octaves, read from JSON in place of `depthCents`.
+    package static var parameters: [ModifierParameter] {
+        fields.map { ModifierParameter($0.parameter.id, key: "\(key).\($0.key)", flag: $0.flag) }
+            + [ModifierParameter(.fmDepthOctaves, key: "\(key).depthOctaves")]
+    }
+
+    /// Its fields over the defaults; the depth may be given in octaves instead (`"depthOctaves": 0.25`),
+    /// written back in cents.
+    package static func read(in object: JSONObjectReader) throws(ShadesError) -> FrequencyModulation? {
+        guard let json = object[key] else { return nil }
+        let o = try object.reader.object(json, path: object.path(of: key), what: key, keys: fields.map(\.key) + ["depthOctaves"])
+        var value = defaults
+        for field in fields { _ = try field.readValue(&value, o, field) }
+        guard let octaves = try o.number("depthOctaves") else { return value }
+        if o["depthCents"] != nil {
+            throw object.reader.error(o.location(of: "depthOctaves"), "\(key) has 'depthCents' or 'depthOctaves', not both")
+        }
+        let depth = Parameter.fmDepthOctaves
+        guard depth.range?.contains(octaves) ?? true else {
+            throw object.reader.error(o.location(of: "depthOctaves"),
+                                      "\(key).depthOctaves \(ParameterValue.number(octaves, .octaves)) is out of range (allowed: \(depth.allowed))")
+        }
+        value.depthCents = octaves * 1200
+        return value
     }
 
     /// The sources it applies to, by name.
