@@ -47,6 +47,9 @@ struct SoundFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: help("bin-scale")) var binScale: String?
     @Option(parsing: .unconditional, help: help("bin-levels")) var binLevels: String?
     // The modifiers', in the chain's order.
+    @Option(parsing: .unconditional, help: help("fm")) var fm: String?
+    @Option(parsing: .unconditional, help: help("fm-depth")) var fmDepth: String?
+    @Option(parsing: .unconditional, help: help("fm-shape")) var fmShape: String?
     @Option(parsing: .unconditional, help: help("notch")) var notch: String?
     @Option(parsing: .unconditional, help: help("notch-width")) var notchWidth: String?
     @Option(parsing: .unconditional, help: help("edge-boost")) var edgeBoost: String?

@@ -16,6 +16,7 @@ import ShadesRender
             swell: Swell(periodSeconds: 8, depth: 0.7), channels: .stereo, seed: 9,
             shape: SpectralShape(frequenciesHz: [1000, 4000], gainsDB: [0, 10], rule: "test"))
         sound.randomModulation = RandomAmplitudeModulation(bandwidthHz: 0.3, depthDB: 6)
+        sound.frequencyModulation = FrequencyModulation(rateHz: 4, depthCents: 50, shape: .random)
         sound.surf = Surf(periodSeconds: 12, riseSeconds: 2, decaySeconds: 1, depthDB: 20, shape: .ramped, intervals: .periodic)
         return sound
     }()
@@ -54,6 +55,8 @@ import ShadesRender
                 && pulses.rampSeconds == Parameter.ramp.defaultValue)
         #expect(Swell(periodSeconds: 8).depth == Parameter.swellDepth.defaultValue)
         #expect(RandomAmplitudeModulation(bandwidthHz: 1).depthDB == Parameter.randomAMDepth.defaultValue)
+        let fm = FrequencyModulation()
+        #expect(fm.rateHz == Parameter.fmRate.defaultValue && fm.depthCents == Parameter.fmDepth.defaultValue && fm.shape == .sine)
         let surf = Surf()
         #expect(surf.periodSeconds == Parameter.surfPeriod.defaultValue && surf.riseSeconds == Parameter.surfRise.defaultValue
                 && surf.decaySeconds == Parameter.surfDecay.defaultValue && surf.depthDB == Parameter.surfDepth.defaultValue)

@@ -26,6 +26,9 @@ import ShadesTestSupport
             Sound(.generator(g), notches: notches, modulation: modulation, pulses: pulses, fades: fades)
         }
         let pink = Generator.noise(colour: .pink, distribution: .gaussian)
+        var fmTone = Sound(.tone(frequencyHz: 1_000)).modulated(rateHz: 10), fmBand = Sound(.narrowBandNoise(centreHz: 4_000, widthOctaves: 0.5))
+        fmTone.frequencyModulation = FrequencyModulation(rateHz: 10, depthCents: 100)
+        fmBand.frequencyModulation = FrequencyModulation(rateHz: 2, depthCents: 200, shape: .random)
         var notchedMusic = Sound.file(path: shortMusic)
         notchedMusic.notches = [NotchSpec(centreHz: 500, widthOctaves: 0.5)]
         return [
@@ -41,6 +44,8 @@ import ShadesTestSupport
             ("binaural beat", try stream(Sound(.binauralBeat(carrierHz: 200, beatHz: 10)))),
             ("isochronic tone", try stream(Sound(.isochronicTone(frequencyHz: 200, rateHz: 10, duty: 0.5, rampSeconds: 0.005)))),
             ("velvet noise", try stream(Sound(.velvetNoise(densityHz: 2_000)))),
+            ("FM tone with AM", try stream(fmTone)),
+            ("FM narrow-band noise, random", try stream(fmBand)),
             ("fractal tones", try stream(Sound(.fractalTones()))),
             ("pink shaped by an audiogram", try stream(Sound(.generator(pink), shape: SpectralShape(frequenciesHz: [500, 4_000], gainsDB: [0, 20])))),
             ("music notched at 500 Hz (ends)", try stream(notchedMusic, seconds: RenderRequest.untilEndOfFile)),

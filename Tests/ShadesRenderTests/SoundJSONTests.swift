@@ -63,7 +63,7 @@ import ShadesRender
                     "cycleRateHz", "onCycles", "offCycles", "toneGainsDB", "condition", "bandGainsDB", "harmonics", "heartRateBPM",
                     "fluctuation", "fluctuationDepth", "chirpRate", "syllables", "syllableRate", "lowHz", "highHz", "binScale",
                     "binLevelsDB", "path", "bytes",
-                    "frames", "sampleRate", "notch", "shape", "am", "randomAM", "surf", "pulses", "fades", "swell", "channels", "seed", "sham"]).joined(separator: ", ") + ")")
+                    "frames", "sampleRate", "fm", "notch", "shape", "am", "randomAM", "surf", "pulses", "fades", "swell", "channels", "seed", "sham"]).joined(separator: ", ") + ")")
         #expect(error(#"{ "source": "brown", "distribution": "uniform" }"#)
                 == "s.json:1:22: key 'distribution' does not apply to source 'brown'")
     }

@@ -47,6 +47,28 @@ public struct Shell {
 }
 
 
+extension Shell {
+    /// What a refused command did: its exit status, its stderr, and whether it left its output file.
+    public struct Refusal {
+        public let status: Int32
+        public let stderr: String
+        public let leftOutput: Bool
+        /// True when it failed with a one-line message containing `message` and left no output.
+        public func isOneLine(saying message: String) -> Bool {
+            status != 0 && stderr.contains(message) && stderr.split(separator: "\n").count == 1 && !leftOutput
+        }
+    }
+
+    /// Runs `command` (split at spaces) in a fresh temporary folder, removed afterwards; `output` is the file
+    /// it would write.
+    public static func refusal(_ command: String, output: String = "x.wav") throws -> Refusal {
+        let folder = temporaryFolder("refusal")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try run(command.split(separator: " ").map(String.init), in: folder)
+        return Refusal(status: result.status, stderr: result.stderr, leftOutput: FileManager.default.fileExists(atPath: "\(folder)/\(output)"))
+    }
+}
+
 /// A new empty folder under the temporary directory.
 public func temporaryFolder(_ name: String) -> String {
     let path = NSTemporaryDirectory() + "shades-\(name)-\(getpid())-\(UUID().uuidString)"

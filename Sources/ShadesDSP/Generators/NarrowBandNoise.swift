@@ -146,6 +146,8 @@ package struct NarrowBandDesign: Sendable {
     package let halfTaps: [Double]
     /// True when the kernel hit the length cap and ``transitionHz`` is wider than the spec asks.
     package let isLengthCapped: Bool
+    /// The window and length of the design.
+    private let kaiser: KaiserDesign
 
     /// Designed attenuation in the stopbands, dB (the spec asks for 60).
     package static let stopbandAttenuationDB = 80.0
@@ -180,6 +182,7 @@ package struct NarrowBandDesign: Sendable {
         let kaiser = KaiserDesign(attenuationDB: Self.stopbandAttenuationDB, transitionHz: wanted, sampleRate: sampleRate,
                                   maximumHalfLength: Self.maximumHalfLength)
         (isLengthCapped, transitionHz) = (kaiser.isLengthCapped, kaiser.transitionHz)
+        self.kaiser = kaiser
         let nyquist = sampleRate / 2
         let lowCut = max(0, lower - transitionHz / 2)
         let highCut = upper + transitionHz >= nyquist ? nyquist : upper + transitionHz / 2
@@ -197,6 +200,16 @@ package struct NarrowBandDesign: Sendable {
             b1 = b0
         }
         return abs(halfTaps[0] + x * b1 - b2)
+    }
+
+    /// The band as a complex base band for heterodyning (``FrequencyModulatedNarrowBandNoiseSource``): the
+    /// low-pass half of the band-pass, cutoff (band width + transition)/2 with the same window (taps of unit
+    /// energy), and the band's middle, (lower + upper)/2, Hz, that it is moved to. Its upper transition is
+    /// kept whole even where the band-pass would turn into a high-pass near Nyquist.
+    package func baseband() -> (halfTaps: [Double], middleHz: Double) {
+        let cutoff = (upperEdgeHz - lowerEdgeHz + transitionHz) / 2
+        return (Self.kaiserBandPass(lowCutHz: -cutoff, highCutHz: cutoff, sampleRate: sampleRate, kaiser: kaiser),
+                (lowerEdgeHz + upperEdgeHz) / 2)
     }
 
     /// Ideal band-pass (cutoffs in Hz) times the Kaiser window, normalised to unit energy.
@@ -253,6 +266,15 @@ package enum LoopNarrowBandNoise {
         let (firstBin, lastBin) = try validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: sampleRate,
                                                frameCount: n)
         // 0 < lower and upper < Nyquist: neither DC nor the Nyquist bin is ever in the band.
+        render(bins: firstBin...lastBin, key: key, into: output)
+    }
+
+    /// Renders one signal at unit RMS into `output` whose FFT `bins` (within 1 ..< output.count/2) have unit
+    /// magnitude and a random phase, every other bin zero: periodic over `output.count` frames.
+    package static func render(bins: ClosedRange<Int>, key: UInt64, into output: UnsafeMutableBufferPointer<Float>) {
+        let n = output.count
+        let (firstBin, lastBin) = (bins.lowerBound, bins.upperBound)
+        precondition(firstBin >= 1 && 2 * lastBin < n, "bins between DC and Nyquist")
         let fft = RealFFT(size: n)
         var random = LaneRandom(key: key)
         fft.withSpectrum { bins in

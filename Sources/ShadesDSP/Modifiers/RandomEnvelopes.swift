@@ -56,42 +56,30 @@ package final class EnvelopedSource<Envelope: GainEnvelope>: AudioSource {
     return mixer.nextUnit()
 }
 
-/// Random amplitude modulation (the aperiodic modulation of hearing-aid sound generators: ReSound, US patent
-/// 10,440,487): the level wanders within ±depth/2 dB of its centre along a band-limited random curve. Knots,
-/// uniform in [−1, 1], are drawn 1.25·bandwidth times a second and joined by raised-cosine segments, so the
-/// curve is smooth and bounded, holds 99.7 % of its power below the bandwidth, and never repeats (knots are drawn by index from
-/// the seed). In a loop the knots repeat with the loop, spaced to fit it whole. The gain is divided by the
-/// root of its expected power, so the modulated sound keeps the carrier's RMS in expectation.
-package struct RandomModulation: GainEnvelope, Equatable {
-    /// Highest frequency of the level's curve, Hz.
-    package let bandwidthHz: Double
-    /// Range of the level, dB peak to peak.
-    package let depthDB: Double
+/// A band-limited random curve in [−1, 1] that never repeats: knots, uniform in [−1, 1], drawn
+/// ``knotsPerBandwidth`` times a second for each hertz of bandwidth and joined by raised-cosine segments, so
+/// the curve is smooth and bounded and holds 99.7 % of its power below the bandwidth. Knots are drawn by
+/// index from `key`, so any frame is found without the ones before it. In a loop the knots repeat with the
+/// loop, spaced to fit it whole. Random amplitude modulation and random frequency modulation ride on it.
+package struct RandomCurve: Sendable, Equatable {
     /// Frames between knots.
     package let framesPerKnot: Double
     /// Knots in a loop (they repeat), nil for an endless stream.
     package let knotsPerLoop: Int?
-    /// The loop's frames (the gains repeat with them), nil for an endless stream.
+    /// The loop's frames (the curve repeats with them), nil for an endless stream.
     private let loopFrames: Int?
     private let key: UInt64
-    /// ln(10)/20 · depth/2: the knot value's exponent in amplitude.
-    private let exponent: Double
-    private let normaliser: Double
 
     /// Knots per second for each hertz of bandwidth: the raised-cosine joins' images then hold 0.3 % of the
     /// curve's power above the bandwidth (2 knots per hertz, the Nyquist rate, would leave 8 % there).
     package static let knotsPerBandwidth = 1.25
-    /// Allowed bandwidth, Hz: from a wave a minute and a half (0.01 Hz) to a flutter (20 Hz).
-    package static let allowedBandwidthHz: ClosedRange<Double> = 0.01...20
-    /// Allowed depth, dB peak to peak.
-    package static let allowedDepthDB: ClosedRange<Double> = 0...40
 
     /// - Parameters:
+    ///   - bandwidthHz: highest frequency of the curve, Hz (above 0).
     ///   - loopFrames: the loop's length, whose knots then repeat with it; nil for an endless stream.
-    ///   - key: the random stream (``SeedStream/schedule``'s key under the sound's seed).
-    package init(bandwidthHz: Double, depthDB: Double, sampleRate: Double, key: UInt64, loopFrames: Int? = nil) throws(ShadesError) {
-        try Self.validate(bandwidthHz: bandwidthHz, depthDB: depthDB)
-        (self.bandwidthHz, self.depthDB, self.key, self.loopFrames) = (bandwidthHz, depthDB, key, loopFrames)
+    ///   - key: the random stream (a ``SeedStream`` key under the sound's seed).
+    package init(bandwidthHz: Double, sampleRate: Double, key: UInt64, loopFrames: Int? = nil) {
+        (self.key, self.loopFrames) = (key, loopFrames)
         let spacing = sampleRate / (Self.knotsPerBandwidth * bandwidthHz)
         if let loopFrames {
             let knots = max(2, Int((Double(loopFrames) / spacing).rounded()))
@@ -99,6 +87,53 @@ package struct RandomModulation: GainEnvelope, Equatable {
         } else {
             (knotsPerLoop, framesPerKnot) = (nil, spacing)
         }
+    }
+
+    /// The curve at absolute frame `frame` (≥ 0), in [−1, 1].
+    package func value(atFrame frame: Int) -> Double {
+        let x = Double(loopFrames.map { frame % $0 } ?? frame) / framesPerKnot
+        let k = Int(x.rounded(.down))
+        let (a, b) = (knot(k), knot(k + 1))
+        return a + (b - a) * raisedCosine(x - Double(k))
+    }
+
+    /// Knot `k`, uniform in [−1, 1].
+    private func knot(_ k: Int) -> Double {
+        2 * draw(key, knotsPerLoop.map { k % $0 } ?? k) - 1
+    }
+}
+
+/// Random amplitude modulation (the aperiodic modulation of hearing-aid sound generators: ReSound, US patent
+/// 10,440,487): the level wanders within ±depth/2 dB of its centre along a band-limited ``RandomCurve``, so
+/// it is smooth, bounded and never repeats (in a loop it repeats with the loop). The gain is divided by the
+/// root of its expected power, so the modulated sound keeps the carrier's RMS in expectation.
+package struct RandomModulation: GainEnvelope, Equatable {
+    /// Highest frequency of the level's curve, Hz.
+    package let bandwidthHz: Double
+    /// Range of the level, dB peak to peak.
+    package let depthDB: Double
+    /// The level's curve.
+    package let curve: RandomCurve
+    /// ln(10)/20 · depth/2: the knot value's exponent in amplitude.
+    private let exponent: Double
+    private let normaliser: Double
+
+    /// Frames between knots.
+    package var framesPerKnot: Double { curve.framesPerKnot }
+    /// Knots in a loop (they repeat), nil for an endless stream.
+    package var knotsPerLoop: Int? { curve.knotsPerLoop }
+    /// Allowed bandwidth, Hz: from a wave a minute and a half (0.01 Hz) to a flutter (20 Hz).
+    package static let allowedBandwidthHz: ClosedRange<Double> = 0.01...20
+    /// Allowed depth, dB peak to peak.
+    package static let allowedDepthDB: ClosedRange<Double> = 0...40
+
+    /// - Parameters:
+    ///   - loopFrames: the loop's length, whose knots then repeat with it; nil for an endless stream.
+    ///   - key: the random stream (``SeedStream/envelope``'s key under the sound's seed).
+    package init(bandwidthHz: Double, depthDB: Double, sampleRate: Double, key: UInt64, loopFrames: Int? = nil) throws(ShadesError) {
+        try Self.validate(bandwidthHz: bandwidthHz, depthDB: depthDB)
+        (self.bandwidthHz, self.depthDB) = (bandwidthHz, depthDB)
+        curve = RandomCurve(bandwidthHz: bandwidthHz, sampleRate: sampleRate, key: key, loopFrames: loopFrames)
         exponent = 2.302_585_092_994_046 / 20 * depthDB / 2
         normaliser = 1 / Self.meanPower(exponent: exponent).squareRoot()
     }
@@ -109,16 +144,7 @@ package struct RandomModulation: GainEnvelope, Equatable {
     }
 
     package func gain(atFrame frame: Int) -> Double {
-        let x = Double(loopFrames.map { frame % $0 } ?? frame) / framesPerKnot
-        let k = Int(x.rounded(.down))
-        let (a, b) = (knot(k), knot(k + 1))
-        let u = a + (b - a) * raisedCosine(x - Double(k))
-        return exp(exponent * u) * normaliser
-    }
-
-    /// Knot `k`, uniform in [−1, 1].
-    private func knot(_ k: Int) -> Double {
-        2 * draw(key, knotsPerLoop.map { k % $0 } ?? k) - 1
+        exp(exponent * curve.value(atFrame: frame)) * normaliser
     }
 
     /// E[gain²] before normalising: for knots a, b uniform in [−1, 1] and w the raised cosine of s uniform in

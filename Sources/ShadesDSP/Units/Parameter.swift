@@ -143,6 +143,8 @@ package enum ParameterUnit: String, Sendable, Hashable, CaseIterable {
     /// in hours when every one is a whole number of hours ("24 h").
     case seconds = "s"
     case octaves
+    /// Hundredths of an equal-tempered semitone (1200 to the octave).
+    case cents
     case radians = "rad"
     case frames
     /// Beats (grid steps) per minute.

@@ -126,6 +126,7 @@ public enum Renderer {
         }
         var text = "\(AudioFileWriter.software) render \(generator.summary)"
         if let f = renderedFrequencyHz, let asked = generator.as(Tone.self)?.frequencyHz, f != asked { text += " rendered_frequency=\(f)Hz" }
+        if let fm = r.sound.frequencyModulation { text += " " + fm.summary }
         if let m = r.modulation {
             text += " " + m.summary
             if let applied = renderedModulationHz, applied != m.rateHz { text += " rendered_am=\(applied)Hz" }

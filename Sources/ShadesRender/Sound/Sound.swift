@@ -5,7 +5,7 @@ import ShadesDSP
 /// same thing from; its JSON is the preset format's `sound` (Presets/README.md).
 ///
 /// A sound is a ``Source`` (a generator, a decoded file, or a mix of layers, each layer a sound again) and
-/// the modifiers over it, applied in this order: notches → shape → amplitude modulation → random modulation →
+/// the modifiers over it, applied in this order: frequency modulation (by a tone's or a band's generator) → notches → shape → amplitude modulation → random modulation →
 /// surf → pulses → fades, then the swell where the layer's gain is applied (``modifierKinds``). `channels` and `seed` are the sound's own when set;
 /// otherwise the request's.
 ///
@@ -38,6 +38,8 @@ public struct Sound: Sendable, Equatable {
     public var notches: [NotchSpec]?
     /// A gain over frequency after the notches (hearing-loss shaping by an audiogram: Cuesta 2022).
     public var shape: SpectralShape?
+    /// Frequency modulation of a tone's frequency or a narrow band's centre (Neff 2017), made by the generator.
+    public var frequencyModulation: FrequencyModulation?
     /// Sinusoidal amplitude modulation (Neff 2017/2019, Schoisswohl 2019).
     public var modulation: Modulation?
     /// Random amplitude modulation: the level wanders along a band-limited random curve (never repeating).

@@ -2,8 +2,9 @@ import ShadesPlatform
 import ShadesDSP
 
 /// Gaussian noise limited to the band centreHz·2^(±width/2), geometrically centred
-/// (``NarrowBandNoiseSource``); a loop is synthesised whole (``LoopNarrowBandNoise``).
-package struct NarrowBandNoise: GeneratorKind {
+/// (``NarrowBandNoiseSource``); a loop is synthesised whole (``LoopNarrowBandNoise``). With `fm` the band
+/// moves with the curve (``FrequencyModulatedNarrowBandNoiseSource``), its width in Hz kept.
+package struct NarrowBandNoise: FrequencyModulatedKind {
     /// Centre of the band, Hz.
     package var centreHz: Double
     /// Width of the band, octaves.
@@ -41,9 +42,22 @@ package struct NarrowBandNoise: GeneratorKind {
             throw ShadesError(parameter: .duration, value: "\(request.durationSeconds) s", problem: "is too short a loop for this band",
                               allowed: error.allowed ?? "")
         }
+        // A moving band's loop holds its half width in base-band bins: at least one.
+        let (lower, upper) = try NarrowBandNoiseSource.validate(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate)
+        let needed = (2 * rate / (upper - lower)).rounded(.up)
+        if request.sound.frequencyModulation != nil, Double(request.frameCount) < needed {
+            throw ShadesError(parameter: .duration, value: "\(request.durationSeconds) s", problem: "is too short a loop for this band",
+                              allowed: "at least \(formatNumber(needed)) samples for a frequency-modulated band")
+        }
+    }
+
+    package func checkFrequencyModulation(depthCents: Double, sampleRate: Double) throws(ShadesError) {
+        try FrequencyModulatedNarrowBandNoiseSource.validateDepth(depthCents, centreHz: centreHz, widthOctaves: widthOctaves,
+                                                                  sampleRate: sampleRate)
     }
 
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
+        if let fm = context.request.sound.frequencyModulation { return modulatedSignals(fm, &context) }
         let (centreHz, widthOctaves) = (self.centreHz, self.widthOctaves)
         let (rate, level, seed, frames) = (context.sampleRate, context.levelDBFS, context.seed, context.frames)
         if context.request.loop {
@@ -57,9 +71,35 @@ package struct NarrowBandNoise: GeneratorKind {
             try! NarrowBandNoiseSource(centreHz: centreHz, widthOctaves: widthOctaves, sampleRate: rate,
                                        layout: .mono, levelDBFS: level, seed: seed, firstSignal: s)
         }
-        // A flat band B wide: √(1 / (T·B)).
+        signals.powerScatter = powerScatter(context)
+        return signals
+    }
+
+    /// The relative scatter of a stream's power over the request, for a flat band B wide: √(1 / (T·B)).
+    private func powerScatter(_ context: SignalContext) -> Double {
         let bandHz = centreHz * (pow(2, widthOctaves / 2) - pow(2, -widthOctaves / 2))
-        signals.powerScatter = (1 / (Double(frames) / rate * bandHz)).squareRoot()
+        return (1 / (Double(context.frames) / context.sampleRate * bandHz)).squareRoot()
+    }
+
+    /// The band moved by `fm`: a loop synthesised whole (its middle moved by under half a bin so the phase
+    /// closes), else a stream at the level in expectation.
+    private func modulatedSignals(_ fm: FrequencyModulation, _ context: inout SignalContext) -> GeneratorSignals {
+        let (centreHz, widthOctaves) = (self.centreHz, self.widthOctaves)
+        let (rate, level, seed, frames) = (context.sampleRate, context.levelDBFS, context.seed, context.frames)
+        let curve = fm.curve(&context)
+        if context.request.loop {
+            let loops = SoundGraph.synthesise(context.layout.signalCount, frames: frames) { s, samples in
+                _ = try! FrequencyModulatedNarrowBandNoiseSource.renderLoop(centreHz: centreHz, widthOctaves: widthOctaves, curve: curve,
+                                                                            sampleRate: rate, key: SeedStream.noise.key(seed: seed, channel: s),
+                                                                            into: samples)
+            }
+            return GeneratorSignals(layout: context.layout, synthesised: loops, sampleRate: rate)
+        }
+        var signals = GeneratorSignals(layout: context.layout) { s in
+            try! FrequencyModulatedNarrowBandNoiseSource(centreHz: centreHz, widthOctaves: widthOctaves, curve: curve, sampleRate: rate,
+                                                         levelDBFS: level, key: SeedStream.noise.key(seed: seed, channel: s))
+        }
+        signals.powerScatter = powerScatter(context)
         return signals
     }
 }

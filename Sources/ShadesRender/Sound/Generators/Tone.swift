@@ -1,8 +1,9 @@
 import ShadesDSP
 
 /// A pure tone (``ToneSource``) at unit peak, brought to the level by its exactly known energy. In a loop
-/// its frequency moves to the nearest with whole cycles.
-package struct Tone: GeneratorKind {
+/// its frequency moves to the nearest with whole cycles. With `fm` its frequency is modulated
+/// (``FrequencyModulatedToneSource``) and its level measured.
+package struct Tone: FrequencyModulatedKind {
     /// Frequency, Hz; below Nyquist.
     package var frequencyHz: Double
 
@@ -27,7 +28,12 @@ package struct Tone: GeneratorKind {
     /// when that is under 100 Hz (``ShamFrequency``): 6 kHz → 2,121 Hz.
     package func sham() -> Tone? { Tone(frequencyHz: ShamFrequency.moved(frequencyHz, widthOctaves: 0)) }
 
+    package func checkFrequencyModulation(depthCents: Double, sampleRate: Double) throws(ShadesError) {
+        try FrequencyModulatedToneSource.validateDepth(depthCents, frequencyHz: frequencyHz, sampleRate: sampleRate)
+    }
+
     package func signals(_ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
+        if let fm = context.request.sound.frequencyModulation { return try modulatedSignals(fm, &context) }
         let (rate, frames) = (context.sampleRate, context.frames)
         var frequency = frequencyHz
         if context.request.loop {
@@ -41,6 +47,29 @@ package struct Tone: GeneratorKind {
             }
         }
         return GeneratorSignals(layout: context.singleSignalLayout, tonesHz: [frequency], sampleRate: rate, frames: frames)
+    }
+}
+
+extension Tone {
+    /// The tone frequency-modulated by `fm`: in a loop its centre moves to the nearest whose phase goes through
+    /// whole cycles over the loop (a note says so). Measured, not known.
+    private func modulatedSignals(_ fm: FrequencyModulation, _ context: inout SignalContext) throws(ShadesError) -> GeneratorSignals {
+        let (rate, frames) = (context.sampleRate, context.frames)
+        let curve = fm.curve(&context)
+        var frequency = frequencyHz
+        if context.request.loop {
+            frequency = FrequencyModulatedToneSource.loopFrequency(near: frequencyHz, curve: curve, frames: frames, sampleRate: rate)
+            if frequency != frequencyHz {
+                context.notes.append("loop: tone frequency adjusted from \(formatNumber(frequencyHz)) Hz to \(frequency) Hz (\(formatSigned(frequency - frequencyHz)) Hz) for a whole number of cycles")
+            }
+            try FrequencyModulatedToneSource.validateDepth(fm.depthCents, frequencyHz: frequency, sampleRate: rate)
+        }
+        let centre = frequency
+        var signals = GeneratorSignals(layout: context.singleSignalLayout) { _ in
+            try! FrequencyModulatedToneSource(frequencyHz: centre, curve: curve, sampleRate: rate)
+        }
+        signals.renderedFrequencyHz = frequency
+        return signals
     }
 }
 

@@ -152,11 +152,11 @@ package struct ModifierParameter: Sendable {
 }
 
 extension Sound {
-    /// The modifiers, in the chain's order: notches → spectral shape → amplitude modulation → random
+    /// The modifiers, in the chain's order: frequency modulation (made by the generator) → notches → spectral shape → amplitude modulation → random
     /// modulation → surf (the *sustained* sound, what the level refers to) → pulses → fades; the swell is applied with the sound's gain; the
     /// channels and seed choose how it is made. The JSON form writes them in this order.
     package static var modifierKinds: [any ModifierKind.Type] {
-        [NotchModifier.self, ShapeModifier.self, AmplitudeModulationModifier.self, RandomModulationModifier.self, SurfModifier.self,
+        [FrequencyModulationModifier.self, NotchModifier.self, ShapeModifier.self, AmplitudeModulationModifier.self, RandomModulationModifier.self, SurfModifier.self,
          PulsesModifier.self, FadesModifier.self, SwellModifier.self, ChannelsModifier.self, SeedModifier.self]
     }
 
