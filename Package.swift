@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "shades",
             dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesAudioDevice", "ShadesProcedures",
-                           "ShadesPlatform", "CInterrupts",
+                           "ShadesStudy", "ShadesPlatform", "CInterrupts",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // MARK: Tests
@@ -106,7 +106,7 @@ let package = Package(
         /// the half-gain rule of an audiogram.
         .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
         /// Levels re hearing: calibration, audiograms and MML read, levels parsed, resolved and measured in rendered files.
-        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesProcedures", "ShadesRender", "ShadesIO", "ShadesDSP", "ShadesTestSupport"]),
+        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesProcedures", "ShadesRender", "ShadesAnalysis", "ShadesIO", "ShadesDSP", "ShadesTestSupport"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(
