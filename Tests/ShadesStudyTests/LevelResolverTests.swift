@@ -65,7 +65,8 @@ import ShadesTestSupport
         let resolved = try Self.resolver().resolve(.reMML(6), of: request, for: patient, ears: .both)
         let path = try StudyFixtures.render(request, at: resolved, name: "am-noise-mml-\(keep.rawValue)")
         for channel in 0..<2 {
-            #expect(abs(try StudyFixtures.writtenRMSDBFS(path, channel: channel) - (-50 + 6)) < 0.1)
+            let rms = try StudyFixtures.writtenRMSDBFS(path, channel: channel)
+            #expect(abs(rms - (-50 + 6)) < 0.1)
         }
         #expect(abs(resolved.splDB - (-44 + StudyFixtures.broadbandDBSPL)) < 1e-9)
     }
@@ -99,13 +100,15 @@ import ShadesTestSupport
         #expect(resolved.policy == .loudness(lufs: -23, truePeakCeilingDBTP: -1))
         #expect(abs(resolved.splDB - (resolved.rmsDBFS + StudyFixtures.broadbandDBSPL)) < 1e-9)
         var atRMS = request
-        atRMS.level = .rms(dBFS: resolved.rmsDBFS)
+        atRMS.level = resolved.rmsPolicy
+        #expect(resolved.rmsPolicy == .rms(dBFS: resolved.rmsDBFS))
         let path = temporaryFolder("study-levels") + "/pink-lufs.wav"
         try Renderer.renderFile(atRMS, to: path, sampleFormat: .s24)
         let audio = try DecodedAudio(contentsOf: path)
         let meter = try LoudnessMeter(channelCount: 2, sampleRate: 48_000)
         try audio.buffer.withBlock { (block: AudioBlock) throws(ShadesError) in try meter.add(block) }
-        #expect(abs(try #require(try meter.result().integratedLUFS) - (-23)) < 0.1)
+        let lufs = try #require(try meter.result().integratedLUFS)
+        #expect(abs(lufs - (-23)) < 0.1)
     }
 
     @Test func aLoudnessWhosePeakPassesTheCeilingIsRefused() throws {

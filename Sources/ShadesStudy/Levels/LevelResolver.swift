@@ -90,8 +90,8 @@ public struct LevelResolver: Sendable {
         let highestClipDBFS = try Renderer.highestRMSLevelDBFS(probe, format: sampleFormat).map { $0 + ratioDB } ?? .infinity
         let highest = try refuseBeyondLimits(level, splDB: spl, formatLimitSPL: highestClipDBFS + (spl - rms),
                                              formatLimit: "would clip in \(sampleFormat.rawValue) (\(formatNumber(highestClipDBFS, roundedTo: 2)) dBFS RMS at most)")
-        return ResolvedLevel(asked: level, policy: .rms(dBFS: policyDBFS), rmsDBFS: rms, splDB: spl, reference: reference,
-                             threshold: threshold, highestDBSPL: highest)
+        return ResolvedLevel(asked: level, policy: .rms(dBFS: policyDBFS), modulationRatioDB: ratioDB, rmsDBFS: rms, splDB: spl,
+                             reference: reference, threshold: threshold, highestDBSPL: highest)
     }
 
     /// A loudness target: the sound measured at the reference RMS (its loudness, true peak and RMS), moved by
@@ -108,7 +108,8 @@ public struct LevelResolver: Sendable {
         let peakDBTP = measured.truePeakDBTP + gainDB
         let highest = try refuseBeyondLimits(level, splDB: spl, formatLimitSPL: spl + limitDBTP - peakDBTP,
                                              formatLimit: "would put the true peak at \(formatSigned(peakDBTP, digits: 2)) dBTP (limit \(formatNumber(ceilingDBTP)) dBTP)")
-        return ResolvedLevel(asked: level, policy: .loudness(lufs: lufs, truePeakCeilingDBTP: ceilingDBTP), rmsDBFS: rms, splDB: spl,
+        return ResolvedLevel(asked: level, policy: .loudness(lufs: lufs, truePeakCeilingDBTP: ceilingDBTP),
+                             modulationRatioDB: Decibels.fromAmplitude(request.sound.modulation?.levelRatio ?? 1), rmsDBFS: rms, splDB: spl,
                              reference: reference, threshold: nil, highestDBSPL: highest)
     }
 
@@ -163,6 +164,12 @@ public struct ResolvedLevel: Sendable, Equatable, Encodable {
     public let asked: PatientLevel
     /// What the renderer is given (``RenderRequest/level``).
     public let policy: LevelPolicy
+    /// The same level as an RMS policy, for ``Renderer/renderFile(_:to:sampleFormat:)`` (which takes no loudness
+    /// target): ``policy`` itself for an RMS level; for LUFS the RMS the loudness pass found (raised by a
+    /// modulation that keeps the peak).
+    public var rmsPolicy: LevelPolicy { policy.rmsDBFS == nil ? .rms(dBFS: rmsDBFS - modulationRatioDB) : policy }
+    /// The written RMS re the policy's level, dB (below 0 when a modulation keeps the peak).
+    let modulationRatioDB: Double
     /// The sustained sound's RMS as written, dBFS (for a LUFS level, the measured one).
     public let rmsDBFS: Double
     /// That RMS through the calibration, dB SPL.
