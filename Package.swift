@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "ShadesProceduresTests", dependencies: ["ShadesProcedures", "ShadesRender", "ShadesDSP"]),
         /// Studies: the protocol and the cohort's CSV, allocation; levels re hearing (calibration, audiograms and MML read,
         /// levels parsed, resolved and measured in rendered files).
-        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesProcedures", "ShadesRender", "ShadesIO", "ShadesDSP", "ShadesTestSupport"]),
+        .testTarget(name: "ShadesStudyTests", dependencies: ["ShadesStudy", "ShadesProcedures", "ShadesRender", "ShadesAnalysis", "ShadesIO", "ShadesDSP", "ShadesTestSupport"]),
         /// The suites that run the `shades` binary as a user would (Tests/Support/Shell.swift finds it beside
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(

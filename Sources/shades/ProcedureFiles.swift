@@ -7,6 +7,7 @@ import ShadesDSP
 import ShadesIO
 import ShadesRender
 import ShadesProcedures
+import ShadesStudy
 
 // The JSON files the procedures write and read: a pitch match, an audiogram, a headphone calibration, a
 // loudness match or minimum masking level; and the ears they are for.
@@ -43,10 +44,10 @@ func readAudiogram(_ path: String) throws -> Audiogram {
                           allowed: "the JSON `shades audiometry -o FILE` writes")
 }
 
-/// An audiometer calibration file (``AudiometerCalibration``).
+/// An audiometer calibration: the dB HL part of a headphone calibration file (``HeadphoneCalibration``, the
+/// format Presets/studies/README.md describes; an old file of `referenceDBFS` alone reads as before).
 func readCalibration(_ path: String) throws -> AudiometerCalibration {
-    try readProcedureFile(AudiometerCalibration.self, path, option: .calibration, what: "an audiometer calibration",
-                          allowed: "JSON such as {\"headphones\": \"…\", \"referenceDBFS\": {\"1000\": -95, \"4000\": -100}}")
+    try HeadphoneCalibration.read(path).audiometerCalibration()
 }
 
 /// The frequency, level and band of a `shades mml`, `shades mril` or `shades loudness-match` result; one without a level (no

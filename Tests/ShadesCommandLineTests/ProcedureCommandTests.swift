@@ -59,6 +59,10 @@ import ShadesProcedures
         }
         let live = try Shell.run(["audiometry", "--calibration", "cal.json", "--frequencies", "2000", "-o", "a.json"], in: folder)
         #expect(live.status == 2 && live.stderr.contains("2000 Hz is not in the calibration (allowed: 1000 Hz)"), "\(live.stderr)")
+        // A study's calibration (dB SPL per frequency and RETSPL, no referenceDBFS) gives audiometry its dB HL too.
+        try Data(#"{"fullScaleDBSPL": {"1000": 100, "4000": 101}, "retsplDB": {"1000": 7}}"#.utf8).write(to: URL(fileURLWithPath: "\(folder)/study.json"))
+        let study = try Shell.run(["audiometry", "--calibration", "study.json", "--frequencies", "4000", "-o", "a.json"], in: folder)
+        #expect(study.status == 2 && study.stderr.contains("4000 Hz is not in the calibration (allowed: 1000 Hz)"), "\(study.stderr)")
         let terminal = try Shell.run(["audiometry", "-o", "a.json"], in: folder)
         #expect(terminal.status == 2 && terminal.stderr.contains("needs a terminal"), "\(terminal.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/a.json"))

@@ -52,6 +52,11 @@ import ShadesStudy
         #expect(error?.description == "the calibration gives no dB SPL at 12000 Hz (allowed: 250 … 8000 Hz, the frequencies it holds; no extrapolation)")
         let hl = #expect(throws: ShadesError.self) { try StudyFixtures.calibration.referenceLevelDBFS(atHz: 200) }
         #expect(hl?.description.hasPrefix("the calibration gives no dB HL at 200 Hz") == true)
+        // R at one frequency only: H = R − S there alone.
+        let single = try Self.decode(#"{"fullScaleDBSPL": {"1000": 100, "4000": 101}, "retsplDB": {"1000": 7}}"#)
+        #expect(try single.referenceLevelDBFS(atHz: 1000) == -93)
+        let one = #expect(throws: ShadesError.self) { try single.referenceLevelDBFS(atHz: 4000) }
+        #expect(one?.description == "the calibration gives no dB HL at 4000 Hz (allowed: 1000 Hz, the frequencies it holds; no extrapolation)")
     }
 
     /// Tables that disagree, bad keys and values out of range are refused in one line naming the entry.

@@ -5,6 +5,8 @@ import ShadesIO
 import ShadesRender
 import ShadesProcedures
 import ShadesStudy
+import ShadesAnalysis
+import ShadesTestSupport
 
 /// Levels resolved for a simulated patient, rendered by the renderer, and measured back from the written file's
 /// samples through the calibration (by hand, from the tables): within 0.1 dB of what was asked.
@@ -63,7 +65,8 @@ import ShadesStudy
         let resolved = try Self.resolver().resolve(.reMML(6), of: request, for: patient, ears: .both)
         let path = try StudyFixtures.render(request, at: resolved, name: "am-noise-mml-\(keep.rawValue)")
         for channel in 0..<2 {
-            #expect(abs(try StudyFixtures.writtenRMSDBFS(path, channel: channel) - (-50 + 6)) < 0.1)
+            let rms = try StudyFixtures.writtenRMSDBFS(path, channel: channel)
+            #expect(abs(rms - (-50 + 6)) < 0.1)
         }
         #expect(abs(resolved.splDB - (-44 + StudyFixtures.broadbandDBSPL)) < 1e-9)
     }
@@ -85,5 +88,37 @@ import ShadesStudy
             #expect(abs(rms - expectedDBFS) < 0.1, "\(level) of \(sound.hearingReference)")
             #expect(abs(resolved.levelAsAsked(measuredRMSDBFS: rms) - level.value) < 0.1)
         }
+    }
+}
+
+/// A LUFS level: resolved by a loudness pass to its RMS (so its dB SPL), which, rendered, measures the loudness
+/// asked (libebur128 on the written file); one whose true peak would pass −1 dBTP is refused with the highest.
+@Suite struct LoudnessLevelTests {
+    @Test func pinkNoiseAtMinus23LUFSMeasuresSo() throws {
+        let request = LevelResolverTests.request(Sound(.noise(colour: .pink)), layout: .stereo)
+        let resolved = try LevelResolverTests.resolver().resolve(.lufs(-23), of: request, for: try LevelResolverTests.patient(), ears: .both)
+        #expect(resolved.policy == .loudness(lufs: -23, truePeakCeilingDBTP: -1))
+        #expect(abs(resolved.splDB - (resolved.rmsDBFS + StudyFixtures.broadbandDBSPL)) < 1e-9)
+        var atRMS = request
+        atRMS.level = resolved.rmsPolicy
+        #expect(resolved.rmsPolicy == .rms(dBFS: resolved.rmsDBFS))
+        let path = temporaryFolder("study-levels") + "/pink-lufs.wav"
+        try Renderer.renderFile(atRMS, to: path, sampleFormat: .s24)
+        let audio = try DecodedAudio(contentsOf: path)
+        let meter = try LoudnessMeter(channelCount: 2, sampleRate: 48_000)
+        try audio.buffer.withBlock { (block: AudioBlock) throws(ShadesError) in try meter.add(block) }
+        let lufs = try #require(try meter.result().integratedLUFS)
+        #expect(abs(lufs - (-23)) < 0.1)
+    }
+
+    @Test func aLoudnessWhosePeakPassesTheCeilingIsRefused() throws {
+        let message = try LevelRefusalTests.refusal(.lufs(-2), Sound(.noise(colour: .white)), ceiling: 140)
+        #expect(message.hasPrefix("patient P01, white beta=0 distribution=gaussian: -2 LUFS is "))
+        #expect(message.contains("would put the true peak at +"))
+        #expect(message.contains("dBTP (limit -1 dBTP); the highest possible is -"))
+        let highest = try #require(Double(message.split(separator: "the highest possible is ")[1].split(separator: " ")[0]))
+        #expect(highest < -8 && highest > -20)
+        let request = LevelResolverTests.request(Sound(.noise(colour: .white)))
+        _ = try LevelResolverTests.resolver(ceiling: 140).resolve(.lufs(highest), of: request, for: try LevelResolverTests.patient(), ears: .both)
     }
 }

@@ -65,13 +65,14 @@ public struct HeadphoneCalibration: Sendable, Codable, Equatable {
     }
 
     /// The calibration in the JSON file at `path` (up to 1 MB); refused in one line naming the file when it
-    /// cannot be read, is not JSON of this form, or its values are out of range.
+    /// cannot be read (an input error), is not JSON of this form, or its values are out of range (parameter
+    /// errors, as the procedures' files are).
     public static func read(_ path: String) throws(ShadesError) -> HeadphoneCalibration {
         let bytes = try FileSystem.readFile(path, upTo: 1 << 20)
         do { return try JSONDecoder().decode(HeadphoneCalibration.self, from: Data(bytes)) } catch let error as ShadesError {
-            throw ShadesError(.input, "\(path): \(error.description)", parameter: .calibration)
+            throw ShadesError(.parameter, "\(path): \(error.description)", parameter: .calibration)
         } catch {
-            throw ShadesError(.input, "\(path): not a headphone calibration (allowed: JSON with referenceDBFS, fullScaleDBSPL, "
+            throw ShadesError(.parameter, "\(path): not a headphone calibration (allowed: JSON with referenceDBFS, fullScaleDBSPL, "
                               + "retsplDB per frequency and broadbandFullScaleDBSPL, Presets/studies/README.md)", parameter: .calibration)
         }
     }
@@ -113,7 +114,7 @@ public struct HeadphoneCalibration: Sendable, Codable, Equatable {
         if let r = Self.table(retsplDB), let h = Self.table(referenceDBFS), Self.covers(r, f), Self.covers(h, f) {
             return GainCurve.interpolate(r, atHz: f) - GainCurve.interpolate(h, atHz: f)
         }
-        throw refusal("dB SPL", atHz: f, tables: [fullScaleDBSPL, Self.both(retsplDB, referenceDBFS)],
+        throw refusal("dB SPL", atHz: f, spans: [Self.span([fullScaleDBSPL]), Self.span([retsplDB, referenceDBFS])],
                       needs: "fullScaleDBSPL, or retsplDB with referenceDBFS")
     }
 
@@ -123,7 +124,7 @@ public struct HeadphoneCalibration: Sendable, Codable, Equatable {
         if let r = Self.table(retsplDB), let s = Self.table(fullScaleDBSPL), Self.covers(r, f), Self.covers(s, f) {
             return GainCurve.interpolate(r, atHz: f) - GainCurve.interpolate(s, atHz: f)
         }
-        throw refusal("dB HL", atHz: f, tables: [referenceDBFS, Self.both(retsplDB, fullScaleDBSPL)],
+        throw refusal("dB HL", atHz: f, spans: [Self.span([referenceDBFS]), Self.span([retsplDB, fullScaleDBSPL])],
                       needs: "referenceDBFS, or retsplDB with fullScaleDBSPL")
     }
 
@@ -149,18 +150,23 @@ public struct HeadphoneCalibration: Sendable, Codable, Equatable {
         return f >= low * (1 - 1e-9) && f <= high * (1 + 1e-9)
     }
 
-    /// The frequencies both tables hold, as keys (the range where the triangle gives the third).
-    private static func both(_ a: [String: Double]?, _ b: [String: Double]?) -> [String: Double]? {
-        guard let a, let b, let ta = table(a), let tb = table(b) else { return nil }
-        let low = max(ta.first!.0, tb.first!.0), high = min(ta.last!.0, tb.last!.0)
-        guard low <= high else { return nil }
-        return [formatNumber(low): 0, formatNumber(high): 0]
+    /// The frequencies, Hz, where every one of `tables` holds a value (from the highest lowest to the lowest
+    /// highest); nil when one is empty or they do not overlap.
+    private static func span(_ tables: [[String: Double]?]) -> ClosedRange<Double>? {
+        var (low, high) = (-Double.infinity, Double.infinity)
+        for keyed in tables {
+            guard let t = table(keyed) else { return nil }
+            (low, high) = (max(low, t.first!.0), min(high, t.last!.0))
+        }
+        return low <= high ? low...high : nil
     }
 
-    private func refusal(_ scale: String, atHz f: Double, tables: [[String: Double]?], needs: String) -> ShadesError {
+    /// "the calibration gives no dB SPL at 12000 Hz (allowed: 250 … 8000 Hz, the frequencies it holds; …)".
+    private func refusal(_ scale: String, atHz f: Double, spans: [ClosedRange<Double>?], needs: String) -> ShadesError {
         var ranges: [String] = []
-        for table in tables.compactMap({ Self.table($0) }) {
-            let range = "\(formatNumber(table.first!.0)) … \(formatNumber(table.last!.0)) Hz"
+        for span in spans.compactMap({ $0 }) {
+            let range = span.lowerBound == span.upperBound ? "\(formatNumber(span.lowerBound)) Hz"
+                : "\(formatNumber(span.lowerBound)) … \(formatNumber(span.upperBound)) Hz"
             if !ranges.contains(range) { ranges.append(range) }
         }
         let allowed = ranges.isEmpty ? "a calibration with \(needs)" : "\(ranges.joined(separator: " or ")), the frequencies it holds; no extrapolation"

@@ -15,7 +15,7 @@ import ShadesRender
 /// - re MML: the MML's RMS in dBFS plus the offset, whatever the sound (the MML is measured through the
 ///   same headphones and volume; Neff et al. 2019 set stimuli at MML + 6 dB).
 /// - LUFS: a loudness target (``LevelPolicy/loudness(lufs:truePeakCeilingDBTP:)``, −1 dBTP); its RMS, and
-///   so its dB SPL, is measured by ``resolveLoudness(_:of:for:rmsAtTargetDBFS:)``'s caller.
+///   so its dB SPL, measured by a loudness pass over the sound at the reference RMS.
 ///
 /// A level whose dB SPL is above the ceiling, or whose samples would clip, is refused in one line naming the
 /// patient, the sound, the level asked and the highest possible (the lower of the two limits, in the scale
@@ -38,9 +38,8 @@ public struct LevelResolver: Sendable {
     }
 
     /// The level policy for `request`'s sound (its own level is replaced) at `level` for `patient`, whose
-    /// `ears` (left, right or both) hear it. Measures the sound's peak to check clipping (a tone exactly, other
-    /// sounds by a measuring pass: as long as the render's own). A LUFS level is refused here: use
-    /// ``resolveLoudness(_:of:for:rmsAtTargetDBFS:)`` with the RMS its loudness measurement found.
+    /// `ears` (left, right or both) hear it. Measures the sound to check clipping (a tone exactly, other sounds
+    /// by a measuring pass as long as the render's own; a LUFS level by a loudness pass, libebur128).
     public func resolve(_ level: PatientLevel, of request: RenderRequest, for patient: PatientMeasurements,
                         ears: Ears) throws(ShadesError) -> ResolvedLevel {
         do throws(ShadesError) {
@@ -50,7 +49,7 @@ public struct LevelResolver: Sendable {
             let rms: Double
             switch level {
             case .dBFS(let v): rms = v
-            case .lufs: throw ShadesError(.parameter, "a LUFS level is measured: resolve it with resolveLoudness(_:of:for:rmsAtTargetDBFS:)", parameter: .level)
+            case .lufs(let v): return try checkedLoudness(v, of: request, reference: reference)
             case .dBSPL(let v): rms = try calibration.dBFS(splDB: v, at: reference)
             case .dBHL(let v): rms = try calibration.dBFS(hearingLevelDB: v, atHz: try Self.definingFrequency(reference, level))
             case .dBSL(let v):
@@ -72,34 +71,12 @@ public struct LevelResolver: Sendable {
         return refused.within(describe(patient, sound))
     }
 
-    /// A LUFS level for `request`'s sound, whose loudness measurement found its sustained RMS at the target to
-    /// be `rmsAtTargetDBFS`: checked against the ceiling (the RMS in dB SPL) as ``resolve(_:of:for:ears:)``
-    /// checks an RMS level; the true peak is the loudness target's to keep (−1 dBTP).
-    public func resolveLoudness(_ level: PatientLevel, of request: RenderRequest, for patient: PatientMeasurements,
-                                rmsAtTargetDBFS: Double) throws(ShadesError) -> ResolvedLevel {
-        do throws(ShadesError) {
-            guard case .lufs(let lufs) = level else {
-                throw ShadesError(.parameter, "resolveLoudness takes a LUFS level, not \(level)", parameter: .level)
-            }
-            try PatientLevel.check(level)
-            let reference = request.sound.hearingReference
-            let spl = try calibration.splDB(dBFS: rmsAtTargetDBFS, at: reference)
-            if spl > ceilingDBSPL + Self.toleranceDB {
-                throw refusal(level, splDB: spl, highestSPL: ceilingDBSPL, why: "above the safety ceiling of \(formatNumber(ceilingDBSPL)) dB SPL")
-            }
-            return ResolvedLevel(asked: level, policy: .loudness(lufs: lufs, truePeakCeilingDBTP: -1), rmsDBFS: rmsAtTargetDBFS, splDB: spl,
-                                 reference: reference, threshold: nil, highestDBSPL: ceilingDBSPL)
-        } catch {
-            throw Self.naming(error, patient, request.sound)
-        }
-    }
-
     // MARK: Steps
 
     /// Rounding allowed at the limits, dB.
     static let toleranceDB = 1e-9
 
-    /// The RMS level checked against the format's floor, the ceiling and clipping.
+    /// An RMS level checked against the format's floor, the ceiling and clipping.
     private func checked(_ level: PatientLevel, rmsDBFS rms: Double, of request: RenderRequest, reference: HearingReference,
                          threshold: (dBFS: Double, ear: Ears)?) throws(ShadesError) -> ResolvedLevel {
         let spl = try calibration.splDB(dBFS: rms, at: reference)
@@ -111,19 +88,40 @@ public struct LevelResolver: Sendable {
         var probe = request
         probe.level = .rms(dBFS: RenderRequest.referenceLevelDBFS)
         let highestClipDBFS = try Renderer.highestRMSLevelDBFS(probe, format: sampleFormat).map { $0 + ratioDB } ?? .infinity
-        let highestClipSPL = highestClipDBFS + (spl - rms)
-        let highest = min(ceilingDBSPL, highestClipSPL)
-        if spl > highest + Self.toleranceDB {
-            var limits: [String] = []
-            if spl > ceilingDBSPL + Self.toleranceDB { limits.append("above the safety ceiling of \(formatNumber(ceilingDBSPL)) dB SPL") }
-            if spl > highestClipSPL + Self.toleranceDB {
-                limits.append("would clip in \(sampleFormat.rawValue) (\(formatNumber(highestClipDBFS, roundedTo: 2)) dBFS RMS at most)")
-            }
-            let why = limits.joined(separator: " and ")
-            throw refusal(level, splDB: spl, highestSPL: highest, why: why)
-        }
-        return ResolvedLevel(asked: level, policy: .rms(dBFS: policyDBFS), rmsDBFS: rms, splDB: spl, reference: reference,
-                             threshold: threshold, highestDBSPL: highest)
+        let highest = try refuseBeyondLimits(level, splDB: spl, formatLimitSPL: highestClipDBFS + (spl - rms),
+                                             formatLimit: "would clip in \(sampleFormat.rawValue) (\(formatNumber(highestClipDBFS, roundedTo: 2)) dBFS RMS at most)")
+        return ResolvedLevel(asked: level, policy: .rms(dBFS: policyDBFS), modulationRatioDB: ratioDB, rmsDBFS: rms, splDB: spl,
+                             reference: reference, threshold: threshold, highestDBSPL: highest)
+    }
+
+    /// A loudness target: the sound measured at the reference RMS (its loudness, true peak and RMS), moved by
+    /// the gain that reaches `lufs`; checked against the ceiling (its RMS in dB SPL) and the −1 dBTP ceiling
+    /// of the loudness policy.
+    private func checkedLoudness(_ lufs: Double, of request: RenderRequest, reference: HearingReference) throws(ShadesError) -> ResolvedLevel {
+        let level = PatientLevel.lufs(lufs)
+        let measured = try LoudnessProbe.measure(request)
+        let gainDB = lufs - measured.integratedLUFS
+        let rms = measured.rmsDBFS + gainDB
+        let spl = try calibration.splDB(dBFS: rms, at: reference)
+        let ceilingDBTP = -1.0
+        let limitDBTP = Decibels.fromAmplitude(Decibels.amplitude(ceilingDBTP) - LevelPolicy.quantisationMargin(sampleFormat))
+        let peakDBTP = measured.truePeakDBTP + gainDB
+        let highest = try refuseBeyondLimits(level, splDB: spl, formatLimitSPL: spl + limitDBTP - peakDBTP,
+                                             formatLimit: "would put the true peak at \(formatSigned(peakDBTP, digits: 2)) dBTP (limit \(formatNumber(ceilingDBTP)) dBTP)")
+        return ResolvedLevel(asked: level, policy: .loudness(lufs: lufs, truePeakCeilingDBTP: ceilingDBTP),
+                             modulationRatioDB: Decibels.fromAmplitude(request.sound.modulation?.levelRatio ?? 1), rmsDBFS: rms, splDB: spl,
+                             reference: reference, threshold: nil, highestDBSPL: highest)
+    }
+
+    /// The highest level possible, dB SPL (the lower of the ceiling and the format's limit); refuses `level`
+    /// at `spl` above it, naming each limit it passes.
+    private func refuseBeyondLimits(_ level: PatientLevel, splDB spl: Double, formatLimitSPL: Double, formatLimit: String) throws(ShadesError) -> Double {
+        let highest = min(ceilingDBSPL, formatLimitSPL)
+        guard spl > highest + Self.toleranceDB else { return highest }
+        var limits: [String] = []
+        if spl > ceilingDBSPL + Self.toleranceDB { limits.append("above the safety ceiling of \(formatNumber(ceilingDBSPL)) dB SPL") }
+        if spl > formatLimitSPL + Self.toleranceDB { limits.append(formatLimit) }
+        throw refusal(level, splDB: spl, highestSPL: highest, why: limits.joined(separator: " and "))
     }
 
     /// "20 dB SL is 112.4 dB SPL, above the safety ceiling of 100 dB SPL; the highest possible is 7.6 dB SL (100 dB SPL)".
@@ -166,6 +164,12 @@ public struct ResolvedLevel: Sendable, Equatable, Encodable {
     public let asked: PatientLevel
     /// What the renderer is given (``RenderRequest/level``).
     public let policy: LevelPolicy
+    /// The same level as an RMS policy, for ``Renderer/renderFile(_:to:sampleFormat:)`` (which takes no loudness
+    /// target): ``policy`` itself for an RMS level; for LUFS the RMS the loudness pass found (raised by a
+    /// modulation that keeps the peak).
+    public var rmsPolicy: LevelPolicy { policy.rmsDBFS == nil ? .rms(dBFS: rmsDBFS - modulationRatioDB) : policy }
+    /// The written RMS re the policy's level, dB (below 0 when a modulation keeps the peak).
+    let modulationRatioDB: Double
     /// The sustained sound's RMS as written, dBFS (for a LUFS level, the measured one).
     public let rmsDBFS: Double
     /// That RMS through the calibration, dB SPL.
