@@ -112,7 +112,11 @@ extension StudyPlan {
         let seed = p.seed ^ Allocation.siteKey(patient.id)
         var sounds: [PlannedSound] = []
         for (index, s) in try p.sounds(of: arm, for: patient).enumerated() {
-            if let song = s.song, let folder = patient.musicFolder { inputs.append(try InputFile(folder + "/" + song, what: "song")) }
+            if let song = s.song, let folder = patient.musicFolder {
+                // A song must be a readable sound file now, not when the folder is built.
+                do throws(ShadesError) { _ = try AudioFileSource.openInput(path: folder + "/" + song) } catch { throw error.within("song \(song)") }
+                inputs.append(try InputFile(folder + "/" + song, what: "song"))
+            }
             // The level is the active sound's (a sham's twin's): a sham is rendered at its twin's loudness.
             var request = RenderRequest(sound: s.twin ?? s.sound, durationSeconds: s.durationSeconds, sampleRate: p.rate,
                                         layout: s.sound.channels ?? .stereo, seed: seed &+ UInt64(index), loop: s.loop)
