@@ -55,8 +55,8 @@ public struct StudyPlan: Sendable, Encodable {
         /// True for a sham: rendered at the loudness its active twin has at ``request``'s level (measured when
         /// the folder is built).
         public var sham: Bool
-        /// The level in dB SPL at the ear (a sham's: its twin's), when it is known before rendering (not for LUFS).
-        public var levelDBSPL: Double?
+        /// The level in dB SPL at the ear (a sham's: its twin's).
+        public var levelDBSPL: Double
         /// What is rendered: the sound, its length, rate, layout, seed, loop and level policy.
         public var request: RenderRequest
     }
@@ -121,19 +121,15 @@ extension StudyPlan {
             var request = RenderRequest(sound: s.twin ?? s.sound, durationSeconds: s.durationSeconds, sampleRate: p.rate,
                                         layout: s.sound.channels ?? .stereo, seed: seed &+ UInt64(index), loop: s.loop)
             do throws(ShadesError) { try request.validate() } catch { throw error.within("sound \(s.armSound)") }
-            var spl: Double?
-            if case .lufs(let lufs) = s.level {
-                request.level = .loudness(lufs: lufs, truePeakCeilingDBTP: -1)
-            } else {
-                let resolved = try resolver.resolve(s.level, of: request, for: measurements, ears: .both)
-                (request.level, spl) = (resolved.policy, resolved.splDB)
-            }
+            // A loudness level is measured here (a loudness pass), so its dB SPL is checked before anything is written.
+            let resolved = try resolver.resolve(s.level, of: request, for: measurements, ears: .both)
+            request.level = resolved.policy
             if s.isSham {
                 request.sound = s.sound
                 do throws(ShadesError) { try request.validate() } catch { throw error.within("sound \(s.armSound) (sham)") }
             }
             sounds.append(PlannedSound(code: neutralCode(seed: p.seed, patient: patient.id, index: index), armSound: s.armSound,
-                                       song: s.song, level: s.level, sham: s.isSham, levelDBSPL: spl, request: request))
+                                       song: s.song, level: s.level, sham: s.isSham, levelDBSPL: resolved.splDB, request: request))
         }
         return PatientPlan(id: patient.id, site: patient.site, arm: arm, block: block, tinnitusHz: patient.tinnitusHz.text,
                            inputs: inputs, sounds: sounds)

@@ -218,8 +218,8 @@ extension RenderRequest {
 }
 
 extension GeneratorKind {
-    /// Broadband: no one frequency defines the sound (noise colours, grey, speech-shaped, velvet, binned noise,
-    /// fractal tones over a scale).
+    /// Broadband by default: no one frequency defines the sound (noise colours and the like); a kind with a
+    /// defining frequency says which.
     package var hearingReference: HearingReference { .broadband(sound: "a \(name) sound") }
 }
 
