@@ -29,7 +29,7 @@ public struct Allocation: Sendable, Equatable {
                 entries.append(Entry(patientID: patient.id, site: patient.site, arm: arm, block: nil))
                 continue
             }
-            var queue = queues[patient.site] ?? (SplitMix64(seed: seed ^ Self.siteKey(patient.site)), [], 0)
+            var queue = queues[patient.site] ?? (SplitMix64(seed: seed ^ Self.stableKey(patient.site)), [], 0)
             if queue.pending.isEmpty {
                 let multiple = blockMultiples[Int(queue.random.next() % UInt64(blockMultiples.count))]
                 var block = Array(repeating: arms, count: multiple).flatMap { $0 }
@@ -51,10 +51,11 @@ public struct Allocation: Sendable, Equatable {
         "id,site,arm,block\n" + entries.map { "\($0.patientID),\(CSVText.quoted($0.site)),\($0.arm),\($0.block.map(String.init) ?? "")\n" }.joined()
     }
 
-    /// A site's stream key: FNV-1a of its name (the same on every machine and run, unlike `hashValue`).
-    static func siteKey(_ site: String) -> UInt64 {
+    /// A key from `text` (a site for its allocation stream, a patient for their sounds' seed): FNV-1a of its
+    /// bytes, the same on every machine and run, unlike `hashValue`.
+    static func stableKey(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in site.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3 }
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3 }
         return hash
     }
 }

@@ -109,7 +109,7 @@ extension StudyPlan {
         var inputs: [InputFile] = []
         if let a = patient.audiogramPath { inputs.append(try InputFile(a, what: "audiogram")) }
         if let m = patient.mmlPath { inputs.append(try InputFile(m, what: "MML")) }
-        let seed = p.seed ^ Allocation.siteKey(patient.id)
+        let seed = p.seed ^ Allocation.stableKey(patient.id)
         var sounds: [PlannedSound] = []
         for (index, s) in try p.sounds(of: arm, for: patient).enumerated() {
             if let song = s.song, let folder = patient.musicFolder {
