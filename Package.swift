@@ -112,8 +112,8 @@ let package = Package(
         /// the test bundle): commands, exit codes and messages, output bytes, kills and Ctrl-C, kernel sets.
         .testTarget(
             name: "ShadesCommandLineTests",
-            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesProcedures", "ShadesTestSupport",
-                           "shades"]),
+            dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesCatalogue", "ShadesProcedures", "ShadesStudy",
+                           "ShadesTestSupport", "shades"]),
         /// `shades play` and the interactive procedures (in tmux) through a real audio server (a headless
         /// PulseAudio started by scripts/live-tests.sh, `make test-live`); skipped when none is reachable.
         .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesDSP", "ShadesAnalysis", "ShadesProcedures", "ShadesTestSupport", "shades"]),

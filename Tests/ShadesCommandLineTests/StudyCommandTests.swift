@@ -1,19 +1,29 @@
 import Testing
 import Foundation
 import ShadesTestSupport
+import ShadesRender
+import ShadesStudy
 
-/// `shades study plan` on the repository's example protocol: a cohort made by the procedures' simulated
-/// listeners, allocated, planned byte-identically; a cohort with bad rows refused, one line per patient.
-@Suite struct StudyCommandTests {
+/// `shades study` on the repository's example protocol, from the README's commands: a cohort of 40 patients
+/// (audiograms and MMLs from the procedures' simulated listeners, songs cut from the tests' real music)
+/// planned byte-identically, built, checked (levels at the ear, twins' loudness, blinding); a changed level
+/// and an unblinding word found; bad patients refused before a plan is written.
+@Suite(.serialized) struct StudyCommandTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     /// Presets/studies/example-study.json in the package.
-    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Presets/studies/example-study.json").path
+    static let example = packageRoot + "/Presets/studies/example-study.json"
+    /// The real music of the tests (`make test-deps`).
+    static let musicFixtures = packageRoot + "/.build-fixtures/music"
 
     /// A cohort of `count` patients at two sites in `folder`: audiograms (mild loss) and MMLs from the
-    /// simulated listeners, one short song each; arms left to the allocation.
-    func makeCohort(_ count: Int, in folder: String) throws {
+    /// simulated listeners, and a music folder with one song (20 s of a real song; `realSongs`: cut from
+    /// the tests' music, else 2 s of modulated pink noise); every fifth patient with a tinnitus per ear.
+    func makeCohort(_ count: Int, in folder: String, realSongs: Bool = false) throws {
         var csv = "id,site,arm,tinnitusHz,audiogram,mml,music\n"
         for sub in ["a", "m"] { try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true) }
+        let songs = realSongs ? try FileManager.default.contentsOfDirectory(atPath: Self.musicFixtures).filter { !$0.hasPrefix(".") }.sorted() : []
+        if realSongs { try #require(songs.count >= 4, "the tests' music (make test-deps)") }
         for i in 1...count {
             let audiogram = try Shell.run(["audiometry", "--simulate-audiogram", "250:5,500:5,1000:10,2000:10,4000:15,8000:20",
                                            "--seed", "\(i)", "-o", "a/P\(i).json"], in: folder)
@@ -21,39 +31,107 @@ import ShadesTestSupport
             let mml = try Shell.run(["mml", "--frequency", "6kHz", "--threshold", "-\(70 + i % 7)", "--simulate", "20dB", "-o", "m/P\(i).json"], in: folder)
             try #require(mml.status == 0, "\(mml.stderr)")
             try FileManager.default.createDirectory(atPath: folder + "/songs/P\(i)", withIntermediateDirectories: true)
-            let song = try Shell.run(["render", "pink", "--duration", "2s", "--am", "0.5", "-o", "songs/P\(i)/song.flac"], in: folder)
+            let song = realSongs
+                ? try Shell.run(["render", Self.musicFixtures + "/" + songs[i % songs.count], "--duration", "20s", "-o", "songs/P\(i)/song.flac"], in: folder)
+                : try Shell.run(["render", "pink", "--duration", "2s", "--am", "0.5", "-o", "songs/P\(i)/song.flac"], in: folder)
             try #require(song.status == 0, "\(song.stderr)")
-            csv += "P\(i),\(i % 2 == 0 ? "Ulm" : "Regensburg"),,\(5000 + 250 * (i % 5)),a/P\(i).json,m/P\(i).json,songs/P\(i)\n"
+            let tinnitus = i % 5 == 0 ? "left=6000 right=7000" : "\(4000 + 250 * (i % 9))"
+            csv += "P\(i),\(i % 2 == 0 ? "Ulm" : "Regensburg"),,\(tinnitus),a/P\(i).json,m/P\(i).json,songs/P\(i)\n"
         }
         try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
     }
 
-    @Test func plansTheExampleStudyTheSameBytesTwice() throws {
-        let folder = temporaryFolder("study-plan")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try makeCohort(12, in: folder)
-        let run = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
-        try #require(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.hasPrefix("planned 12 patients ("), "\(run.stdout)")
-        let plan = try Data(contentsOf: URL(fileURLWithPath: folder + "/study/plan.json"))
-        let again = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "again"], in: folder)
-        try #require(again.status == 0, "\(again.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/again/plan.json")) == plan, "the same inputs give the same plan")
+    /// The `shades study …` lines of the README's Studies section, without "shades".
+    static func readmeCommands() throws -> [[String]] {
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Studies\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        return section.split(separator: "\n").filter { $0.hasPrefix("shades study ") }.map { $0.split(separator: " ").dropFirst().map(String.init) }
+    }
 
-        let json = try JSONSerialization.jsonObject(with: plan) as! [String: Any]
-        let patients = try #require(json["patients"] as? [[String: Any]])
-        #expect(patients.count == 12)
-        for patient in patients {
-            let sounds = try #require(patient["sounds"] as? [[String: Any]])
-            let arm = try #require(patient["arm"] as? String)
-            #expect(!sounds.isEmpty && sounds.allSatisfy { ($0["code"] as? String)?.count == 8 })
-            // A sham has its twin's level asked and the sham flag; an active sound not.
-            #expect(sounds.allSatisfy { ($0["sham"] as? Bool) == arm.hasSuffix("-sham") }, "\(patient)")
-            // Every level, loudness too, is resolved to dB SPL (under the ceiling) before anything is rendered.
-            #expect(sounds.allSatisfy { ($0["levelDBSPL"] as? Double).map { $0 <= 85 } == true }, "\(patient)")
+    @Test func theExampleStudyPlansBuildsAndChecksFromTheReadme() throws {
+        let folder = temporaryFolder("study-example")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(40, in: folder, realSongs: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/Presets", withDestinationPath: Self.packageRoot + "/Presets")
+        let commands = try Self.readmeCommands()
+        try #require(commands.map { Array($0.prefix(2)) } == [["study", "plan"], ["study", "build"], ["study", "check"]], "\(commands)")
+
+        // Plan: the same bytes for the same inputs.
+        let plan = try Shell.run(commands[0], in: folder)
+        try #require(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.hasPrefix("planned 40 patients ("), "\(plan.stdout)")
+        let again = try Shell.run(["study", "plan", "Presets/studies/example-study.json", "patients.csv", "-o", "again"], in: folder)
+        try #require(again.status == 0, "\(again.stderr)")
+        for file in ["plan/study.json", "plan/patients.jsonl", "key/allocation.csv"] {
+            #expect(FileManager.default.contents(atPath: folder + "/again/" + file) == FileManager.default.contents(atPath: folder + "/study/" + file),
+                    "the same inputs give the same \(file)")
         }
-        let key = try String(contentsOfFile: folder + "/study/key/allocation.csv", encoding: .utf8)
-        #expect(key.split(separator: "\n").count == 13 && key.hasPrefix("id,site,arm,block\n"))
+        let study = StudyFolder(folder + "/study")
+        var patients: [StudyPlan.PatientPlan] = []
+        try StudyPlan.forEachPatient(study) { patients.append($0) }
+        #expect(patients.count == 40 && Set(patients.map(\.arm)).count == 6, "every arm is allocated")
+        for patient in patients {
+            #expect(!patient.sounds.isEmpty && patient.sounds.allSatisfy { $0.code.count == 8 && $0.sham == patient.arm.hasSuffix("-sham") }, "\(patient.id)")
+            #expect(patient.sounds.allSatisfy { $0.levelDBSPL <= 85 }, "every level is under the ceiling before anything is rendered")
+        }
+
+        // Build: every patient whole; again: every patient skipped.
+        let build = try Shell.run(commands[1], in: folder)
+        try #require(build.status == 0, "\(build.stdout)\(build.stderr)")
+        #expect(build.stdout.split(separator: "\n").filter { $0.contains(" built in ") }.count == 40, "\(build.stdout)")
+        let rebuild = try Shell.run(commands[1], in: folder)
+        #expect(rebuild.status == 0 && rebuild.stdout.split(separator: "\n").filter { $0.hasSuffix("skipped: already built") }.count == 40)
+
+        // Check: levels at the ear within 0.1 dB, twins within 0.1 LU, blinding.
+        let check = try Shell.run(commands[2], in: folder)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout == "checked 40 patients: every file, level, twin and folder matches the plan\n", "\(check.stdout)")
+        try expectBlinded(patients, in: study)
+
+        // A file 0.2 dB off its level, and a manifest naming its sham, are each found and named.
+        let active = try #require(patients.first { !$0.arm.hasSuffix("-sham") && $0.sounds[0].song == nil })
+        let key = try JSONDecoder().decode(PatientKey.self, from: Data(contentsOf: URL(fileURLWithPath: study.keyPath(of: active.id))))
+        var louder = key.sounds[0].request
+        if case .rms(let level) = louder.level { louder.level = .rms(dBFS: level + 0.2) }
+        let path = study.patientFolder(of: active.id) + "/" + key.sounds[0].code + ".flac"
+        try FileManager.default.removeItem(atPath: path)
+        _ = try Renderer.renderFile(louder, to: path, sampleFormat: .s24)
+        let sham = try #require(patients.first { $0.arm.hasSuffix("-sham") })
+        let manifestPath = study.patientFolder(of: sham.id) + "/manifest.json"
+        let manifest = try String(contentsOfFile: manifestPath, encoding: .utf8)
+        try manifest.replacingOccurrences(of: "\"loop\"", with: "\"sham\" : true, \"loop\"").write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        let tampered = try Shell.run(commands[2], in: folder)
+        #expect(tampered.status == 1)
+        #expect(tampered.stderr.contains("patient \(active.id): \(key.sounds[0].code).flac: level ") && tampered.stderr.contains("is not within 0.1 dB of the planned"),
+                "\(tampered.stderr)")
+        #expect(tampered.stderr.contains("patient \(sham.id): manifest.json holds 'sham'"), "\(tampered.stderr)")
+    }
+
+    /// Reads every byte of every patient's folder: the file names are codes, the manifests have the same keys
+    /// in every arm, and no word of any text or file metadata (everything but the audio frames) names an
+    /// arm, an arm's sound, a song, "sham" or the patient's frequency.
+    func expectBlinded(_ patients: [StudyPlan.PatientPlan], in study: StudyFolder) throws {
+        var words = BlindingScan.Words()
+        for patient in patients { words.add(patient) }
+        #expect(words.words.isSuperset(of: ["sham", "ripple", "am", "pink"]), "\(words.words)")
+        var keySets = Set<[String]>()
+        for patient in patients {
+            let folder = study.patientFolder(of: patient.id)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            #expect(names == (patient.sounds.map { $0.code + ".flac" } + ["manifest.json"]).sorted(), "\(patient.id): \(names)")
+            for name in names {
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+                let found = name.hasSuffix(".flac") ? try BlindingScan.unblindingWords(inFile: folder + "/" + name, words: words, patient: patient)
+                                                    : BlindingScan.unblindingWords(inText: bytes, words: words, patient: patient)
+                #expect(found.isEmpty, "\(patient.id)/\(name) holds \(found)")
+                if name == "manifest.json" {
+                    let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+                    let sounds = try #require(json["sounds"] as? [[String: Any]])
+                    keySets.insert(json.keys.sorted() + sounds.flatMap { $0.keys.sorted() }.uniqued())
+                }
+            }
+        }
+        #expect(keySets.count == 1, "every patient's manifest has the same keys: \(keySets)")
     }
 
     @Test func refusesEveryBadPatientBeforeWritingAPlan() throws {
@@ -87,5 +165,13 @@ import ShadesTestSupport
         #expect(patients.contains { $0.contains("patient P2") && $0.contains("30000") }, "\(again.stderr)")
         #expect(patients.contains { $0.contains("patient P3") && $0.contains("missing.json") }, "\(again.stderr)")
         #expect(patients.contains { $0.contains("patient P6") && $0.contains("12000") }, "\(again.stderr)")
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, each once.
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
     }
 }

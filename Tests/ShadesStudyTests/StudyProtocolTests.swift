@@ -18,8 +18,8 @@ struct StudyProtocolTests {
         #expect(study.armNames == ["notched-music", "notched-music-sham", "am-noise", "am-noise-sham", "ripple", "ripple-sham"])
         #expect(study.arms.filter { $0.shamOf != nil }.map(\.shamOf) == ["notched-music", "am-noise", "ripple"])
         let music = study.arms[0].sounds[0]
-        #expect(music.isMusic && music.durationSeconds == nil && !music.loop && music.level == .lufs(-23))
-        #expect(study.arms[2].sounds[0].loop && study.arms[2].sounds[0].durationSeconds == 600)
+        #expect(music.isMusic && music.durationSeconds == nil && !music.loop && music.level == .lufs(-30))
+        #expect(study.arms[2].sounds[0].loop && study.arms[2].sounds[0].durationSeconds == 60)
     }
 
     /// The error of reading `json` (the arms part of a protocol), with the line and column it names.

@@ -5,7 +5,7 @@ import ShadesPlatform
 /// How loud a sound is made: the one place the gain of a rendered, written, built or played sound is
 /// chosen (``gains(for:format:)``, from what a pass measured: ``LevelMeasurement``). `render`, `notch`,
 /// `stimuli`, the catalogue and `play` all go through it.
-public enum LevelPolicy: Sendable, Equatable, Encodable {
+public enum LevelPolicy: Sendable, Equatable, Codable {
     /// The RMS of the sustained sound (after modulation, before pulses and fades) exactly at this level,
     /// dBFS (−150 … 0). A generator's independent signals each get it; a mix or a file gets one gain for
     /// the mean power of its sounding channels. A level that would clip is refused.

@@ -3,7 +3,7 @@ import ShadesIO
 
 /// A sound made for one output: the ``Sound`` and its output settings (length, rate, channels, seed, loop,
 /// level). The same request and seed always give the same samples.
-public struct RenderRequest: Sendable, Equatable, Encodable {
+public struct RenderRequest: Sendable, Equatable, Codable {
     public var sound: Sound
     /// Length in seconds (> 0, up to 24 h); ``untilEndOfFile`` for a sound that is a file: its whole length.
     public var durationSeconds: Double
@@ -37,6 +37,16 @@ public struct RenderRequest: Sendable, Equatable, Encodable {
         try c.encode(level, forKey: .level)
         try c.encode(seed, forKey: .seed)
         try c.encode(loop, forKey: .loop)
+    }
+
+    /// Reads the JSON form ``encode(to:)`` writes (a study's plan); the request is not validated here.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(sound: try c.decode(Sound.self, forKey: .sound),
+                  durationSeconds: try c.decodeIfPresent(Double.self, forKey: .durationSeconds) ?? Self.untilEndOfFile,
+                  sampleRate: try c.decode(Double.self, forKey: .sampleRate), layout: try c.decode(ChannelLayout.self, forKey: .layout),
+                  level: try c.decode(LevelPolicy.self, forKey: .level), seed: try c.decode(UInt64.self, forKey: .seed),
+                  loop: try c.decode(Bool.self, forKey: .loop))
     }
 
     public init(sound: Sound, durationSeconds: Double, sampleRate: Double = 48_000, layout: ChannelLayout = .stereo,

@@ -9,16 +9,29 @@ import ShadesCatalogue
 import ShadesIO
 
 /// A study's plan: every patient's arm and sounds, each sound's render request at its resolved level, and the
-/// SHA-256 of every input it was made from. `shades study plan` writes it (`STUDY/plan.json`); the same
-/// inputs give the same bytes.
-public struct StudyPlan: Sendable, Encodable {
-    public var study: String
-    /// The protocol, the calibration and the patients' CSV.
-    public var inputs: [InputFile]
+/// SHA-256 of every input it was made from. `shades study plan` writes it as ``StudyFolder/planHeaderPath``
+/// (the study: name, inputs, calibration, files' format) and ``StudyFolder/planPatientsPath`` (one line per
+/// patient, read as a stream); the same inputs give the same bytes. The plan tells every patient's arm: keep
+/// it, like `key/`, from whoever assesses the patients.
+public struct StudyPlan: Sendable {
+    public var header: Header
     public var patients: [PatientPlan]
 
+    /// What is common to every patient.
+    public struct Header: Sendable, Codable, Equatable {
+        public var study: String
+        /// The protocol, the calibration and the patients' CSV.
+        public var inputs: [InputFile]
+        /// The headphones' calibration (the levels' dB SPL, checked by `study check`).
+        public var calibration: HeadphoneCalibration
+        /// The container ("wav", "flac") and sample format ("s16", "s24", "f32") of every file.
+        public var container: String
+        public var sampleFormat: String
+        public var patientCount: Int
+    }
+
     /// A file a plan was made from: its path as given and its SHA-256.
-    public struct InputFile: Sendable, Encodable, Equatable {
+    public struct InputFile: Sendable, Codable, Equatable {
         public var path: String
         public var sha256: String
 
@@ -30,7 +43,7 @@ public struct StudyPlan: Sendable, Encodable {
     }
 
     /// One patient: arm, where it came from, measurements and sounds.
-    public struct PatientPlan: Sendable, Encodable {
+    public struct PatientPlan: Sendable, Codable, Equatable {
         public var id: String
         public var site: String
         public var arm: String
@@ -41,10 +54,15 @@ public struct StudyPlan: Sendable, Encodable {
         /// The audiogram, the MML and each song.
         public var inputs: [InputFile]
         public var sounds: [PlannedSound]
+
+        /// The patient's line of the plan: compact JSON, sorted keys, no newline.
+        public var line: [UInt8] { StudyPlan.encoded(self, pretty: false) }
+        /// SHA-256 of ``line``: what a built folder records, so a changed plan is rebuilt.
+        public var digest: String { SHA256.hex(of: line) }
     }
 
     /// One sound of a patient's folder.
-    public struct PlannedSound: Sendable, Encodable {
+    public struct PlannedSound: Sendable, Codable, Equatable {
         /// Its neutral code: the file's name in the patient's folder (nothing in it tells the arm).
         public var code: String
         /// The arm's sound it is, and the song.
@@ -52,23 +70,79 @@ public struct StudyPlan: Sendable, Encodable {
         public var song: String?
         /// The level the protocol asks.
         public var level: PatientLevel
-        /// True for a sham: rendered at the loudness its active twin has at ``request``'s level (measured when
-        /// the folder is built).
+        /// True for a sham: rendered at the loudness its active ``twin`` has at ``request``'s level, measured
+        /// when the folder is built.
         public var sham: Bool
-        /// The level in dB SPL at the ear (a sham's: its twin's).
+        /// A sham's active twin (rendered in memory to measure its loudness, never written).
+        public var twin: Sound?
+        /// The level at the ear, dB SPL, and the sustained sound's RMS that gives it, dBFS (a sham's: its twin's).
         public var levelDBSPL: Double
-        /// What is rendered: the sound, its length, rate, layout, seed, loop and level policy.
+        public var rmsDBFS: Double
+        /// For a sound per ear (left, right): each ear's level at the ear, dB SPL, and RMS, dBFS; nil otherwise.
+        public var earLevelsDBSPL: [Double]?
+        public var earRMSDBFS: [Double]?
+        /// What is rendered: the sound, its length, rate, layout, seed, loop and level policy (an RMS level;
+        /// a sham's: its twin's).
         public var request: RenderRequest
+
+        /// Sets a sound per ear to the ears' RMS levels (dBFS): each layer's gain is its ear's level re the
+        /// louder ear, the mix's level the mean power of the two; the sound's level is the louder ear's.
+        mutating func setEarLevels(_ rms: [Double], dBSPL: [Double]) {
+            let loudest = rms.max()!
+            if case .mix(var layers) = request.sound.source {
+                for i in layers.indices { layers[i].gainDB = rms[i] - loudest }
+                request.sound.source = .mix(layers)
+                if let twin, case .mix(var twinLayers) = twin.source {
+                    for i in twinLayers.indices { twinLayers[i].gainDB = rms[i] - loudest }
+                    self.twin?.source = .mix(twinLayers)
+                }
+            }
+            let meanPower = rms.map { Decibels.power($0) }.reduce(0, +) / Double(rms.count)
+            request.level = .rms(dBFS: Decibels.fromPower(meanPower))
+            (earRMSDBFS, earLevelsDBSPL) = (rms, dBSPL)
+            let louder = rms.firstIndex(of: loudest)!
+            (levelDBSPL, rmsDBFS) = (dBSPL[louder], loudest)
+        }
     }
 
-    private enum CodingKeys: String, CodingKey { case study, inputs, patients }
-
-    /// The plan's JSON: sorted keys, pretty-printed, the same bytes for the same inputs.
-    public var json: [UInt8] {
+    /// `value` as JSON with sorted keys: the same bytes for the same value.
+    static func encoded(_ value: some Encodable, pretty: Bool) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain values cannot fail.
-        return [UInt8](try! encoder.encode(self)) + [0x0A]
+        return [UInt8](try! encoder.encode(value))
+    }
+
+    /// The header file's bytes: pretty-printed.
+    public var headerJSON: [UInt8] { Self.encoded(header, pretty: true) + [0x0A] }
+    /// The patients' file: one line per patient.
+    public var patientLines: [UInt8] { patients.flatMap { $0.line + [0x0A] } }
+}
+
+extension StudyPlan {
+    /// Reads the header a plan was written with.
+    public static func readHeader(_ folder: StudyFolder) throws(ShadesError) -> Header {
+        let path = folder.planHeaderPath
+        let bytes = try FileSystem.readFile(path, upTo: 64 << 20)
+        do { return try JSONDecoder().decode(Header.self, from: Data(bytes)) } catch {
+            throw ShadesError.input("\(path) is not a study plan's header (write it with shades study plan)")
+        }
+    }
+
+    /// Calls `body` with each patient of the plan in order, reading the patients' file line by line.
+    public static func forEachPatient(_ folder: StudyFolder, _ body: (PatientPlan) throws(ShadesError) -> Void) throws(ShadesError) {
+        let path = folder.planPatientsPath
+        let reader = try LineReader(path: path)
+        var number = 0
+        while let line = try reader.next() {
+            number += 1
+            guard !line.isEmpty else { continue }
+            let patient: PatientPlan
+            do { patient = try JSONDecoder().decode(PatientPlan.self, from: Data(line)) } catch {
+                throw ShadesError.input("\(path):\(number): is not a patient's plan (write it with shades study plan)")
+            }
+            try body(patient)
+        }
     }
 }
 
@@ -100,7 +174,9 @@ extension StudyPlan {
             }
         }
         guard problems.isEmpty else { throw ShadesError.input(problems.joined(separator: "\n")) }
-        return (StudyPlan(study: p.name, inputs: inputs, patients: patients), allocation)
+        let header = Header(study: p.name, inputs: inputs, calibration: calibration, container: p.format,
+                            sampleFormat: p.sampleFormat, patientCount: patients.count)
+        return (StudyPlan(header: header, patients: patients), allocation)
     }
 
     private static func plan(_ patient: Patient, arm: String, block: Int?, studyProtocol p: StudyProtocol,
@@ -121,15 +197,27 @@ extension StudyPlan {
             var request = RenderRequest(sound: s.twin ?? s.sound, durationSeconds: s.durationSeconds, sampleRate: p.rate,
                                         layout: s.sound.channels ?? .stereo, seed: seed &+ UInt64(index), loop: s.loop)
             do throws(ShadesError) { try request.validate() } catch { throw error.within("sound \(s.armSound)") }
-            // A loudness level is measured here (a loudness pass), so its dB SPL is checked before anything is written.
-            let resolved = try resolver.resolve(s.level, of: request, for: measurements, ears: .both)
-            request.level = resolved.policy
-            if s.isSham {
-                request.sound = s.sound
-                do throws(ShadesError) { try request.validate() } catch { throw error.within("sound \(s.armSound) (sham)") }
+            var planned = PlannedSound(code: neutralCode(seed: p.seed, patient: patient.id, index: index), armSound: s.armSound,
+                                       song: s.song, level: s.level, sham: s.isSham, twin: s.twin, levelDBSPL: 0, rmsDBFS: 0, request: request)
+            if let layers = request.sound.perEarLayers {
+                // A sound per ear (a tinnitus per ear): each ear's level resolved on its own sound, threshold and frequency.
+                let ears = try layers.map { (layer: Layer) throws(ShadesError) -> ResolvedLevel in
+                    var alone = request
+                    (alone.sound, alone.layout) = (layer.sound, .mono)
+                    return try resolver.resolve(s.level, of: alone, for: measurements, ears: layer.ears)
+                }
+                planned.setEarLevels(ears.map(\.rmsDBFS), dBSPL: ears.map(\.splDB))
+            } else {
+                // A loudness level is measured here (a loudness pass), so its dB SPL is checked before anything
+                // is written; the file is then rendered at the RMS that pass found.
+                let resolved = try resolver.resolve(s.level, of: request, for: measurements, ears: .both)
+                (planned.request.level, planned.levelDBSPL, planned.rmsDBFS) = (resolved.rmsPolicy, resolved.splDB, resolved.rmsDBFS)
             }
-            sounds.append(PlannedSound(code: neutralCode(seed: p.seed, patient: patient.id, index: index), armSound: s.armSound,
-                                       song: s.song, level: s.level, sham: s.isSham, levelDBSPL: resolved.splDB, request: request))
+            if s.isSham {
+                planned.request.sound = planned.twin.map { twin in s.sound.withLayerGains(of: twin) } ?? s.sound
+                do throws(ShadesError) { try planned.request.validate() } catch { throw error.within("sound \(s.armSound) (sham)") }
+            }
+            sounds.append(planned)
         }
         return PatientPlan(id: patient.id, site: patient.site, arm: arm, block: block, tinnitusHz: patient.tinnitusHz.text,
                            inputs: inputs, sounds: sounds)
@@ -139,5 +227,23 @@ extension StudyPlan {
     /// the sound's place, so it names nothing of the arm.
     static func neutralCode(seed: UInt64, patient: String, index: Int) -> String {
         String(SHA256.hex(of: Array("\(seed)/\(patient)/\(index)".utf8)).prefix(8))
+    }
+}
+
+extension Sound {
+    /// The two layers of a sound per ear (``StudyProtocol/sounds(of:for:)``: left, then right), each a sound
+    /// of its own; nil for any other sound.
+    var perEarLayers: [Layer]? {
+        guard case .mix(let layers) = source, layers.count == 2, layers[0].ears == .left, layers[1].ears == .right else { return nil }
+        return layers
+    }
+
+    /// This sound per ear with the layer gains of `other` (a sham takes its twin's balance between the ears).
+    func withLayerGains(of other: Sound) -> Sound {
+        guard case .mix(var layers) = source, case .mix(let gains) = other.source, layers.count == gains.count else { return self }
+        for i in layers.indices { layers[i].gainDB = gains[i].gainDB }
+        var copy = self
+        copy.source = .mix(layers)
+        return copy
     }
 }

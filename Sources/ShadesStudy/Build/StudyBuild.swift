@@ -1,0 +1,88 @@
+import Dispatch
+import Synchronization
+import ShadesDSP
+import ShadesIO
+
+/// Builds the patients of a planned study: all of them, the ones named, or one shard's share.
+public enum StudyBuild {
+    /// A share of the patients: the patients whose place in the plan (0, 1, 2 … in the order of
+    /// `plan/patients.jsonl`) leaves `index` when divided by `count`. It depends on the plan alone.
+    public struct Shard: Sendable, Equatable, CustomStringConvertible {
+        public let index: Int
+        public let count: Int
+
+        public init(index: Int, count: Int) throws(ShadesError) {
+            guard count >= 1, (0..<count).contains(index) else {
+                throw ShadesError(.parameter, "shard \(index)/\(count) is out of range (allowed: I/N with 0 ≤ I < N, N ≥ 1)")
+            }
+            (self.index, self.count) = (index, count)
+        }
+
+        /// "I/N", e.g. "3/16".
+        public init(_ text: String) throws(ShadesError) {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
+                throw ShadesError(.parameter, "shard '\(text)' is not I/N (allowed: e.g. 0/4, with 0 ≤ I < N)")
+            }
+            try self.init(index: i, count: n)
+        }
+
+        public static let all = try! Shard(index: 0, count: 1)
+        public func contains(place: Int) -> Bool { place % count == index }
+        public var description: String { "\(index)/\(count)" }
+    }
+
+    /// What became of one patient.
+    public struct PatientResult: Sendable {
+        public let id: String
+        public let site: String
+        /// Nil when it failed.
+        public let outcome: PatientBuilder.Outcome?
+        public let failure: ShadesError?
+    }
+
+    /// Builds the patients of `study`'s plan in `shard` (and, when given, only `ids`), `concurrency` at a time;
+    /// `report` is called once per patient as it ends, one call at a time. Ids not in the plan are refused
+    /// before anything is built.
+    public static func build(_ study: StudyFolder, shard: Shard = .all, ids: Set<String>? = nil, concurrency: Int,
+                             report: @Sendable (PatientResult) -> Void) throws(ShadesError) -> [PatientResult] {
+        guard (1...64).contains(concurrency) else { throw ShadesError(.parameter, "jobs \(concurrency) is out of range (allowed: 1 … 64)") }
+        let header = try StudyPlan.readHeader(study)
+        var patients: [StudyPlan.PatientPlan] = []
+        var found = Set<String>()
+        var place = 0
+        try StudyPlan.forEachPatient(study) { patient in
+            defer { place += 1 }
+            if let ids {
+                if ids.contains(patient.id) { patients.append(patient); found.insert(patient.id) }
+            } else if shard.contains(place: place) {
+                patients.append(patient)
+            }
+        }
+        if let ids, let missing = ids.subtracting(found).sorted().first {
+            throw ShadesError(.parameter, "patient \(missing) is not in the plan \(study.planPatientsPath)")
+        }
+        let results = Mutex<[PatientResult?]>(Array(repeating: nil, count: patients.count))
+        let next = Atomic<Int>(0)
+        let plan = patients
+        DispatchQueue.concurrentPerform(iterations: min(concurrency, max(1, plan.count))) { _ in
+            while true {
+                let i = next.add(1, ordering: .relaxed).oldValue
+                guard i < plan.count else { return }
+                let patient = plan[i]
+                let result: PatientResult
+                do throws(ShadesError) {
+                    result = PatientResult(id: patient.id, site: patient.site,
+                                           outcome: try PatientBuilder.build(patient, header: header, in: study), failure: nil)
+                } catch {
+                    result = PatientResult(id: patient.id, site: patient.site, outcome: nil, failure: error)
+                }
+                results.withLock { list in
+                    list[i] = result
+                    report(result)
+                }
+            }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+}
