@@ -41,10 +41,10 @@ import ShadesStudy
         try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
     }
 
-    /// The `shades study …` lines of the README's Studies section, without "shades".
+    /// The `shades study …` lines of the README's Studies section (before its "On a cluster"), without "shades".
     static func readmeCommands() throws -> [[String]] {
         let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "## Studies\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let section = try #require(readme.components(separatedBy: "## Studies\n").dropFirst().first?.components(separatedBy: "\n## ").first?.components(separatedBy: "\n### ").first)
         return section.split(separator: "\n").filter { $0.hasPrefix("shades study ") }.map { $0.split(separator: " ").dropFirst().map(String.init) }
     }
 
@@ -72,15 +72,33 @@ import ShadesStudy
         #expect(patients.count == 40 && Set(patients.map(\.arm)).count == 6, "every arm is allocated")
         for patient in patients {
             #expect(!patient.sounds.isEmpty && patient.sounds.allSatisfy { $0.code.count == 8 && $0.sham == patient.arm.hasSuffix("-sham") }, "\(patient.id)")
-            #expect(patient.sounds.allSatisfy { $0.levelDBSPL <= 85 }, "every level is under the ceiling before anything is rendered")
+            // Every level but loudness (measured when built) is resolved to dB SPL under the ceiling when planned.
+            #expect(patient.sounds.allSatisfy { ($0.levelDBSPL ?? 0) <= 85 && ($0.levelDBSPL == nil) == ($0.level.scaleName == "LUFS") },
+                    "\(patient.id)")
         }
 
-        // Build: every patient whole; again: every patient skipped.
+        // Build: one shard first (status: a third done), then the README's build builds the rest and skips
+        // the shard's patients; again: every patient skipped.
+        let notYet = try Shell.run(["study", "status", "study"], in: folder)
+        #expect(notYet.status == 1 && notYet.stdout.hasSuffix("0 of 40 patients done, 0 failed, 40 not yet built\n"), "\(notYet.stdout)")
+        let shard = try Shell.run(["study", "build", "study", "--shard", "1/3"], in: folder)
+        try #require(shard.status == 0, "\(shard.stdout)\(shard.stderr)")
+        let first = Set(shard.stdout.split(separator: "\n").filter { $0.contains(" built in ") }.map { String($0.prefix { $0 != " " }) })
+        #expect(first == Set(patients.enumerated().filter { $0.offset % 3 == 1 }.map(\.element.id)), "shard 1/3: places 1, 4, 7 …")
+        let partly = try Shell.run(["study", "status", "study"], in: folder)
+        #expect(partly.status == 1 && partly.stdout.hasSuffix("\(first.count) of 40 patients done, 0 failed, \(40 - first.count) not yet built\n"), "\(partly.stdout)")
         let build = try Shell.run(commands[1], in: folder)
         try #require(build.status == 0, "\(build.stdout)\(build.stderr)")
-        #expect(build.stdout.split(separator: "\n").filter { $0.contains(" built in ") }.count == 40, "\(build.stdout)")
+        let rest = Set(build.stdout.split(separator: "\n").filter { $0.contains(" built in ") }.map { String($0.prefix { $0 != " " }) })
+        #expect(rest.count == 40 - first.count && rest.isDisjoint(with: first), "no patient is built twice: \(build.stdout)")
         let rebuild = try Shell.run(commands[1], in: folder)
         #expect(rebuild.status == 0 && rebuild.stdout.split(separator: "\n").filter { $0.hasSuffix("skipped: already built") }.count == 40)
+        let done = try Shell.run(["study", "status", "study"], in: folder)
+        #expect(done.status == 0 && done.stdout.hasSuffix("40 of 40 patients done, 0 failed, 0 not yet built\n"), "\(done.stdout)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder + "/study/patients").flatMap { shard in
+            try FileManager.default.contentsOfDirectory(atPath: folder + "/study/patients/" + shard)
+        }
+        #expect(names.sorted() == patients.map(\.id).sorted(), "nothing but the patients' folders (no building folder left)")
 
         // Check: levels at the ear within 0.1 dB, twins within 0.1 LU, blinding.
         let check = try Shell.run(commands[2], in: folder)

@@ -68,9 +68,19 @@ public enum PatientBuilder {
                        into folder: String) throws(ShadesError) -> (PatientManifest, PatientKey) {
         let format = SampleFormat(rawValue: header.sampleFormat) ?? .s24
         var entries: [PatientManifest.Entry] = [], keys: [PatientKey.Entry] = []
+        let resolver = try LevelResolver(calibration: header.calibration, ceilingDBSPL: header.ceilingDBSPL, sampleFormat: format)
         for sound in patient.sounds {
             var request = sound.request
             var twinLUFS: Double?
+            var levelDBSPL = sound.levelDBSPL ?? .nan
+            if case .loudness(let lufs, _) = request.level {
+                // A LUFS level: measured now (a loudness pass over the active sound), checked against the
+                // ceiling and the true-peak limit, and rendered at the RMS it found.
+                var active = request
+                active.sound = sound.twin ?? request.sound
+                let resolved = try resolver.resolve(.lufs(lufs), of: active, for: PatientMeasurements(id: patient.id), ears: .both)
+                (request.level, levelDBSPL) = (resolved.rmsPolicy, resolved.splDB)
+            }
             if sound.sham, let twin = sound.twin {
                 (request.level, twinLUFS) = try shamLevel(request, twin: twin, format: format)
             }
@@ -86,7 +96,7 @@ public enum PatientBuilder {
             }
             entries.append(PatientManifest.Entry(code: sound.code, file: file, loop: request.loop, bytes: Int(bytes), sha256: sha))
             keys.append(PatientKey.Entry(code: sound.code, armSound: sound.armSound, song: sound.song, sham: sound.sham, level: sound.level,
-                                         levelDBSPL: sound.levelDBSPL, request: request, integratedLUFS: written.integratedLUFS ?? -.infinity,
+                                         levelDBSPL: levelDBSPL, request: request, integratedLUFS: written.integratedLUFS ?? -.infinity,
                                          twinLUFS: twinLUFS, sha256: sha))
         }
         let manifest = PatientManifest(study: header.study, patient: patient.id, plan: patient.digest, sounds: entries)

@@ -18,6 +18,10 @@ public struct PatientManifest: Sendable, Codable, Equatable {
     public var plan: String
     public var sounds: [Entry]
 
+    public init(study: String, patient: String, plan: String, sounds: [Entry]) {
+        (self.study, self.patient, self.plan, self.sounds) = (study, patient, plan, sounds)
+    }
+
     /// One file of the folder.
     public struct Entry: Sendable, Codable, Equatable {
         /// The neutral code, and the file's name (`CODE.flac`).

@@ -122,7 +122,7 @@ public enum StudyCheck {
                 measured.append((written.channelRMSDBFS[i], layers[i].sound.hearingReference, ears[i], "\(name) ear's "))
             }
         } else {
-            measured.append((written.sustainedRMSDBFS, sound.request.sound.hearingReference, sound.levelDBSPL, ""))
+            measured.append((written.sustainedRMSDBFS, sound.request.sound.hearingReference, sound.levelDBSPL ?? keyed.levelDBSPL, ""))
         }
         var differences: [String] = []
         for m in measured {

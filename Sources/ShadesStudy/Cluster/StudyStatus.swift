@@ -6,8 +6,9 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 
-/// Where every patient of a planned study stands: done (its folder matches its plan line), failed (the
-/// reason its last build gave) or not yet built, per site. Reads the plan's index (`plan/index.tsv`: id,
+/// Where every patient of a planned study stands: done (its folder is in place, built from its plan line:
+/// folders appear whole, and `study check` reads their audio), failed (the reason its last build gave) or not
+/// yet built, per site. Reads the plan's index (`plan/index.tsv`: id,
 /// plan-line digest and site per patient), each patient's small manifest and the failure records, never the
 /// audio.
 public struct StudyStatus: Sendable {
@@ -28,8 +29,11 @@ public struct StudyStatus: Sendable {
     public var notBuilt: Int { sites.map(\.notBuilt).reduce(0, +) }
     public var isComplete: Bool { failed == 0 && notBuilt == 0 }
 
-    /// Reads the status of `study`.
+    /// Reads the status of `study`: one listing of each shard folder, then the manifest of each patient that
+    /// has a folder (its plan digest looked up in its bytes) and the record of each that failed.
     public static func read(_ study: StudyFolder) throws(ShadesError) -> StudyStatus {
+        let withFolder = idsInShards(study.path + "/patients", suffix: "")
+        let withFailure = idsInShards(FailureRecord.folder(study), suffix: ".txt")
         var status = StudyStatus()
         var siteIndex: [String: Int] = [:]
         let reader = try LineReader(path: study.planIndexPath)
@@ -39,17 +43,15 @@ public struct StudyStatus: Sendable {
             if number == 1 || line.isEmpty { continue }
             let cells = line.split(separator: 0x09, maxSplits: 2, omittingEmptySubsequences: false)
             guard cells.count == 3 else { throw .input("\(study.planIndexPath):\(number): is not id, plan and site (write it with shades study plan)") }
-            let id = String(decoding: cells[0], as: UTF8.self), digest = String(decoding: cells[1], as: UTF8.self)
-            let site = String(decoding: cells[2], as: UTF8.self)
+            let id = String(decoding: cells[0], as: UTF8.self), site = String(decoding: cells[2], as: UTF8.self)
             let s = siteIndex[site] ?? {
                 status.sites.append(Site(name: site))
                 siteIndex[site] = status.sites.count - 1
                 return status.sites.count - 1
             }()
-            let folder = study.patientFolder(of: id)
-            if let manifest = PatientManifest.read(in: folder), manifest.plan == digest, manifest.filesPresent(in: folder) {
+            if withFolder.contains(id), manifest(of: study.patientFolder(of: id), names: cells[1]) {
                 status.sites[s].done += 1
-            } else if let reason = FailureRecord.read(study, id: id) {
+            } else if withFailure.contains(id), let reason = FailureRecord.read(study, id: id) {
                 status.sites[s].failed += 1
                 status.failures.append((id, reason))
             } else {
@@ -58,13 +60,35 @@ public struct StudyStatus: Sendable {
         }
         return status
     }
+
+    /// The names (without `suffix`) in the shard folders of `folder`, hidden ones left out.
+    private static func idsInShards(_ folder: String, suffix: String) -> Set<String> {
+        var ids = Set<String>()
+        for shard in (try? FileSystem.entries(inFolder: folder)) ?? [] where !shard.hasPrefix(".") {
+            for name in (try? FileSystem.entries(inFolder: folder + "/" + shard)) ?? [] where !name.hasPrefix(".") && name.hasSuffix(suffix) {
+                ids.insert(String(name.dropLast(suffix.count)))
+            }
+        }
+        return ids
+    }
+
+    /// Whether the manifest in `folder` names the plan digest `digest` (a byte search: no JSON decoding).
+    private static func manifest(of folder: String, names digest: ArraySlice<UInt8>) -> Bool {
+        guard let bytes = try? FileSystem.readFile(folder + "/" + PatientManifest.fileName, upTo: 16 << 20) else { return false }
+        // The digest in quotes: the manifest's other 64-hex strings are its files' SHA-256.
+        let key = [UInt8(ascii: "\"")] + digest + [UInt8(ascii: "\"")]
+        guard bytes.count >= key.count else { return false }
+        return (0...(bytes.count - key.count)).contains { bytes[$0..<$0 + key.count].elementsEqual(key) }
+    }
 }
 
 /// The reason a patient's last build failed: `status/failed/SHARD/ID.txt`, one line, removed when the patient
 /// is built (or found built).
 enum FailureRecord {
+    static func folder(_ study: StudyFolder) -> String { study.path + "/status/failed" }
+
     static func path(_ study: StudyFolder, id: String) -> String {
-        study.path + "/status/failed/" + StudyFolder.shard(of: id) + "/" + id + ".txt"
+        folder(study) + "/" + StudyFolder.shard(of: id) + "/" + id + ".txt"
     }
 
     static func write(_ study: StudyFolder, id: String, reason: String) {

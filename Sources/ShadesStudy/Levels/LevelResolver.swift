@@ -27,6 +27,11 @@ public struct LevelResolver: Sendable {
     /// The format the sounds are written in: its clipping limit and quietest level (s16 −69.9 dBFS).
     public let sampleFormat: SampleFormat
 
+    /// Whether levels are checked against what the sound measures (its clipping limit; a LUFS level's RMS):
+    /// true when a patient's folder is built, false when a study is planned (``StudyPlan/make(_:patientsPath:)``
+    /// renders nothing, so 100,000 patients plan in seconds; a LUFS level is then resolved at build).
+    public var measuresSound = true
+
     /// Allowed safety ceilings, dB SPL.
     public static let allowedCeilingDBSPL: ClosedRange<Double> = 0...140
 
@@ -87,7 +92,7 @@ public struct LevelResolver: Sendable {
         // The clipping limit, measured at the reference level (peaks scale with the gain).
         var probe = request
         probe.level = .rms(dBFS: RenderRequest.referenceLevelDBFS)
-        let highestClipDBFS = try Renderer.highestRMSLevelDBFS(probe, format: sampleFormat).map { $0 + ratioDB } ?? .infinity
+        let highestClipDBFS = measuresSound ? try Renderer.highestRMSLevelDBFS(probe, format: sampleFormat).map { $0 + ratioDB } ?? .infinity : .infinity
         let highest = try refuseBeyondLimits(level, splDB: spl, formatLimitSPL: highestClipDBFS + (spl - rms),
                                              formatLimit: "would clip in \(sampleFormat.rawValue) (\(formatNumber(highestClipDBFS, roundedTo: 2)) dBFS RMS at most)")
         return ResolvedLevel(asked: level, policy: .rms(dBFS: policyDBFS), modulationRatioDB: ratioDB, rmsDBFS: rms, splDB: spl,

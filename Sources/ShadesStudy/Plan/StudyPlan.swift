@@ -24,6 +24,8 @@ public struct StudyPlan: Sendable {
         public var inputs: [InputFile]
         /// The headphones' calibration (the levels' dB SPL, checked by `study check`).
         public var calibration: HeadphoneCalibration
+        /// The highest level any sound may have at the ear, dB SPL (a LUFS level is checked when built).
+        public var ceilingDBSPL: Double
         /// The container ("wav", "flac") and sample format ("s16", "s24", "f32") of every file.
         public var container: String
         public var sampleFormat: String
@@ -75,14 +77,15 @@ public struct StudyPlan: Sendable {
         public var sham: Bool
         /// A sham's active twin (rendered in memory to measure its loudness, never written).
         public var twin: Sound?
-        /// The level at the ear, dB SPL, and the sustained sound's RMS that gives it, dBFS (a sham's: its twin's).
-        public var levelDBSPL: Double
-        public var rmsDBFS: Double
+        /// The level at the ear, dB SPL, and the sustained sound's RMS that gives it, dBFS (a sham's: its twin's);
+        /// nil for a LUFS level, which is measured when the folder is built (``PatientKey``).
+        public var levelDBSPL: Double?
+        public var rmsDBFS: Double?
         /// For a sound per ear (left, right): each ear's level at the ear, dB SPL, and RMS, dBFS; nil otherwise.
         public var earLevelsDBSPL: [Double]?
         public var earRMSDBFS: [Double]?
-        /// What is rendered: the sound, its length, rate, layout, seed, loop and level policy (an RMS level;
-        /// a sham's: its twin's).
+        /// What is rendered: the sound, its length, rate, layout, seed, loop and level policy (an RMS level or
+        /// a loudness target; a sham's: its twin's).
         public var request: RenderRequest
 
         /// Sets a sound per ear to the ears' RMS levels (dBFS): each layer's gain is its ear's level re the
@@ -163,7 +166,10 @@ extension StudyPlan {
                       try InputFile(patientsPath, what: "patients' CSV")]
         let calibration = try HeadphoneCalibration.read(p.calibrationPath)
         let format = SampleFormat(rawValue: p.sampleFormat) ?? .s24
-        let resolver = try LevelResolver(calibration: calibration, ceilingDBSPL: p.ceilingDBSPL, sampleFormat: format)
+        var resolver = try LevelResolver(calibration: calibration, ceilingDBSPL: p.ceilingDBSPL, sampleFormat: format)
+        // Nothing is rendered here: clipping and LUFS levels are checked when each folder is built.
+        resolver.measuresSound = false
+        var inputFiles = InputFiles()
         let csv: String
         do throws(ShadesError) { csv = String(decoding: try FileSystem.readFile(patientsPath, upTo: 64 << 20), as: UTF8.self) } catch {
             throw error.within("patients' CSV")
@@ -174,24 +180,24 @@ extension StudyPlan {
         var problems: [String] = []
         for (patient, entry) in zip(table.patients, allocation.entries) {
             do throws(ShadesError) {
-                patients.append(try plan(patient, arm: entry.arm, block: entry.block, studyProtocol: p, resolver: resolver))
+                patients.append(try plan(patient, arm: entry.arm, block: entry.block, studyProtocol: p, resolver: resolver, inputs: &inputFiles))
             } catch {
                 let text = error.description
                 problems.append(text.hasPrefix("patient \(patient.id)") ? text : "patient \(patient.id): \(text)")
             }
         }
         guard problems.isEmpty else { throw ShadesError.input(problems.joined(separator: "\n")) }
-        let header = Header(study: p.name, inputs: inputs, calibration: calibration, container: p.format,
+        let header = Header(study: p.name, inputs: inputs, calibration: calibration, ceilingDBSPL: p.ceilingDBSPL, container: p.format,
                             sampleFormat: p.sampleFormat, patientCount: patients.count)
         return (StudyPlan(header: header, patients: patients), allocation)
     }
 
     private static func plan(_ patient: Patient, arm: String, block: Int?, studyProtocol p: StudyProtocol,
-                             resolver: LevelResolver) throws(ShadesError) -> PatientPlan {
-        let measurements = try PatientMeasurements.read(id: patient.id, audiogramPath: patient.audiogramPath, mmlPath: patient.mmlPath)
+                             resolver: LevelResolver, inputs inputFiles: inout InputFiles) throws(ShadesError) -> PatientPlan {
+        let measurements = try inputFiles.measurements(of: patient)
         var inputs: [InputFile] = []
-        if let a = patient.audiogramPath { inputs.append(try InputFile(a, what: "audiogram")) }
-        if let m = patient.mmlPath { inputs.append(try InputFile(m, what: "MML")) }
+        if let a = patient.audiogramPath { inputs.append(try inputFiles.file(a, what: "audiogram")) }
+        if let m = patient.mmlPath { inputs.append(try inputFiles.file(m, what: "MML")) }
         let seed = p.seed ^ Allocation.stableKey(patient.id)
         var sounds: [PlannedSound] = []
         for (index, s) in try p.sounds(of: arm, for: patient).enumerated() {
@@ -206,7 +212,11 @@ extension StudyPlan {
             do throws(ShadesError) { try request.validate() } catch { throw error.within("sound \(s.armSound)") }
             var planned = PlannedSound(code: neutralCode(seed: p.seed, patient: patient.id, index: index), armSound: s.armSound,
                                        song: s.song, level: s.level, sham: s.isSham, twin: s.twin, levelDBSPL: 0, rmsDBFS: 0, request: request)
-            if let layers = request.sound.perEarLayers {
+            if case .lufs(let lufs) = s.level {
+                // Measured when the folder is built (a loudness pass); checked against the ceiling then.
+                planned.request.level = .loudness(lufs: lufs, truePeakCeilingDBTP: -1)
+                (planned.levelDBSPL, planned.rmsDBFS) = (nil, nil)
+            } else if let layers = request.sound.perEarLayers {
                 // A sound per ear (a tinnitus per ear): each ear's level resolved on its own sound, threshold and frequency.
                 let ears = try layers.map { (layer: Layer) throws(ShadesError) -> ResolvedLevel in
                     var alone = request
@@ -215,8 +225,6 @@ extension StudyPlan {
                 }
                 planned.setEarLevels(ears.map(\.rmsDBFS), dBSPL: ears.map(\.splDB))
             } else {
-                // A loudness level is measured here (a loudness pass), so its dB SPL is checked before anything
-                // is written; the file is then rendered at the RMS that pass found.
                 let resolved = try resolver.resolve(s.level, of: request, for: measurements, ears: .both)
                 (planned.request.level, planned.levelDBSPL, planned.rmsDBFS) = (resolved.rmsPolicy, resolved.splDB, resolved.rmsDBFS)
             }
@@ -252,5 +260,27 @@ extension Sound {
         var copy = self
         copy.source = .mix(layers)
         return copy
+    }
+}
+
+/// The measurement files of a plan, each read and hashed once however many patients share it.
+struct InputFiles {
+    private var files: [String: StudyPlan.InputFile] = [:]
+    private var measurements: [String: PatientMeasurements] = [:]
+
+    mutating func file(_ path: String, what: String) throws(ShadesError) -> StudyPlan.InputFile {
+        if let known = files[path] { return known }
+        let file = try StudyPlan.InputFile(path, what: what)
+        files[path] = file
+        return file
+    }
+
+    /// The patient's audiogram and MML.
+    mutating func measurements(of patient: Patient) throws(ShadesError) -> PatientMeasurements {
+        let key = (patient.audiogramPath ?? "") + "\n" + (patient.mmlPath ?? "")
+        if let known = measurements[key] { return PatientMeasurements(id: patient.id, audiogram: known.audiogram, mml: known.mml) }
+        let read = try PatientMeasurements.read(id: patient.id, audiogramPath: patient.audiogramPath, mmlPath: patient.mmlPath)
+        measurements[key] = read
+        return read
     }
 }
