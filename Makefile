@@ -86,7 +86,7 @@ test: deps test-deps live-deps
 test-slurm: deps
 	@$(call INSTALL_MISSING,$(CLUSTER_PACKAGES))
 	@set -e; dir=$$(mktemp -d /tmp/shades-slurm.XXXXXX); \
-	trap 'bash scripts/slurm-cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; \
+	trap 'bash scripts/slurm-cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; trap 'exit 130' INT TERM; \
 	exports=$$(bash scripts/slurm-cluster.sh start "$$dir"); eval "$$exports"; \
 	echo "Slurm: $$(sinfo -h -o '%P %D %T %c' | head -1) ($$SLURM_CONF)"; \
 	SHADES_SLURM_CLUSTER=$(CURDIR)/scripts/slurm-cluster.sh \

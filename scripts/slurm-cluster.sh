@@ -106,6 +106,14 @@ CONF
     echo "export SLURM_CONF=$dir/slurm.conf"
     ;;
 stop)
+    # Jobs a failed test left behind are cancelled first, so no task outlives the cluster (up to 15 s).
+    if [ -f "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+        SLURM_CONF="$dir/slurm.conf" scancel --user="$(id -un)" 2>/dev/null || true
+        for _ in $(seq 60); do
+            [ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h 2>/dev/null)" ] && break
+            sleep 0.25
+        done
+    fi
     # SIGTERM first; anything left after 10 s gets SIGKILL. Only the processes named by this folder's pid files.
     for name in slurmd slurmctld munged; do signal_pid_file "$dir/$name.pid" TERM; done
     for name in slurmd slurmctld munged; do

@@ -74,6 +74,14 @@ enum Cluster {
         return nil
     }
 
+    /// The file a task writes its output to (`scontrol show job`'s StdOut), wherever the script names it.
+    static func outputPath(of job: String, task index: Int) throws -> String {
+        let run = try Command.run("scontrol", ["-o", "show", "job", "\(job)_\(index)"])
+        try #require(run.status == 0, "scontrol show job \(job)_\(index): \(run.stderr)")
+        let field = try #require(run.stdout.split(separator: " ").first { $0.hasPrefix("StdOut=") }, "\(run.stdout)")
+        return String(field.dropFirst("StdOut=".count))
+    }
+
     /// Waits up to `timeout` seconds for `condition`; whether it held.
     static func wait(timeout: Double, until condition: () throws -> Bool) rethrows -> Bool {
         let end = Date().addingTimeInterval(timeout)

@@ -57,7 +57,9 @@ struct ClusterTests {
         let job = try Cluster.submit(script, in: folder)
         // A task cancelled while it builds: SIGTERM from slurmstepd.
         let cancelled = try #require(try Cluster.runningTask(of: job, timeout: 120), "no task of \(job) ran")
-        usleep(1_000_000)
+        let output = try Cluster.outputPath(of: job, task: cancelled)
+        #expect(Cluster.wait(timeout: 60) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains(" built in ") },
+                "task \(cancelled) builds a patient (\(output))")
         let cancel = try Command.run("scancel", ["\(job)_\(cancelled)"])
         try #require(cancel.status == 0, "scancel: \(cancel.stderr)")
         #expect(try Cluster.wait(timeout: 60) { try !Cluster.queued(job).contains { $0.index == cancelled } }, "task \(cancelled) ends")
