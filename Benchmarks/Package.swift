@@ -46,5 +46,19 @@ let package = Package(
             path: "Benchmarks/Files",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // One patient's build for each arm of the example study: core-seconds per patient.
+        .executableTarget(
+            name: "Studies",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "ShadesBenchmarkSupport",
+                .product(name: "ShadesDSP", package: "Shades"),
+                .product(name: "ShadesRender", package: "Shades"),
+                .product(name: "ShadesStudy", package: "Shades"),
+            ],
+            path: "Benchmarks/Studies",
+            exclude: ["Fixtures"],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

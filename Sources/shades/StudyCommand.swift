@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ShadesDSP
 import ShadesIO
 import ShadesStudy
@@ -17,8 +22,10 @@ struct StudyCommand: ParsableCommand {
               shades study plan Presets/studies/example-study.json patients.csv -o study/
               shades study build study/
               shades study check study/
+              shades study slurm study/ --tasks 50 && sbatch study/slurm/build.sbatch
+              shades study status study/
             """,
-        subcommands: [Plan.self, Build.self, Check.self])
+        subcommands: [Plan.self, Build.self, Check.self, Slurm.self, Status.self])
 
     struct Plan: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -53,6 +60,7 @@ struct StudyCommand: ParsableCommand {
             do {
                 _ = try FolderCreation.create(try FolderCreation.missingFolders(for: study.planHeaderPath))
                 try AtomicFile.write(plan.patientLines, to: study.planPatientsPath)
+                try AtomicFile.write(plan.index, to: study.planIndexPath)
                 try AtomicFile.write(plan.headerJSON, to: study.planHeaderPath)
                 try AtomicFile.write(Array(allocation.csv.utf8), to: study.allocationKeyPath)
             } catch {
@@ -87,14 +95,22 @@ struct StudyCommand: ParsableCommand {
         @Option(name: .customLong("patient"), parsing: .unconditionalSingleValue, help: "Build only this patient (repeatable).")
         var patients: [String] = []
 
-        @Option(parsing: .unconditional, help: "Build one share of the patients: I/N (the patients whose place in the plan, from 0, leaves I divided by N).")
+        @Option(parsing: .unconditional, help: """
+            Build one share of the patients: I/N (the patients whose place in the plan, from 0, leaves I divided \
+            by N). Without it: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT (or MIN…MAX), or \
+            JOB_COMPLETION_INDEX of --shard-count, when set.
+            """)
         var shard: String?
+
+        @Option(name: .customLong("shard-count"), parsing: .unconditional, help: "N for a shard index taken from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
+        var shardCount: Int?
 
         @Option(parsing: .unconditional, help: "Patients built at the same time (1 … 64).")
         var jobs: Int = 2
 
         func run() throws {
-            let share = try shard.map { (text: String) throws(ShadesError) in try StudyBuild.Shard(text) } ?? .all
+            let share = try shard.map { (text: String) throws(ShadesError) in try StudyBuild.Shard(text) }
+                ?? StudyBuild.Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount) ?? .all
             let results = try StudyBuild.build(StudyFolder(study), shard: share, ids: patients.isEmpty ? nil : Set(patients),
                                                concurrency: jobs) { result in print(Self.line(result)) }
             let failed = results.filter { $0.failure != nil }

@@ -28,6 +28,30 @@ public enum StudyBuild {
         }
 
         public static let all = try! Shard(index: 0, count: 1)
+
+        /// The shard a scheduler's task is: `SLURM_ARRAY_TASK_ID` of `count`, else of `SLURM_ARRAY_TASK_COUNT`
+        /// (or `SLURM_ARRAY_TASK_MIN` … `MAX`, counted from MIN); or Kubernetes' `JOB_COMPLETION_INDEX` of
+        /// `count`. Nil when none is set.
+        public static func fromEnvironment(_ environment: [String: String], count: Int?) throws(ShadesError) -> Shard? {
+            func number(_ name: String) throws(ShadesError) -> Int? {
+                guard let text = environment[name] else { return nil }
+                guard let value = Int(text) else { throw ShadesError(.parameter, "\(name) '\(text)' is not a whole number") }
+                return value
+            }
+            if let task = try number("SLURM_ARRAY_TASK_ID") {
+                if let count { return try Shard(index: task, count: count) }
+                if let total = try number("SLURM_ARRAY_TASK_COUNT") { return try Shard(index: task - (try number("SLURM_ARRAY_TASK_MIN") ?? 0), count: total) }
+                if let low = try number("SLURM_ARRAY_TASK_MIN"), let high = try number("SLURM_ARRAY_TASK_MAX") {
+                    return try Shard(index: task - low, count: high - low + 1)
+                }
+                throw ShadesError(.parameter, "SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT (allowed: --shard I/N or --shard-count N)")
+            }
+            if let index = try number("JOB_COMPLETION_INDEX") {
+                guard let count else { throw ShadesError(.parameter, "JOB_COMPLETION_INDEX is set without --shard-count (allowed: --shard-count N, the Job's completions)") }
+                return try Shard(index: index, count: count)
+            }
+            return nil
+        }
         public func contains(place: Int) -> Bool { place % count == index }
         public var description: String { "\(index)/\(count)" }
     }
@@ -74,8 +98,10 @@ public enum StudyBuild {
                 do throws(ShadesError) {
                     result = PatientResult(id: patient.id, site: patient.site,
                                            outcome: try PatientBuilder.build(patient, header: header, in: study), failure: nil)
+                    FailureRecord.remove(study, id: patient.id)
                 } catch {
                     result = PatientResult(id: patient.id, site: patient.site, outcome: nil, failure: error)
+                    FailureRecord.write(study, id: patient.id, reason: error.description)
                 }
                 results.withLock { list in
                     list[i] = result

@@ -15,10 +15,14 @@ public enum BlindingScan {
         public private(set) var words: Set<String> = ["sham", "placebo", "active", "arm", "notch", "notched", "lufs", "spl", "dbspl",
                                                       "sl", "hl", "mml", "dbfs", "recipe", "tinnitus", "frequency", "hz", "khz"]
 
+        /// The plan's patients' ids.
+        public private(set) var patients = Set<String>()
+
         public init() {}
 
         /// Adds the arm, its sounds, songs and sources of `patient`'s plan.
         public mutating func add(_ patient: StudyPlan.PatientPlan) {
+            patients.insert(patient.id)
             insertWords(of: patient.arm)
             for sound in patient.sounds {
                 insertWords(of: sound.armSound)

@@ -9,7 +9,10 @@ import ShadesIO
 
 /// Where a study's files are, below its folder `STUDY`:
 ///
-/// - `plan/study.json`, `plan/patients.jsonl`: the plan (``StudyPlan``), one line per patient.
+/// - `plan/study.json`, `plan/patients.jsonl`: the plan (``StudyPlan``), one line per patient;
+///   `plan/index.tsv`: id, digest and site per patient.
+/// - `status/failed/SHARD/ID.txt`: why a patient's last build failed (removed once it is built).
+/// - `slurm/build.sbatch`, `slurm/logs/`: the cluster's job array (``SlurmScript``).
 /// - `patients/SHARD/ID/`: a patient's folder, what the patient's app reads (blinded: neutral codes, no
 ///   recipe). SHARD is the first two hex digits of the SHA-256 of the id (256 subfolders, so 100,000 patients
 ///   make about 400 entries per folder).
@@ -25,6 +28,8 @@ public struct StudyFolder: Sendable {
 
     public var planHeaderPath: String { path + "/plan/study.json" }
     public var planPatientsPath: String { path + "/plan/patients.jsonl" }
+    /// Each patient's id, plan-line digest and site, tab-separated (what `study status` reads).
+    public var planIndexPath: String { path + "/plan/index.tsv" }
     public var allocationKeyPath: String { path + "/key/allocation.csv" }
 
     /// The patient's shard: two hex digits of the SHA-256 of the id.

@@ -117,13 +117,20 @@ public struct StudyPlan: Sendable {
     public var headerJSON: [UInt8] { Self.encoded(header, pretty: true) + [0x0A] }
     /// The patients' file: one line per patient.
     public var patientLines: [UInt8] { patients.flatMap { $0.line + [0x0A] } }
+    /// The index: `id`, `plan` (the line's SHA-256) and `site` per patient, tab-separated, site last (it may hold anything but a line break).
+    public var index: [UInt8] {
+        Array(("id\tplan\tsite\n" + patients.map { "\($0.id)\t\($0.digest)\t\($0.site)\n" }.joined()).utf8)
+    }
 }
 
 extension StudyPlan {
     /// Reads the header a plan was written with.
     public static func readHeader(_ folder: StudyFolder) throws(ShadesError) -> Header {
         let path = folder.planHeaderPath
-        let bytes = try FileSystem.readFile(path, upTo: 64 << 20)
+        let bytes: [UInt8]
+        do throws(ShadesError) { bytes = try FileSystem.readFile(path, upTo: 64 << 20) } catch {
+            throw .input("\(folder.path) is not a planned study (\(error.description); make one with shades study plan)")
+        }
         do { return try JSONDecoder().decode(Header.self, from: Data(bytes)) } catch {
             throw ShadesError.input("\(path) is not a study plan's header (write it with shades study plan)")
         }
@@ -194,7 +201,7 @@ extension StudyPlan {
                 inputs.append(try InputFile(folder + "/" + song, what: "song"))
             }
             // The level is the active sound's (a sham's twin's): a sham is rendered at its twin's loudness.
-            var request = RenderRequest(sound: s.twin ?? s.sound, durationSeconds: s.durationSeconds, sampleRate: p.rate,
+            let request = RenderRequest(sound: s.twin ?? s.sound, durationSeconds: s.durationSeconds, sampleRate: p.rate,
                                         layout: s.sound.channels ?? .stereo, seed: seed &+ UInt64(index), loop: s.loop)
             do throws(ShadesError) { try request.validate() } catch { throw error.within("sound \(s.armSound)") }
             var planned = PlannedSound(code: neutralCode(seed: p.seed, patient: patient.id, index: index), armSound: s.armSound,

@@ -1,0 +1,60 @@
+import ShadesDSP
+
+/// The sbatch script of a study's build: a job array whose task I builds shard I/N
+/// (``StudyBuild/Shard``), one log per task, the `shades` binary by its absolute path, no `srun` (so it runs
+/// on any Slurm). Resubmitting indices (`sbatch --array=3,7 build.sbatch`) builds the same shards: N is
+/// written into the script, not taken from the array.
+public struct SlurmScript: Sendable {
+    /// The study folder, absolute.
+    public var studyPath: String
+    /// The `shades` binary, absolute.
+    public var shadesPath: String
+    /// Array tasks (shards), 1 … 100,000, and how many run at once (nil: as many as Slurm allows).
+    public var tasks: Int
+    public var maxRunning: Int?
+    public var partition: String?
+    /// Time limit per task, as sbatch takes it ("02:00:00", "1-00:00:00").
+    public var time: String
+    /// CPUs per task (patients built at once) and memory per task ("4G").
+    public var cpus: Int
+    public var memory: String
+
+    public init(studyPath: String, shadesPath: String, tasks: Int, maxRunning: Int?, partition: String?, time: String, cpus: Int, memory: String) {
+        (self.studyPath, self.shadesPath, self.tasks, self.maxRunning) = (studyPath, shadesPath, tasks, maxRunning)
+        (self.partition, self.time, self.cpus, self.memory) = (partition, time, cpus, memory)
+    }
+
+    /// Where the script is written, and each task's log (`%A`: the job, `%a`: the task).
+    public static func scriptPath(_ study: StudyFolder) -> String { study.path + "/slurm/build.sbatch" }
+    public static func logFolder(_ study: StudyFolder) -> String { study.path + "/slurm/logs" }
+
+    /// Checks each setting; the error names it and its allowed values.
+    public func validate() throws(ShadesError) {
+        guard (1...100_000).contains(tasks) else { throw ShadesError(.parameter, "tasks \(tasks) is out of range (allowed: 1 … 100000)") }
+        if let maxRunning, maxRunning < 1 { throw ShadesError(.parameter, "max-running \(maxRunning) is out of range (allowed: 1 or more)") }
+        guard (1...64).contains(cpus) else { throw ShadesError(.parameter, "cpus \(cpus) is out of range (allowed: 1 … 64)") }
+        for (name, value) in [("partition", partition ?? "main"), ("time", time), ("mem", memory)] {
+            guard !value.isEmpty, value.allSatisfy({ $0.isLetter || $0.isNumber || "-:_.".contains($0) }) else {
+                throw ShadesError(.parameter, "\(name) '\(value)' is not allowed (allowed: letters, digits, '-', ':', '_', '.')")
+            }
+        }
+    }
+
+    /// The script's text.
+    public func text(studyName: String) -> String {
+        let quoted = { (s: String) in "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" }
+        var lines = ["#!/bin/sh",
+                     "# The build of study \(studyName): task I of \(tasks) builds shard I/\(tasks) (written by shades study slurm).",
+                     "# Exit status 0: the shard is done; 1: a failure worth retrying (resubmit: sbatch --array=I,J this file);",
+                     "# 2: a failure a retry cannot fix (see the log and shades study status).",
+                     "#SBATCH --job-name=shades-\(studyName)",
+                     "#SBATCH --array=0-\(tasks - 1)" + (maxRunning.map { "%\($0)" } ?? ""),
+                     "#SBATCH --output=\(Self.logFolder(StudyFolder(studyPath)))/task-%A_%a.log",
+                     "#SBATCH --cpus-per-task=\(cpus)",
+                     "#SBATCH --mem=\(memory)",
+                     "#SBATCH --time=\(time)"]
+        if let partition { lines.append("#SBATCH --partition=\(partition)") }
+        lines.append("exec \(quoted(shadesPath)) study build \(quoted(studyPath)) --shard \"${SLURM_ARRAY_TASK_ID}/\(tasks)\" --jobs \(cpus)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import ShadesDSP
+import ShadesIO
+import ShadesStudy
+import ShadesPlatform
+
+extension StudyCommand {
+    struct Slurm: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "slurm",
+            abstract: "Write the sbatch script that builds a planned study as a Slurm job array.",
+            discussion: """
+                Writes STUDY/slurm/build.sbatch: an array of TASKS tasks, task I building shard I/TASKS \\
+                (shades study build --shard), one log per task in STUDY/slurm/logs/, this shades binary by \\
+                its absolute path, no srun. Submit it with sbatch; follow it with shades study status; \\
+                resubmit failed tasks with sbatch --array=I,J STUDY/slurm/build.sbatch (the shards stay \\
+                the same). Default: one task per 100 patients, at most 1000 (clusters cap MaxArraySize).
+                Example: shades study slurm study/ --tasks 50 --max-running 10 --partition cpu --time 04:00:00
+                """)
+
+        @Argument(help: "The study folder (made by shades study plan).")
+        var study: String
+
+        @Option(parsing: .unconditional, help: "Array tasks (shards), 1 … 100000.")
+        var tasks: Int?
+
+        @Option(name: .customLong("max-running"), parsing: .unconditional, help: "Tasks running at once (the array's %K).")
+        var maxRunning: Int?
+
+        @Option(parsing: .unconditional, help: "The partition (queue).")
+        var partition: String?
+
+        @Option(parsing: .unconditional, help: "Time limit per task (sbatch --time).")
+        var time: String = "02:00:00"
+
+        @Option(parsing: .unconditional, help: "CPUs per task: patients built at once (1 … 64).")
+        var cpus: Int = 2
+
+        @Option(parsing: .unconditional, help: "Memory per task (sbatch --mem).")
+        var mem: String = "4G"
+
+        func run() throws {
+            let folder = StudyFolder(try FileSystem.realPath(study))
+            let header = try StudyPlan.readHeader(folder)
+            guard !folder.path.contains(where: \.isWhitespace) else {
+                throw ShadesError(.parameter, "study folder '\(folder.path)' has a space (allowed: a path without spaces, as #SBATCH lines need)")
+            }
+            let script = SlurmScript(studyPath: folder.path, shadesPath: try FileSystem.realPath("/proc/self/exe"),
+                                     tasks: tasks ?? max(1, min(1000, (header.patientCount + 99) / 100)), maxRunning: maxRunning,
+                                     partition: partition, time: time, cpus: cpus, memory: mem)
+            try script.validate()
+            let path = SlurmScript.scriptPath(folder)
+            _ = try FolderCreation.create(try FolderCreation.missingFolders(for: SlurmScript.logFolder(folder) + "/task.log"))
+            try AtomicFile.write(Array(script.text(studyName: header.study).utf8), to: path)
+            print("wrote \(path): \(script.tasks) tasks for \(header.patientCount) patients; submit it with: sbatch \(path)")
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "Patients done, failed (with the reason) and not yet built, per site.",
+            discussion: """
+                Done: the patient's folder matches its plan line (its manifest and files' sizes; shades study \\
+                check reads the audio). Exits 0 only when every patient is done, 1 otherwise.
+                Example: shades study status study/
+                """)
+
+        @Argument(help: "The study folder.")
+        var study: String
+
+        func run() throws {
+            let status = try StudyStatus.read(StudyFolder(study))
+            let width = max(4, status.sites.map(\.name.count).max() ?? 0)
+            print("site".rightPadded(to: width) + "       done     failed  not built")
+            for site in status.sites {
+                print(site.name.rightPadded(to: width)
+                      + [site.done, site.failed, site.notBuilt].map { String($0).leftPadded(to: 11) }.joined())
+            }
+            for failure in status.failures { print("failed: \(failure.id): \(failure.reason)") }
+            let total = status.done + status.failed + status.notBuilt
+            print("\(status.done) of \(total) patients done, \(status.failed) failed, \(status.notBuilt) not yet built")
+            if !status.isComplete { Platform.exit(1) }
+        }
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+    func rightPadded(to width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
