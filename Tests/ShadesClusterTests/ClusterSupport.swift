@@ -102,8 +102,9 @@ enum Cluster {
             }
             return tasks.isEmpty
         }
+        let left = try queued(job).map { "\($0.index ?? -1) \($0.state) \($0.reason)" }
         if !ended { _ = try Command.run("scancel", [job]) }
-        try #require(ended, "job \(job) still queued after \(Int(timeout)) s: \(try queued(job).map { "\($0.index ?? -1) \($0.state) \($0.reason)" })")
+        try #require(ended, "job \(job) still queued after \(Int(timeout)) s: \(left)")
     }
 
     /// How each task of an ended array job ended, by index: `scontrol show job` (no accounting on this cluster).
