@@ -56,7 +56,8 @@ start)
         || ! command -v munged >/dev/null; then
         echo "installing slurm-wlm and munge" >&2
         $SUDO apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slurm-wlm munge >&2
+        # Without recommended packages: slurmd, slurmctld and slurm-client with the basic plugins are all it needs.
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >&2
     fi
     mkdir -p "$dir/state" "$dir/spool"
     dir=$(cd "$dir" && pwd)
