@@ -117,6 +117,9 @@ let package = Package(
         /// `shades play` and the interactive procedures (in tmux) through a real audio server (a headless
         /// PulseAudio started by scripts/live-tests.sh, `make test-live`); skipped when none is reachable.
         .testTarget(name: "ShadesLiveTests", dependencies: ["ShadesDSP", "ShadesAnalysis", "ShadesProcedures", "ShadesTestSupport", "shades"]),
+        /// A study built as a Slurm job array on a real one-node cluster and with GNU Parallel (`make test-slurm` starts
+        /// the cluster with scripts/slurm-cluster.sh); skipped without SLURM_CONF. cluster-study.json: its protocol.
+        .testTarget(name: "ShadesClusterTests", dependencies: ["ShadesTestSupport", "shades"], exclude: ["cluster-study.json"]),
         /// The public API of the library products against the checked-in listing, API/public-api.txt
         /// (`make api-listing` regenerates it). It reads the modules' symbol graphs, so it depends on them.
         .testTarget(
