@@ -3,9 +3,10 @@ import ShadesDSP
 import ShadesIO
 import ShadesStudy
 import ShadesPlatform
+import ShadesRender
 
 extension StudyCommand {
-    struct Slurm: ParsableCommand {
+    struct Slurm: ParsableCommand, ParameterOptions {
         static let configuration = CommandConfiguration(
             commandName: "slurm",
             abstract: "Write the sbatch script that builds a planned study as a Slurm job array.",
@@ -22,10 +23,10 @@ extension StudyCommand {
         var study: String
 
         @Option(parsing: .unconditional, help: "Array tasks (shards), 1 … 100000.")
-        var tasks: Int?
+        var tasks: String?
 
-        @Option(name: .customLong("max-running"), parsing: .unconditional, help: "Tasks running at once (the array's %K).")
-        var maxRunning: Int?
+        @Option(parsing: .unconditional, help: "Tasks running at once (the array's %K).")
+        var maxRunning: String?
 
         @Option(parsing: .unconditional, help: "The partition (queue).")
         var partition: String?
@@ -34,20 +35,26 @@ extension StudyCommand {
         var time: String = "02:00:00"
 
         @Option(parsing: .unconditional, help: "CPUs per task: patients built at once (1 … 64).")
-        var cpus: Int = 2
+        var cpus: String = "2"
 
         @Option(parsing: .unconditional, help: "Memory per task (sbatch --mem).")
         var mem: String = "4G"
 
+        static let parameters: [ParameterID: String] = [.arrayTasks: "tasks", .maxRunning: "maxRunning", .taskCPUs: "cpus",
+                                                         .partition: "partition", .timeLimit: "time", .taskMemory: "mem"]
+
         func run() throws {
+            let taskCount = try tasks.map { (text: String) throws(ShadesError) in try ValueParsing.count(text, .arrayTasks) }
+            let running = try maxRunning.map { (text: String) throws(ShadesError) in try ValueParsing.count(text, .maxRunning) }
+            let cpuCount = try ValueParsing.count(cpus, .taskCPUs)
             let folder = StudyFolder(try FileSystem.realPath(study))
             let header = try StudyPlan.readHeader(folder)
             guard !folder.path.contains(where: \.isWhitespace) else {
                 throw ShadesError(.parameter, "study folder '\(folder.path)' has a space (allowed: a path without spaces, as #SBATCH lines need)")
             }
             let script = SlurmScript(studyPath: folder.path, shadesPath: try FileSystem.realPath("/proc/self/exe"),
-                                     tasks: tasks ?? max(1, min(1000, (header.patientCount + 99) / 100)), maxRunning: maxRunning,
-                                     partition: partition, time: time, cpus: cpus, memory: mem)
+                                     tasks: taskCount ?? max(1, min(1000, (header.patientCount + 99) / 100)), maxRunning: running,
+                                     partition: partition, time: time, cpus: cpuCount, memory: mem)
             try script.validate()
             let path = SlurmScript.scriptPath(folder)
             _ = try FolderCreation.create(try FolderCreation.missingFolders(for: SlurmScript.logFolder(folder) + "/task.log"))

@@ -7,6 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesStudy
+import ShadesRender
 import ShadesPlatform
 
 /// `shades study`: a protocol and a cohort become every patient's sounds.
@@ -75,7 +76,7 @@ struct StudyCommand: ParsableCommand {
         }
     }
 
-    struct Build: ParsableCommand {
+    struct Build: ParsableCommand, ParameterOptions {
         static let configuration = CommandConfiguration(
             commandName: "build",
             abstract: "Build patients' folders from the plan: STUDY/patients/SHARD/ID/, each whole or not at all.",
@@ -84,16 +85,17 @@ struct StudyCommand: ParsableCommand {
                 that holds no arm, recipe or level, and the unblinding key in STUDY/key/patients/. A patient \
                 already built from the same plan is skipped; a half-built one (a killed build) is invisible and \
                 built again. One line per patient: built, skipped or failed (with the reason).
-                Exit status: 0 every patient done; 1 a failure worth retrying (the system, the disk, an \
-                interruption); 2 a failure a retry cannot fix (bad input, a level that cannot be made).
+                Exit status: 0 every patient done; 1 a failure worth retrying (the system, the disk; 128 + the \
+                signal when interrupted or killed); 2 a failure a retry cannot fix (bad input, a level that \
+                cannot be made).
                 Example: shades study build study/ --shard 0/4
                 """)
 
         @Argument(help: "The study folder (made by shades study plan).")
         var study: String
 
-        @Option(name: .customLong("patient"), parsing: .unconditionalSingleValue, help: "Build only this patient (repeatable).")
-        var patients: [String] = []
+        @Option(parsing: .unconditionalSingleValue, help: "Build only this patient (repeatable).")
+        var patient: [String] = []
 
         @Option(parsing: .unconditional, help: """
             Build one share of the patients: I/N (the patients whose place in the plan, from 0, leaves I divided \
@@ -102,17 +104,25 @@ struct StudyCommand: ParsableCommand {
             """)
         var shard: String?
 
-        @Option(name: .customLong("shard-count"), parsing: .unconditional, help: "N for a shard index taken from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
-        var shardCount: Int?
+        @Option(parsing: .unconditional, help: "N for a shard index taken from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
+        var shardCount: String?
 
         @Option(parsing: .unconditional, help: "Patients built at the same time (1 … 64).")
-        var jobs: Int = 2
+        var jobs: String = "2"
+
+        static let parameters: [ParameterID: String] = [.studyPatient: "patient", .shard: "shard", .shardCount: "shardCount", .buildJobs: "jobs"]
 
         func run() throws {
+            let concurrency = try ValueParsing.count(jobs, .buildJobs)
+            let count = try shardCount.map { (text: String) throws(ShadesError) in try ValueParsing.count(text, .shardCount) }
             let share = try shard.map { (text: String) throws(ShadesError) in try StudyBuild.Shard(text) }
-                ?? StudyBuild.Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount) ?? .all
-            let results = try StudyBuild.build(StudyFolder(study), shard: share, ids: patients.isEmpty ? nil : Set(patients),
-                                               concurrency: jobs) { result in print(Self.line(result)) }
+                ?? StudyBuild.Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: count) ?? .all
+            let results = try StudyBuild.build(StudyFolder(study), shard: share, ids: patient.isEmpty ? nil : Set(patient),
+                                               concurrency: concurrency) { result in
+                // Each line reaches a scheduler's log as the patient ends (a killed task's log names what it built).
+                print(Self.line(result))
+                fflush(nil)
+            }
             let failed = results.filter { $0.failure != nil }
             let built = results.filter { if case .built = $0.outcome { return true } else { return false } }.count
             let summary = "built \(built), skipped \(results.count - built - failed.count), failed \(failed.count) of \(results.count) patients"
@@ -136,7 +146,7 @@ struct StudyCommand: ParsableCommand {
         static func isRetryable(_ error: ShadesError) -> Bool { error.kind == .runtime }
     }
 
-    struct Check: ParsableCommand {
+    struct Check: ParsableCommand, ParameterOptions {
         static let configuration = CommandConfiguration(
             commandName: "check",
             abstract: "Verify built patients against the plan: files, hashes, levels at the ear, twins' loudness, blinding.",
@@ -152,11 +162,13 @@ struct StudyCommand: ParsableCommand {
         @Argument(help: "The study folder.")
         var study: String
 
-        @Option(name: .customLong("patient"), parsing: .unconditionalSingleValue, help: "Check only this patient (repeatable).")
-        var patients: [String] = []
+        @Option(parsing: .unconditionalSingleValue, help: "Check only this patient (repeatable).")
+        var patient: [String] = []
+
+        static let parameters: [ParameterID: String] = [.studyPatient: "patient"]
 
         func run() throws {
-            let report = try StudyCheck.check(StudyFolder(study), ids: patients.isEmpty ? nil : Set(patients))
+            let report = try StudyCheck.check(StudyFolder(study), ids: patient.isEmpty ? nil : Set(patient))
             guard report.differences.isEmpty else {
                 for line in report.differences { printError(line) }
                 printError("\(report.differences.count) differences from the plan")

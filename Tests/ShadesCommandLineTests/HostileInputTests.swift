@@ -18,7 +18,8 @@ import ShadesRender
         "music", "presets", "preset", "device", "index",
     ]
 
-    /// Files the commands read: a short stereo WAV, an audiogram of the left ear, a one-sound preset folder.
+    /// Files the commands read: a short stereo WAV, an audiogram of the left ear, a one-sound preset folder, a
+    /// planned study of one patient (half a second of pink noise at −30 dBFS).
     static let fixtures: (folder: String, input: String, audiogram: String, presets: String) = {
         let folder = temporaryFolder("hostile-fixtures")
         _ = try? Shell.run(["render", "pink", "--duration", "0.2s", "-o", "in.wav"], in: folder)
@@ -32,6 +33,14 @@ import ShadesRender
         // A reverse-correlation set of four and answers to it.
         _ = try? Shell.run(["stimuli", "revcorr", "--count", "4", "--duration", "0.05s", "-o", "revcorr"], in: folder)
         try? "1,yes\n2,no\n3,yes\n".write(toFile: folder + "/revcorr/answers.csv", atomically: false, encoding: .utf8)
+        let calibration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Presets/studies/example-calibration.json").path
+        try? """
+            {"name": "tiny", "seed": 1, "calibration": "\(calibration)", "ceilingDBSPL": 85, "format": "flac", "sampleFormat": "s16",
+             "arms": [{"name": "a", "sounds": [{"name": "n", "level": "-30 dBFS", "durationSeconds": 0.5, "sound": {"source": "pink"}}]}]}
+            """.write(toFile: folder + "/tiny.json", atomically: false, encoding: .utf8)
+        try? "id,site,arm,tinnitusHz,audiogram,mml,music\nP1,Ulm,a,6000,,,\n".write(toFile: folder + "/tiny.csv", atomically: false, encoding: .utf8)
+        _ = try? Shell.run(["study", "plan", "tiny.json", "tiny.csv", "-o", "study"], in: folder)
         return (folder, folder + "/in.wav", folder + "/audiogram.json", folder + "/presets")
     }()
 
@@ -120,6 +129,8 @@ import ShadesRender
         case "catalogue build":
             return ["catalogue", "build", f.presets, "-o", "cat"]
                 + (["ear", "rule", "max-gain"].contains(flag) ? ["--tinnitus-frequency", "6k", "--audiogram", f.audiogram] : [])
+        case "study build", "study check", "study slurm":
+            return command.split(separator: " ").map(String.init) + [f.folder + "/study"]
         default: return nil
         }
     }

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import Synchronization
 import ShadesTestSupport
 import ShadesRender
 import ShadesStudy
@@ -150,6 +151,31 @@ import ShadesStudy
             }
         }
         #expect(keySets.count == 1, "every patient's manifest has the same keys: \(keySets)")
+    }
+
+    /// Two builds given the same patient at once (a requeued task overlapping the first): one puts the folder in
+    /// place, the other finds it built; nothing is left but the patient's folder, and it checks.
+    @Test func twoBuildsOfOnePatientNeverMix() throws {
+        let folder = temporaryFolder("study-race")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(2, in: folder)
+        let csv = try String(contentsOfFile: folder + "/patients.csv", encoding: .utf8).replacingOccurrences(of: "Regensburg,,", with: "Regensburg,am-noise-sham,")
+        try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
+        let plan = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
+        try #require(plan.status == 0, "\(plan.stderr)")
+        let results = Mutex<[(status: Int32, stdout: String, stderr: String)]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            if let run = try? Shell.run(["study", "build", "study", "--patient", "P1"], in: folder) { results.withLock { $0.append(run) } }
+        }
+        let outputs = results.withLock { $0 }
+        try #require(outputs.count == 2 && outputs.allSatisfy { $0.status == 0 }, "\(outputs)")
+        let lines = outputs.map(\.stdout).joined()
+        #expect(lines.components(separatedBy: "P1 built in ").count == 2, "built once: \(lines)")
+        #expect(lines.contains("P1 skipped: built by another build") || lines.contains("P1 skipped: already built"), "\(lines)")
+        let shard = folder + "/study/patients/" + StudyFolder.shard(of: "P1")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shard) == ["P1"], "no building folder is left")
+        let check = try Shell.run(["study", "check", "study", "--patient", "P1"], in: folder)
+        #expect(check.status == 0, "\(check.stderr)")
     }
 
     @Test func refusesEveryBadPatientBeforeWritingAPlan() throws {

@@ -13,7 +13,7 @@ public enum StudyBuild {
 
         public init(index: Int, count: Int) throws(ShadesError) {
             guard count >= 1, (0..<count).contains(index) else {
-                throw ShadesError(.parameter, "shard \(index)/\(count) is out of range (allowed: I/N with 0 ≤ I < N, N ≥ 1)")
+                throw ShadesError(.shard, .outOfRange, value: .text("\(index)/\(count)"), allowed: AllowedValues(note: "I/N with 0 ≤ I < N, N ≥ 1"))
             }
             (self.index, self.count) = (index, count)
         }
@@ -22,7 +22,7 @@ public enum StudyBuild {
         public init(_ text: String) throws(ShadesError) {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
-                throw ShadesError(.parameter, "shard '\(text)' is not I/N (allowed: e.g. 0/4, with 0 ≤ I < N)")
+                throw ShadesError(.shard, .notParseable(expected: "a shard I/N", examples: "0/4, 3/16"), value: .text("'\(text)'"))
             }
             try self.init(index: i, count: n)
         }
@@ -56,6 +56,12 @@ public enum StudyBuild {
         public var description: String { "\(index)/\(count)" }
     }
 
+    /// `--patient ID` of a patient the plan does not have.
+    static func notInThePlan(_ id: String, _ study: StudyFolder) -> ShadesError {
+        ShadesError(.studyPatient, .other("is not in the plan"), value: .text("'\(id)'"),
+                    allowed: AllowedValues(note: "a patient id of \(study.planIndexPath)"))
+    }
+
     /// What became of one patient.
     public struct PatientResult: Sendable {
         public let id: String
@@ -70,7 +76,7 @@ public enum StudyBuild {
     /// before anything is built.
     public static func build(_ study: StudyFolder, shard: Shard = .all, ids: Set<String>? = nil, concurrency: Int,
                              report: @Sendable (PatientResult) -> Void) throws(ShadesError) -> [PatientResult] {
-        guard (1...64).contains(concurrency) else { throw ShadesError(.parameter, "jobs \(concurrency) is out of range (allowed: 1 … 64)") }
+        try Parameter.buildJobs.check(Double(concurrency))
         let header = try StudyPlan.readHeader(study)
         var patients: [StudyPlan.PatientPlan] = []
         var found = Set<String>()
@@ -84,7 +90,7 @@ public enum StudyBuild {
             }
         }
         if let ids, let missing = ids.subtracting(found).sorted().first {
-            throw ShadesError(.parameter, "patient \(missing) is not in the plan \(study.planPatientsPath)")
+            throw StudyBuild.notInThePlan(missing, study)
         }
         let results = Mutex<[PatientResult?]>(Array(repeating: nil, count: patients.count))
         let next = Atomic<Int>(0)

@@ -28,7 +28,7 @@ public enum StudyCheck {
         var words = BlindingScan.Words()
         try StudyPlan.forEachPatient(study) { patient in words.add(patient) }
         if let ids, let missing = ids.subtracting(words.patients).sorted().first {
-            throw ShadesError(.parameter, "patient \(missing) is not in the plan \(study.planPatientsPath)")
+            throw StudyBuild.notInThePlan(missing, study)
         }
         var report = Report()
         // The shape of each patient's metadata, by the arm sounds its arm plays (an arm and its sham play the same).

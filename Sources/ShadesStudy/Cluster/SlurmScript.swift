@@ -30,12 +30,13 @@ public struct SlurmScript: Sendable {
 
     /// Checks each setting; the error names it and its allowed values.
     public func validate() throws(ShadesError) {
-        guard (1...100_000).contains(tasks) else { throw ShadesError(.parameter, "tasks \(tasks) is out of range (allowed: 1 … 100000)") }
-        if let maxRunning, maxRunning < 1 { throw ShadesError(.parameter, "max-running \(maxRunning) is out of range (allowed: 1 or more)") }
-        guard (1...64).contains(cpus) else { throw ShadesError(.parameter, "cpus \(cpus) is out of range (allowed: 1 … 64)") }
-        for (name, value) in [("partition", partition ?? "main"), ("time", time), ("mem", memory)] {
-            guard !value.isEmpty, value.allSatisfy({ $0.isLetter || $0.isNumber || "-:_.".contains($0) }) else {
-                throw ShadesError(.parameter, "\(name) '\(value)' is not allowed (allowed: letters, digits, '-', ':', '_', '.')")
+        try Parameter.arrayTasks.check(Double(tasks))
+        if let maxRunning { try Parameter.maxRunning.check(Double(maxRunning)) }
+        try Parameter.taskCPUs.check(Double(cpus))
+        for (parameter, value) in [(ParameterID.partition, partition ?? "main"), (.timeLimit, time), (.taskMemory, memory)] {
+            guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-:_.".contains($0)) }) else {
+                throw ShadesError(parameter, .other("is not allowed in an sbatch line"), value: .text("'\(value)'"),
+                                  allowed: AllowedValues(note: "letters, digits, '-', ':', '_', '.', e.g. 02:00:00, 4G"))
             }
         }
     }
