@@ -125,10 +125,13 @@ TSAN_SUITES := RendererTests|\.CommandLineTests|NotchedMusicTests|NotchCommandTe
 test-tsan: deps
 	swift test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
-# test-tsan's build alone (the same flags: test-tsan then compiles nothing). .ci/run starts it at the lowest
-# priority beside make test, whose live tests leave the cores mostly idle, after build-fuzz.
+# test-tsan's build alone: `swift test list` builds as test-tsan does, then lists the tests into a file (its
+# output, shown if it fails; `swift build --build-tests` builds with other settings, and test-tsan would
+# compile everything again). .ci/run starts it at the lowest priority beside make test, after build-fuzz.
 build-tsan: deps
-	swift build $(SWIFT_FLAGS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	mkdir -p .build-tsan
+	swift test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan list > .build-tsan/list.txt \
+		|| { cat .build-tsan/list.txt; exit 1; }
 
 # The whole suite under AddressSanitizer (with LeakSanitizer; Tests/lsan-suppressions.txt lists leaks in
 # the toolchain's libraries), the day stream cut to an hour (not in CI: about 2 minutes from cold).
