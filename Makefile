@@ -38,7 +38,7 @@ SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
 .PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-builds cpu-flags clean \
-	fuzz fuzz-ci test-tsan test-asan soak load-test test-kernels test-arm64 test-slurm
+	build-bench fuzz fuzz-ci build-fuzz build-tsan test-tsan test-asan soak load-test test-kernels test-arm64 test-slurm
 
 # Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
 # removed but not purged (dpkg's "rc") counts as missing: `dpkg -s` answers 0 for it.
@@ -126,9 +126,13 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	bash Fuzz/run.sh $(FUZZ_SECONDS)
 
-# CI: a minute per target.
+# CI: half a minute per target (two at a time: a minute in all).
 fuzz-ci: deps
-	FUZZ_SEED=1 bash Fuzz/run.sh 60
+	FUZZ_SEED=1 bash Fuzz/run.sh 30
+
+# The fuzz targets' build alone (fuzz-ci then compiles nothing; .ci/run starts it beside make test).
+build-fuzz: deps
+	FUZZ_BUILD_ONLY=1 bash Fuzz/run.sh
 
 # The suites that run threads (parallel renders, the streaming writer, the read-ahead thread, the parallel
 # catalogue build and check, parallel analysis) under ThreadSanitizer, in a build folder of their own. A
@@ -137,6 +141,14 @@ fuzz-ci: deps
 TSAN_SUITES := RendererTests|\.CommandLineTests|NotchedMusicTests|NotchCommandTests|NotchedNoiseTests|StimuliTests|CatalogueBuildTests|CatalogueCommandTests|FileAnalysisTests
 test-tsan: deps
 	swift test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
+
+# test-tsan's build alone: `swift test list` builds as test-tsan does, then lists the tests into a file (its
+# output, shown if it fails; `swift build --build-tests` builds with other settings, and test-tsan would
+# compile everything again). .ci/run starts it at the lowest priority beside make test, after build-fuzz.
+build-tsan: deps
+	mkdir -p .build-tsan
+	swift test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan list > .build-tsan/list.txt \
+		|| { cat .build-tsan/list.txt; exit 1; }
 
 # The whole suite under AddressSanitizer (with LeakSanitizer; Tests/lsan-suppressions.txt lists leaks in
 # the toolchain's libraries), the day stream cut to an hour (not in CI: about 2 minutes from cold).
@@ -168,6 +180,11 @@ bench-quick: deps
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark --no-progress
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Sources --filter 'Stream-.*' --no-progress
 	cd Benchmarks && SHADES_BENCH_QUICK=1 swift package benchmark thresholds check --target Files --filter 'Catalogue-music-.*' --no-progress
+
+# bench-quick's build alone: the plugin builds what a run needs, then lists the benchmarks (bench-quick then
+# compiles nothing; .ci/run starts it after build-fuzz and build-tsan).
+build-bench: deps
+	cd Benchmarks && swift package benchmark list --no-progress
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh

@@ -8,6 +8,7 @@
 #
 #   bash Fuzz/run.sh [SECONDS] [TARGET ...]        e.g. bash Fuzz/run.sh 600 FuzzAnalysis
 #   FUZZ_RUNS=0 bash Fuzz/run.sh                   only replay the seed corpus (no fuzzing)
+#   FUZZ_BUILD_ONLY=1 bash Fuzz/run.sh             only build the targets (`make build-fuzz`)
 #   FUZZ_SEED=1 bash Fuzz/run.sh 60                 CI (`make fuzz-ci`): a fixed seed from the seed corpus
 #                                                  alone, at most seeded_runs inputs per target, so CI
 #                                                  replays a prefix of what a local run with that seed
@@ -54,6 +55,7 @@ done
 build_seconds=$(( $(date +%s) - start ))
 bin=$(SHADES_FUZZ=1 "${build[@]}" --show-bin-path)
 echo "fuzz: built in ${build_seconds} s"
+[ -n "${FUZZ_BUILD_ONLY:-}" ] && exit 0
 
 run_target() {
     local target=$1 work=../.build-fuzz/fuzz/$1

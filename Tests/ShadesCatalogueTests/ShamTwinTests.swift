@@ -17,11 +17,12 @@ import ShadesTestSupport
     let f = 6_000.0
     var moved: Double { f / pow(2, 2.5) }
 
-    /// A real song from the tests' music fixtures (`make test-deps`: planetblupi's Ogg Vorbis game music),
-    /// or where they are missing a music-like one made here.
+    /// A real song from the tests' music fixtures (`make test-deps`: planetblupi's Ogg Vorbis game music; the
+    /// 10-minute music004.ogg, not the 28-minute music000.ogg, which one test reads twice whole), or where they
+    /// are missing a music-like one made here.
     func song() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let fixture = root + "/.build-fixtures/music/music000.ogg"
+        let fixture = root + "/.build-fixtures/music/music004.ogg"
         if FileManager.default.fileExists(atPath: fixture) { return fixture }
         print("ShamTwinTests: no music fixtures (make test-deps): a synthesised song instead")
         return try synthesisedSong()

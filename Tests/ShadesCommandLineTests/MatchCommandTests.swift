@@ -30,7 +30,12 @@ import ShadesTestSupport
         let bad = try Shell.run(["notch", "song.wav", "--from-match", "song.wav", "-o", "x.wav"], in: folder)
         #expect(bad.status == 2 && bad.stderr.contains("from-match"), "\(bad.stderr)")
 
-        try FileManager.default.createSymbolicLink(atPath: "\(folder)/presets", withDestinationPath: OutputHashPresets.folder)
+        // A presets folder of one short sound: the personalised category comes with the tool, at its length.
+        try FileManager.default.createDirectory(atPath: "\(folder)/presets", withIntermediateDirectories: true)
+        try """
+            {"defaults": {"lengthSeconds": 1}, "categories": [{"id": "c", "titles": {"en": "C", "de": "C"},
+             "sounds": [{"id": "s", "titles": {"en": "S", "de": "S"}, "sound": {"source": "pink"}}]}]}
+            """.write(toFile: "\(folder)/presets/p.json", atomically: false, encoding: .utf8)
         let catalogue = try Shell.run(["catalogue", "build", "presets", "-o", "catalogue", "--from-match", "match.json"], in: folder)
         try #require(catalogue.status == 0, "\(catalogue.stderr)")
         let manifest = try String(contentsOfFile: "\(folder)/catalogue/manifest.json", encoding: .utf8)
@@ -76,9 +81,4 @@ import ShadesTestSupport
         let result = try Shell.run(["match"], in: folder)
         #expect(result.status == 2 && result.stderr.contains("needs a terminal"))
     }
-}
-
-enum OutputHashPresets {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Presets").path
 }
