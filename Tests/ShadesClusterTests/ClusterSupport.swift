@@ -7,19 +7,7 @@ enum Command {
     /// Runs `program arguments` in `folder`; its exit status and output.
     static func run(_ program: String, _ arguments: [String], in folder: String = FileManager.default.currentDirectoryPath)
         throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // The programs run here write little to stderr, so reading stdout to its end first cannot block.
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        try Shell.run(program: "/usr/bin/env", [program] + arguments, in: folder)
     }
 }
 

@@ -28,11 +28,17 @@ public struct Shell {
     /// Runs `shades arguments` in `folder`, with `environment` added to this process's variables.
     public static func run(_ arguments: [String], in folder: String,
                            environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(program: executable, arguments, in: folder, environment: environment)
+    }
+
+    /// Runs the program at `program` (absolute path) with `arguments` in `folder`, as ``run(_:in:environment:)`` runs `shades`.
+    public static func run(program: String, _ arguments: [String], in folder: String,
+                           environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         let out = Pipe(), err = Pipe()

@@ -72,7 +72,7 @@ public enum PatientBuilder {
         for sound in patient.sounds {
             var request = sound.request
             var twinLUFS: Double?
-            var levelDBSPL = sound.levelDBSPL ?? .nan
+            var levelDBSPL = sound.levelDBSPL
             if case .loudness(let lufs, _) = request.level {
                 // A LUFS level: measured now (a loudness pass over the active sound), checked against the
                 // ceiling and the true-peak limit, and rendered at the RMS it found.
@@ -81,6 +81,8 @@ public enum PatientBuilder {
                 let resolved = try resolver.resolve(.lufs(lufs), of: active, for: PatientMeasurements(id: patient.id), ears: .both)
                 (request.level, levelDBSPL) = (resolved.rmsPolicy, resolved.splDB)
             }
+            // Only a LUFS level is planned without its dB SPL.
+            guard let levelDBSPL else { throw .input("sound \(sound.code) has no level at the ear in the plan (plan the study again)") }
             if sound.sham, let twin = sound.twin {
                 (request.level, twinLUFS) = try shamLevel(request, twin: twin, format: format)
             }

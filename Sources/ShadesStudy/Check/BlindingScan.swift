@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ShadesDSP
 import ShadesIO
 import ShadesRender
@@ -53,37 +58,44 @@ public enum BlindingScan {
     }
 
     /// The unblinding words in the metadata of the sound file `path`: every byte before a FLAC's first audio
-    /// frame, or every chunk of a WAV but its sound data.
+    /// frame, or every chunk of a WAV but its sound data (read block by block; the audio is skipped, not read).
     public static func unblindingWords(inFile path: String, words: Words, patient: StudyPlan.PatientPlan) throws(ShadesError) -> [String] {
-        let bytes = try FileSystem.readFile(path, upTo: 1 << 31)
-        return unblindingWords(inText: metadata(of: bytes), words: words, patient: patient)
+        try unblindingWords(inText: metadata(ofFile: path), words: words, patient: patient)
     }
 
-    /// The metadata bytes of a FLAC or WAV file's bytes; all of them for another format.
-    static func metadata(of bytes: [UInt8]) -> [UInt8] {
-        if bytes.starts(with: Array("fLaC".utf8)) {
-            var position = 4
-            while position + 4 <= bytes.count {
-                let isLast = bytes[position] & 0x80 != 0
-                let length = Int(bytes[position + 1]) << 16 | Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
-                position = min(bytes.count, position + 4 + length)
-                if isLast { break }
-            }
-            return Array(bytes[..<position])
+    /// The metadata bytes of the FLAC or WAV file `path`; its first megabyte for another format.
+    static func metadata(ofFile path: String) throws(ShadesError) -> [UInt8] {
+        let descriptor = try FileSystem.open(path, O_RDONLY)
+        defer { FileSystem.close(descriptor) }
+        func read(_ count: Int, at offset: Int) throws(ShadesError) -> [UInt8] {
+            try FileSystem.seek(descriptor, to: offset)
+            return try FileSystem.read(descriptor, upTo: count)
         }
-        if bytes.starts(with: Array("RIFF".utf8)) || bytes.starts(with: Array("RF64".utf8)) {
-            var kept = Array(bytes.prefix(12)), position = 12
-            while position + 8 <= bytes.count {
-                let id = bytes[position..<position + 4]
-                let size = Int(bytes[position + 4]) | Int(bytes[position + 5]) << 8 | Int(bytes[position + 6]) << 16 | Int(bytes[position + 7]) << 24
-                let end = min(bytes.count, position + 8 + size + (size & 1))
-                kept += id
-                if !id.elementsEqual("data".utf8) { kept += bytes[position + 8..<end] }
-                position = end
+        let head = try read(12, at: 0)
+        var kept = head
+        if head.starts(with: Array("fLaC".utf8)) {
+            var position = 4
+            while true {
+                let header = try read(4, at: position)
+                guard header.count == 4 else { break }
+                let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+                kept += header[1...] + (try read(length, at: position + 4))
+                position += 4 + length
+                if header[0] & 0x80 != 0 { break }
             }
             return kept
         }
-        return bytes
+        guard head.starts(with: Array("RIFF".utf8)) || head.starts(with: Array("RF64".utf8)) else { return try read(1 << 20, at: 0) }
+        var position = 12
+        while true {
+            let header = try read(8, at: position)
+            guard header.count == 8 else { break }
+            let size = Int(header[4]) | Int(header[5]) << 8 | Int(header[6]) << 16 | Int(header[7]) << 24
+            kept += header[0..<4]
+            if !header[0..<4].elementsEqual("data".utf8) { kept += try read(size, at: position + 8) }
+            position += 8 + size + (size & 1)
+        }
+        return kept
     }
 
     /// The words of `text`: runs of ASCII letters and digits, lowercased.
