@@ -6,9 +6,10 @@
 #   slurm-cluster.sh stop DIR            stop what start started (by pid files; munged only if start started it)
 #   slurm-cluster.sh kill-slurmd DIR     SIGKILL slurmd (a node daemon crash; running tasks go on without it)
 #   slurm-cluster.sh restart-slurmd DIR  start slurmd again and wait until the node answers
-# The node is this host with its CPUs and half its memory, partition `main`. No cgroups here, so
-# proctrack/linuxproc and task/none; no accounting (sacct is disabled: ask `scontrol show job`). Needs root
-# (slurmd runs the jobs as their user; SlurmUser root). Seen with Debian 12's slurm-wlm 22.05.8.
+# The node is this host with its CPUs and half its memory, partition `cpu` (the README's cluster section names
+# it). No cgroups here, so proctrack/linuxproc and task/none; no accounting (sacct is disabled: ask
+# `scontrol show job`). Needs root (slurmd runs the jobs as their user; SlurmUser root). Seen with Debian 12's
+# slurm-wlm 22.05.8.
 # Ports: SLURMCTLD_PORT (16817) and SLURMD_PORT (16818), so a site's own Slurm on 6817/6818 is left alone.
 set -euo pipefail
 usage="usage: slurm-cluster.sh start|stop|kill-slurmd|restart-slurmd DIR"
@@ -89,7 +90,7 @@ MpiDefault=none
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 NodeName=$host CPUs=$(nproc) RealMemory=$memory_mb State=UNKNOWN
-PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=cpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
     # munged will not run as root and checks the ownership of its folders.
     if ! munge -n >/dev/null 2>&1; then

@@ -85,9 +85,9 @@ struct StudyCommand: ParsableCommand {
                 that holds no arm, recipe or level, and the unblinding key in STUDY/key/patients/. A patient \
                 already built from the same plan is skipped; a half-built one (a killed build) is invisible and \
                 built again. One line per patient: built, skipped or failed (with the reason).
-                Exit status: 0 every patient done; 1 a failure worth retrying (the system, the disk; 128 + the \
-                signal when interrupted or killed); 2 a failure a retry cannot fix (bad input, a level that \
-                cannot be made).
+                Exit status: 0 every patient done; 1 a failure worth retrying (the system, the disk, an \
+                interrupt: SIGINT, SIGTERM, SIGHUP, as scancel and a time limit send); 2 a failure a retry \
+                cannot fix (bad input, a level that cannot be made). SIGKILL ends it by the signal.
                 Example: shades study build study/ --shard 0/4
                 """)
 
@@ -113,6 +113,8 @@ struct StudyCommand: ParsableCommand {
         static let parameters: [ParameterID: String] = [.studyPatient: "patient", .shard: "shard", .shardCount: "shardCount", .buildJobs: "jobs"]
 
         func run() throws {
+            // A scheduler's cancel or time limit (SIGTERM) is worth retrying: the patient being built is removed.
+            InterruptCleanup.setExitStatusOnInterrupt(1)
             let concurrency = try ValueParsing.count(jobs, .buildJobs)
             let count = try shardCount.map { (text: String) throws(ShadesError) in try ValueParsing.count(text, .shardCount) }
             let share = try shard.map { (text: String) throws(ShadesError) in try StudyBuild.Shard(text) }

@@ -106,6 +106,48 @@ struct ClusterTests {
                      resubmission.timeIntervalSince(firstArray), Date().timeIntervalSince(resubmission)))
     }
 
+    /// The README's "On a cluster" commands as written (the bundle's `tar` line aside: scripts/bundle-test.sh runs
+    /// it), with this build's `shades` on PATH, in a workspace holding `protocol.json` (the cluster study),
+    /// `patients.csv` and the measurements: plan, `study slurm … && sbatch …`, then `study status` once the job
+    /// has ended, which exits 0; `study check` verifies every patient.
+    @Test func theReadmeClusterSectionRunsAsWritten() throws {
+        let folder = temporaryFolder("slurm-readme")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let readme = try String(contentsOfFile: StudyFixture.packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n### On a cluster\n").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let lines = block.split(separator: "\n").map(String.init)
+        try #require(lines.count == 4 && lines[0].hasPrefix("tar -xzf ") && lines.dropFirst().allSatisfy { $0.hasPrefix("shades study ") },
+                     "the bundle's tar line, then three shades commands: \(lines)")
+        let patients = 30
+        try StudyFixture.makeCohort(patients, in: folder)
+        let study = try String(contentsOfFile: StudyFixture.protocolPath, encoding: .utf8)
+            .replacingOccurrences(of: "\"../../Presets/", with: "\"" + StudyFixture.packageRoot + "/Presets/")
+        try study.write(toFile: folder + "/protocol.json", atomically: true, encoding: .utf8)
+        let path = URL(fileURLWithPath: Shell.executable).deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+
+        var outputs: [String] = []
+        for line in lines.dropFirst() {
+            let run = try Shell.run(program: "/bin/bash", ["-euc", line], in: folder, environment: ["PATH": path])
+            outputs.append(run.stdout)
+            if line.hasPrefix("shades study status") {
+                #expect(run.status == 0, "\(line): \(run.stdout)\(run.stderr)")
+                #expect(run.stdout.contains("\(patients) of \(patients) patients done"), "\(run.stdout)")
+            } else {
+                try #require(run.status == 0, "\(line): \(run.stdout)\(run.stderr)")
+            }
+            // sbatch prints "Submitted batch job ID": the status line comes once the job has ended.
+            if let submitted = run.stdout.split(separator: "\n").first(where: { $0.hasPrefix("Submitted batch job ") }) {
+                let job = String(submitted.dropFirst("Submitted batch job ".count))
+                try Cluster.waitForEnd(of: job, timeout: 600)
+                let outcomes = try Cluster.outcomes(of: job)
+                #expect(!outcomes.isEmpty && outcomes.values.allSatisfy { $0.state == "COMPLETED" && $0.exitCode == "0:0" }, "\(outcomes)")
+            }
+        }
+        #expect(outputs.contains { $0.contains("Submitted batch job ") }, "the slurm line submitted a job: \(outputs)")
+        try StudyFixture.expectDoneAndVerified(patients, in: folder)
+    }
+
     /// The same study's shards with GNU Parallel, no scheduler: `parallel shades study build STUDY --shard {}/4 ::: 0 1 2 3`
     /// builds every patient once; a second run skips them all.
     @Test func theShardsBuildWithGNUParallel() throws {

@@ -178,6 +178,33 @@ import ShadesStudy
         #expect(check.status == 0, "\(check.stderr)")
     }
 
+    /// SIGTERM during a build (what `scancel` and a time limit send) ends it with exit status 1, "worth
+    /// retrying", and leaves only whole patients, no building folder; the next build completes and checks.
+    @Test func aTerminatedBuildExitsOneAndLeavesOnlyWholePatients() throws {
+        let folder = temporaryFolder("study-sigterm")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(3, in: folder)
+        let plan = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
+        try #require(plan.status == 0, "\(plan.stderr)")
+        let patients = folder + "/study/patients"
+        var terminated = false
+        // A patient takes about a second; a signal that comes after the last one finds the build ended (0).
+        for delay in [1.5, 0.7, 0.3, 0.1] where !terminated {
+            try? FileManager.default.removeItem(atPath: patients)
+            let run = try KillRun.run(["study", "build", "study", "--jobs", "1"], in: folder, signal: SIGTERM, after: delay)
+            guard run.exited, run.status != 0 else { continue }
+            #expect(run.status == 1, "SIGTERM after \(delay) s: exit \(run.status) (\(run.exited ? "exited" : "signalled"))")
+            terminated = true
+        }
+        try #require(terminated, "no build was still running when terminated")
+        let left = (try? FileManager.default.subpathsOfDirectory(atPath: patients)) ?? []
+        #expect(left.allSatisfy { !$0.split(separator: "/").contains { $0.hasPrefix(".") } }, "a building folder is left: \(left)")
+        let rebuild = try Shell.run(["study", "build", "study"], in: folder)
+        #expect(rebuild.status == 0, "\(rebuild.stdout)\(rebuild.stderr)")
+        let check = try Shell.run(["study", "check", "study"], in: folder)
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
     @Test func refusesEveryBadPatientBeforeWritingAPlan() throws {
         let folder = temporaryFolder("study-refusals")
         defer { try? FileManager.default.removeItem(atPath: folder) }

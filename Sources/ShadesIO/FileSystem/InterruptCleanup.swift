@@ -1,4 +1,5 @@
 import ShadesPlatform
+import Synchronization
 
 /// What an interrupted run (SIGINT, SIGTERM, SIGHUP) must remove, and the steps it must not cut in two.
 ///
@@ -12,6 +13,9 @@ import ShadesPlatform
 /// progress, removes what is registered (newest first: files, then the folders they were in), and exits
 /// with 128 + the signal still holding the lock, so no thread starts another step. The previous output
 /// is then as it was, or already the complete new one.
+///
+/// The exit status is 128 + the signal, as a shell reports a process the signal ended, unless the command
+/// chose its own with ``setExitStatusOnInterrupt(_:)`` (`study build`: 1, "worth retrying", for a scheduler).
 package enum InterruptCleanup {
     /// How a registered path is removed.
     package enum Kind: Sendable {
@@ -24,6 +28,16 @@ package enum InterruptCleanup {
     }
 
     private static let lock = RecursiveLock()
+    /// The exit status an interrupt ends the run with; 0: 128 + the signal.
+    private static let statusOnInterrupt = Atomic<Int32>(0)
+
+    /// From now on an interrupt ends the run with `status` (1 … 125), after the same clean-up, and says so on
+    /// standard error.
+    package static func setExitStatusOnInterrupt(_ status: Int32) {
+        precondition((1...125).contains(status), "an exit status a shell does not take for a signal")
+        statusOnInterrupt.store(status, ordering: .releasing)
+    }
+
     nonisolated(unsafe) private static var registered: [(path: String, kind: Kind)] = []
 
     /// Registers `path`, to be removed if the run is interrupted.
@@ -46,12 +60,17 @@ package enum InterruptCleanup {
         return try body()
     }
 
-    /// Removes everything registered and ends the process with exit status 128 + `signal`. Called on the
-    /// interrupt watcher's thread, never in a signal handler.
+    /// Removes everything registered and ends the process with exit status 128 + `signal`, or the command's
+    /// own. Called on the interrupt watcher's thread, never in a signal handler.
     package static func removeEverythingAndExit(signal: Int32) -> Never {
         lock.lock()   // held until the end: no other step starts
         for entry in registered.reversed() { remove(entry.path, entry.kind) }
-        _exit(128 + signal)   // not exit(): other threads still run, and atexit handlers could wait for them
+        let chosen = statusOnInterrupt.load(ordering: .acquiring)
+        if chosen != 0 {
+            let note = "shades: interrupted by signal \(signal); exit status \(chosen)\n"
+            _ = note.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        }
+        _exit(chosen != 0 ? chosen : 128 + signal)   // not exit(): other threads still run, and atexit handlers could wait for them
     }
 
     private static func remove(_ path: String, _ kind: Kind) {
