@@ -37,7 +37,7 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-builds cpu-flags clean \
+.PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-study-peers compare-builds cpu-flags clean \
 	build-bench fuzz fuzz-ci build-fuzz build-tsan test-tsan test-asan soak load-test test-kernels test-arm64 test-slurm
 
 # Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
@@ -188,6 +188,10 @@ build-bench: deps
 
 compare-peers: build
 	bash Benchmarks/compare-peers.sh
+
+# A study's patients per arm: study build against SoX and FFmpeg making the same files in a shell loop (CPU s).
+compare-study-peers: build
+	bash Benchmarks/compare-study-peers.sh
 
 # The plain build against one tuned to this CPU, side by side (goal: plain within 1.3× everywhere).
 compare-builds: deps
