@@ -7,6 +7,7 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 import ShadesRender
+import ShadesProcedures
 import ShadesPlatform
 
 extension Resampler.Quality: ExpressibleByArgument {}
@@ -41,8 +42,9 @@ struct NotchShapeOptions: ParameterOptions {
     }
 }
 
-/// `shades notch-filter --frequency F -o ir.wav --pipewire notch.conf`: a system-wide notch.
-struct NotchFilterCommand: ParsableCommand {
+/// `shades notch-filter --frequency F -o ir.wav --pipewire notch.conf`: a system-wide notch; with `--audiogram`,
+/// a hearing profile (each ear's compensation and the notch).
+struct NotchFilterCommand: ParsableCommand, ParameterOptions {
     static let configuration = CommandConfiguration(
         commandName: "notch-filter",
         abstract: "Write a notch's impulse response (float WAV) and a PipeWire filter-chain configuration that applies it.",
@@ -53,8 +55,13 @@ struct NotchFilterCommand: ParsableCommand {
             it (streaming services, videos). The kernel delays the sound by half its length (printed). \
             Run the configuration with `pipewire -c /absolute/path/notch.conf` (its first lines say how to start \
             it with PipeWire).
-            Example:
+            With --audiogram it is a hearing profile, one filter per ear: the ear's half-gain compensation \
+            (capped at --max-gain) and the notch, lowered by the largest gain (the preamp: turn the volume up \
+            instead); the impulse response is stereo (left ear, right ear), which EasyEffects' convolver also \
+            loads, and --parametric writes an AutoEq-style list of peaking filters that approximates it.
+            Examples:
               shades notch-filter --frequency 6kHz -o notch-6k.wav --pipewire notch-6k.conf
+              shades notch-filter --frequency 6kHz --audiogram audiogram.json -o profile.wav --pipewire profile.conf --parametric profile.txt
             """)
 
     @Option(parsing: .unconditionalSingleValue, help: "Notch centre(s): 6000, 6kHz; several separated by commas.")
@@ -64,11 +71,22 @@ struct NotchFilterCommand: ParsableCommand {
 
     @OptionGroup var sampleRate: RateOption
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: "The impulse response (.wav, 32-bit float, mono).")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "The impulse response (.wav, 32-bit float; mono, or stereo per ear with --audiogram).")
     var output: String
 
     @Option(parsing: .unconditional, help: "Also write a PipeWire filter-chain configuration loading the impulse response (run it: pipewire -c FILE).")
     var pipewire: String?
+
+    @Option(parsing: .unconditional, help: "A hearing profile: each ear of this audiogram (`shades audiometry -o`, dB HL) compensated by the half-gain rule, with the notch.")
+    var audiogram: String?
+
+    @Option(name: .customLong("max-gain"), parsing: .unconditional, help: "The largest compensation, 0 … 60 dB (default \(formatNumber(SpectralShape.defaultMaximumGainDB)) dB; with --audiogram).")
+    var maxGain: String?
+
+    @Option(parsing: .unconditional, help: "Also write the profile as an AutoEq-style parametric equaliser list (.txt; with --audiogram).")
+    var parametric: String?
+
+    static let parameters: [ParameterID: String] = [.audiogram: "audiogram", .maximumGain: "maxGain"]
 
     func run() throws {
         let notches = try shape.specs(frequency, parameter: .notchCentre)
@@ -79,18 +97,59 @@ struct NotchFilterCommand: ParsableCommand {
         guard output.lowercased().hasSuffix(".wav") else {
             throw ShadesError(parameter: "output", value: output, allowed: "a .wav file (PipeWire's convolver reads WAV)")
         }
-        // The configuration names the impulse response: one must not replace the other.
-        if let pipewire { try CommandPaths.checkOutput(pipewire, option: "--pipewire", inputs: [CommandInput(output, name: "-o")]) }
-        try NotchFilterExport.writeImpulseResponse(of: design, to: output)
+        for (flag, given) in [("--max-gain", maxGain != nil), ("--parametric", parametric != nil)] where given && audiogram == nil {
+            throw ShadesError.usage("\(flag) applies to --audiogram, which is not given (allowed: \(flag) with --audiogram)")
+        }
+        let profile = try audiogram.map { try profileFilter($0, notch: design) }
+        // The configuration names the impulse response: one must not replace the other, nor the list either.
+        var written = [CommandInput(output, name: "-o")] + (audiogram.map { [CommandInput($0, name: "--audiogram")] } ?? [])
+        if let pipewire {
+            try CommandPaths.checkOutput(pipewire, option: "--pipewire", inputs: written)
+            written.append(CommandInput(pipewire, name: "--pipewire"))
+        }
+        if let parametric { try CommandPaths.checkOutput(parametric, option: "--parametric", inputs: written) }
+        if let profile {
+            try profile.writeImpulseResponse(to: output)
+        } else {
+            try NotchFilterExport.writeImpulseResponse(of: design, to: output)
+        }
         if let pipewire {
             let text = NotchFilterExport.pipeWireConfiguration(impulseResponsePath: PathIdentity.canonical(output),
-                                                               configurationPath: PathIdentity.canonical(pipewire), design: design)
+                                                               configurationPath: PathIdentity.canonical(pipewire), design: design, profile: profile)
             try AtomicFile.write(Array(text.utf8), to: pipewire)
         }
-        let latency = Double(design.groupDelayFrames) / rate
-        print("wrote \(output): \(2 * design.halfLength + 1) taps at \(formatNumber(rate)) Hz, latency \(design.groupDelayFrames) frames "
-              + "(\(formatNumber(latency * 1000, roundedTo: 2)) ms)" + (pipewire.map { "; PipeWire configuration \($0)" } ?? ""))
+        var list: ParametricProfile?
+        if let parametric, let profile {
+            list = ParametricProfile(profile)
+            let comment = "Shades hearing profile: half-gain compensation of \(audiogram!.lastPathComponent), notch \(profile.notchSummary), \(formatNumber(rate)) Hz"
+            try AtomicFile.write(Array(list!.text(comment: comment).utf8), to: parametric)
+        }
+        let latencyFrames = profile?.latencyFrames ?? design.groupDelayFrames
+        let latency = Double(latencyFrames) / rate
+        print("wrote \(output): \(2 * latencyFrames + 1) taps\(profile == nil ? "" : " per ear") at \(formatNumber(rate)) Hz, latency \(latencyFrames) frames "
+              + "(\(formatNumber(latency * 1000, roundedTo: 2)) ms)" + (profile.map { ", preamp \(formatNumber($0.preampDB, roundedTo: 1)) dB" } ?? "")
+              + (pipewire.map { "; PipeWire configuration \($0)" } ?? ""))
+        if let parametric, let list {
+            print("wrote \(parametric): \(list.peaks[0].count) peaking filters per ear, within \(formatNumber(list.worstCompensationErrorDB, roundedTo: 1)) dB "
+                  + "of the compensation outside the notch, notch at least \(formatNumber(-list.shallowestNotchDB, roundedTo: 0)) dB deep")
+        }
         if design.isLengthCapped { print("note: the kernel is at its length cap: transitions wider than specified") }
+    }
+
+    /// The hearing profile of `path`'s ears (half-gain rule, capped at --max-gain) with the notch `design`.
+    private func profileFilter(_ path: String, notch design: NotchDesign) throws -> HearingProfileFilter {
+        let maxGain = try ValueParsing.decibels(self.maxGain ?? "\(SpectralShape.defaultMaximumGainDB)", parameter: .maximumGain)
+        guard (0...60).contains(maxGain) else {
+            throw ShadesError(.maximumGain, .outOfRange, value: .number(maxGain, .decibels), allowed: AllowedValues(range: ParameterRange(0...60, unit: .decibels)))
+        }
+        let file = try readAudiogram(path)
+        let ears = [Ears.left, .right].filter { !file.thresholds(ear: $0).isEmpty }
+        guard !ears.isEmpty else { throw ShadesError(parameter: .audiogram, value: path, allowed: "an audiogram with thresholds of at least one ear") }
+        // An ear the audiogram lacks takes the other's compensation.
+        let curves = try [Ears.left, .right].map { ear in
+            try SpectralShape.halfGain(file, ear: ears.contains(ear) ? ear : ears[0], maximumGainDB: maxGain, source: path.lastPathComponent).curve
+        }
+        return try HearingProfileFilter(notch: design, compensations: curves)
     }
 }
 

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ShadesAnalysis
 import ShadesDSP
+import ShadesProcedures
 import ShadesTestSupport
 
 /// `shades notch-filter --pipewire` in a real PipeWire (issue 14): a headless PipeWire with a float32 48 kHz
@@ -17,32 +18,9 @@ struct PipeWireNotchTests {
         let folder = "\(PipeWireServer.folder)/notch-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let made = try Shell.run(["notch-filter", "--frequency", "6kHz", "--width", "1", "--rate", "48000",
-                                  "-o", "notch-6k.wav", "--pipewire", "notch-6k.conf"], in: folder)
-        try #require(made.status == 0, "\(made.stderr)")
-        let rendered = try Shell.run(["render", "white", "--rate", "48000", "--channels", "stereo", "--duration", "6s",
-                                      "--level", "-20", "--seed", "5", "--format", "f32", "-o", "noise.wav"], in: folder)
-        try #require(rendered.status == 0, "\(rendered.stderr)")
-
-        let filter = try Child("/usr/bin/pipewire", ["-c", "\(folder)/notch-6k.conf"], in: folder)
-        defer { filter.signal(SIGTERM); filter.wait() }
-        let node = "shades_notch_6000Hz"
-        try PipeWireServer.waitForLinks(of: "effect_output.\(node)", filter: filter)
-
-        let capturePath = "\(folder)/capture.wav"
-        let recorder = try Child("/usr/bin/pw-record", ["--target", PipeWireServer.sink, "--format", "f32", "--rate", "48000",
-                                                        "--channels", "2", capturePath], in: folder)
-        defer { recorder.signal(SIGKILL); recorder.wait() }
-        try PipeWireServer.waitForAudio(in: capturePath)
-        let player = try Child("/usr/bin/pw-play", ["--target", "effect_input.\(node)", "\(folder)/noise.wav"], in: folder)
-        #expect(player.wait() == 0, "pw-play exited \(player.wait())")
-        usleep(500_000)
-        recorder.signal(SIGINT)   // pw-record 0.3.65 exits 1 after SIGINT, with the file complete
-        recorder.wait()
-
-        let noise = try FloatWAV.read("\(folder)/noise.wav")
-        let capture = try FloatWAV.read(capturePath)
-        let taps = try FloatWAV.read("\(folder)/notch-6k.wav")[0]
+        let (noise, capture, kernels) = try PipeWireServer.noiseThroughFilter(["--frequency", "6kHz", "--width", "1", "--rate", "48000"],
+                                                                               node: "shades_notch_6000Hz", in: folder)
+        let taps = kernels[0]
         try #require(noise.count == 2 && capture.count == 2 && capture[0].count > noise[0].count)
         let band = try OctaveBand(centreHz: 6_000, widthOctaves: 1)
         // pw-play leaves out the last part-filled buffer (1280 of 288,000 frames reach the sink straight from
@@ -86,6 +64,61 @@ struct PipeWireNotchTests {
         }
         #expect(lags[0] == lags[1])
     }
+
+    /// `notch-filter --audiogram`: a hearing profile in the real PipeWire. Each ear's capture is the noise
+    /// convolved with that ear's kernel (not the other's) to −90 dB, so the captured response is the kernel's;
+    /// in third-octave bands from 125 Hz to 16 kHz it is within 0.5 dB of the ear's half-gain compensation
+    /// minus the preamp outside the notch and its transitions, and the notch is ≥ 100 dB deep.
+    @Test func hearingProfileShapesEachEarAndNotchesInPipeWire() throws {
+        let folder = "\(PipeWireServer.folder)/profile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let audiometry = try Shell.run(["audiometry", "--simulate-audiogram", "250:10,500:15,1000:20,2000:35,4000:50,8000:60",
+                                        "--seed", "3", "-o", "audiogram.json"], in: folder)
+        try #require(audiometry.status == 0, "\(audiometry.stderr)")
+        let (noise, capture, kernels) = try PipeWireServer.noiseThroughFilter(["--frequency", "6kHz", "--audiogram", "audiogram.json"],
+                                                                               node: "shades_profile_6000Hz", in: folder)
+        try #require(kernels.count == 2 && capture.count == 2)
+        let audiogram = try JSONDecoder().decode(Audiogram.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/audiogram.json")))
+        let curves = try [Ears.left, .right].map { ear in
+            let points = try audiogram.someThresholds(ear: ear)
+            return GainCurve(frequenciesHz: points.map(\.frequencyHz), gainsDB: points.map { min(30, max(0, $0.thresholdDB / 2)) })
+        }
+        let preamp = -(curves.flatMap(\.gainsDB).max() ?? 0)
+        let band = try OctaveBand(centreHz: 6_000, widthOctaves: 1)
+        let frames = 5 * 48_000
+        for ear in 0..<2 {
+            let taps = kernels[ear], centre = taps.count / 2
+            // The lag of the kernel's centre, from the notch's check (it aligns by cross-correlation).
+            let padded = noise[ear] + [Float](repeating: 0, count: capture[ear].count - noise[ear].count)
+            var search = try NotchCheckAccumulator(sampleRate: 48_000, band: band)
+            padded.withUnsafeBufferPointer { x in capture[ear].withUnsafeBufferPointer { y in search.add(reference: x, output: y) } }
+            let lag = try search.result().lagSamples
+            try #require(lag >= centre && lag + frames <= capture[ear].count, "lag \(lag) frames")
+            let residual = PipeWireServer.residualDB(capture[ear], noise[ear], taps: taps, offset: lag - centre, frames: 48_000..<96_000)
+            let crossed = PipeWireServer.residualDB(capture[ear], noise[ear], taps: kernels[1 - ear], offset: lag - centre, frames: 48_000..<96_000)
+            // Measured −101.6 and −103.6 dB (PipeWire 0.3.65's float FFT convolver on a kernel spanning 30 dB).
+            #expect(residual <= -90 && crossed > -40, "ear \(ear): residual \(residual) dB (\(crossed) dB with the other ear's kernel)")
+
+            // Third-octave band gains of the capture over the noise (Welch, 65,536-point Hann segments, half overlap).
+            let gains = PipeWireServer.bandGainsDB(output: Array(capture[ear][lag..<(lag + frames)]), input: Array(noise[ear][0..<frames]))
+            var worst = 0.0, deepest = 0.0, shallowest = -Double.infinity
+            for (f, gain) in gains where f >= 125 && f <= 16_000 {
+                let design = curves[ear].gainDB(atHz: f) + preamp
+                let (low, high) = (f / pow(2, 1.0 / 6), f * pow(2, 1.0 / 6))
+                if high < band.lowerEdgeHz / pow(2, 1.0 / 6) || low > band.upperEdgeHz * pow(2, 1.0 / 6) {
+                    worst = max(worst, abs(gain - design))
+                } else if low > band.lowerEdgeHz && high < band.upperEdgeHz {
+                    shallowest = max(shallowest, gain - design)
+                    deepest = min(deepest, gain - design)
+                }
+            }
+            #expect(worst <= 0.5, "ear \(ear): captured response \(worst) dB from the design outside the notch")
+            #expect(shallowest <= -100, "ear \(ear): notch \(shallowest) dB in the captured bands")
+            print("pipewire hearing profile, ear \(ear + 1): within \(worst) dB of the compensation outside the notch, "
+                  + "notch bands \(shallowest) … \(deepest) dB, residual against kernel∗noise \(residual) dB")
+        }
+    }
 }
 
 /// The headless PipeWire the suite plays into, when one is reachable.
@@ -117,6 +150,70 @@ enum PipeWireServer {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// `shades notch-filter ARGUMENTS -o filter.wav --pipewire filter.conf` and 6 s of stereo white noise (−20 dBFS,
+    /// float) in `folder`, the noise played through the configuration's sink `effect_input.NODE`: the noise, the
+    /// capture and the impulse response, each by channel.
+    static func noiseThroughFilter(_ arguments: [String], node: String, in folder: String) throws -> (noise: [[Float]], capture: [[Float]], kernels: [[Float]]) {
+        let made = try Shell.run(["notch-filter"] + arguments + ["-o", "filter.wav", "--pipewire", "filter.conf"], in: folder)
+        try #require(made.status == 0, "\(made.stderr)")
+        let rendered = try Shell.run(["render", "white", "--rate", "48000", "--channels", "stereo", "--duration", "6s",
+                                      "--level", "-20", "--seed", "5", "--format", "f32", "-o", "noise.wav"], in: folder)
+        try #require(rendered.status == 0, "\(rendered.stderr)")
+        try play("noise.wav", through: "filter.conf", node: node, capture: "capture.wav", in: folder)
+        return (try FloatWAV.read("\(folder)/noise.wav"), try FloatWAV.read("\(folder)/capture.wav"), try FloatWAV.read("\(folder)/filter.wav"))
+    }
+
+    /// Runs `configuration` (in `folder`) as `pipewire -c`, plays `noise` into its sink `effect_input.NODE` with
+    /// pw-play and records the null sink's monitor into `capture` (float 48 kHz stereo) until it has played.
+    static func play(_ noise: String, through configuration: String, node: String, capture: String, in folder: String) throws {
+        let filter = try Child("/usr/bin/pipewire", ["-c", "\(folder)/\(configuration)"], in: folder)
+        defer { filter.signal(SIGTERM); filter.wait() }
+        try waitForLinks(of: "effect_output.\(node)", filter: filter)
+        let capturePath = "\(folder)/\(capture)"
+        let recorder = try Child("/usr/bin/pw-record", ["--target", sink, "--format", "f32", "--rate", "48000",
+                                                        "--channels", "2", capturePath], in: folder)
+        defer { recorder.signal(SIGKILL); recorder.wait() }
+        try waitForAudio(in: capturePath)
+        let player = try Child("/usr/bin/pw-play", ["--target", "effect_input.\(node)", "\(folder)/\(noise)"], in: folder)
+        #expect(player.wait() == 0, "pw-play exited \(player.wait())")
+        usleep(500_000)
+        recorder.signal(SIGINT)   // pw-record 0.3.65 exits 1 after SIGINT, with the file complete
+        recorder.wait()
+    }
+
+    /// Third-octave band gains of `output` over `input` (dB, by band centre in Hz from 100 Hz): Welch power sums,
+    /// 65,536-point Hann segments with half overlap.
+    static func bandGainsDB(output: [Float], input: [Float]) -> [(Double, Double)] {
+        let size = 65_536, hop = size / 2
+        let fft = RealFFT(size: size)
+        var powers = [[Double]](repeating: [Double](repeating: 0, count: size / 2 + 1), count: 2)
+        var start = 0
+        while start + size <= min(output.count, input.count) {
+            for (which, signal) in [output, input].enumerated() {
+                fft.withSignal { x in
+                    for n in 0..<size { x[n] = signal[start + n] * Float(0.5 - 0.5 * cos(2 * Double.pi * Double(n) / Double(size))) }
+                }
+                fft.forward()
+                fft.withSpectrum { bins in
+                    for k in 0...(size / 2) {
+                        let (re, im) = (Double(bins[2 * k]), Double(bins[2 * k + 1]))
+                        powers[which][k] += re * re + im * im
+                    }
+                }
+            }
+            start += hop
+        }
+        var bands: [(Double, Double)] = []
+        var centre = 100.0
+        while centre * pow(2, 1.0 / 6) < 24_000 {
+            let (low, high) = (Int(centre / pow(2, 1.0 / 6) * Double(size) / 48_000), Int(centre * pow(2, 1.0 / 6) * Double(size) / 48_000))
+            let out = powers[0][low...high].reduce(0, +), into = powers[1][low...high].reduce(0, +)
+            bands.append((centre, 10 * log10(max(out, 1e-300) / into)))
+            centre *= pow(2, 1.0 / 3)
+        }
+        return bands
     }
 
     /// Waits (up to 10 s) until WirePlumber has linked both output ports of `node` to the sink.

@@ -39,14 +39,19 @@ package enum NotchFilterExport {
     /// which has them already (without the flag PipeWire 0.3.65 does not start: "could not load mandatory
     /// module libpipewire-module-client-node: File exists"). Tested in a real PipeWire 0.3.65
     /// (`PipeWireNotchTests`). `configurationPath` (absolute) is where it is written, named in its usage comment.
-    package static func pipeWireConfiguration(impulseResponsePath: String, configurationPath: String, design: NotchDesign) -> String {
-        let name = "shades_notch_" + design.notches.map { formatNumber($0.centreHz.rounded()) + "Hz" }.joined(separator: "_")
-        let description = "Shades notch \(design.notches.summaryText)"
+    /// With a `profile` the impulse response is its stereo one (left ear, right ear), each convolver loads its
+    /// own channel, and the sink is named a hearing profile.
+    package static func pipeWireConfiguration(impulseResponsePath: String, configurationPath: String, design: NotchDesign,
+                                              profile: HearingProfileFilter? = nil) -> String {
+        let perEar = profile != nil
+        let latencyFrames = profile?.latencyFrames ?? design.groupDelayFrames
+        let name = (perEar ? "shades_profile_" : "shades_notch_") + design.notches.map { formatNumber($0.centreHz.rounded()) + "Hz" }.joined(separator: "_")
+        let description = (perEar ? "Shades hearing profile, notch " : "Shades notch ") + design.notches.summaryText
         let path = impulseResponsePath.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         let own = configurationPath.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         return """
-            # \(description): a stereo virtual sink that removes the band from everything played into it.
-            # Made by \(AudioFileWriter.software); latency \(design.groupDelayFrames) frames (\(formatNumber(Double(design.groupDelayFrames) / design.sampleRate * 1000, roundedTo: 2)) ms) at \(formatNumber(design.sampleRate)) Hz plus the convolver's block.
+            # \(description): a stereo virtual sink that \(perEar ? "shapes each ear and removes the band from" : "removes the band from") everything played into it.
+            # Made by \(AudioFileWriter.software); latency \(latencyFrames) frames (\(formatNumber(Double(latencyFrames) / design.sampleRate * 1000, roundedTo: 2)) ms) at \(formatNumber(design.sampleRate)) Hz plus the convolver's block.
             # Use: `pipewire -c \(configurationPath)` (a client of the running PipeWire; the sink is there while
             # it runs), then choose "\(description)" as the output. To start it with PipeWire, put
             #   context.exec = [ { path = "pipewire" args = "-c \(own)" } ]
@@ -69,7 +74,7 @@ package enum NotchFilterExport {
                         filter.graph = {
                             nodes = [
                                 { type = builtin label = convolver name = notchL config = { filename = "\(path)" channel = 0 } }
-                                { type = builtin label = convolver name = notchR config = { filename = "\(path)" channel = 0 } }
+                                { type = builtin label = convolver name = notchR config = { filename = "\(path)" channel = \(perEar ? 1 : 0) } }
                             ]
                             inputs  = [ "notchL:In" "notchR:In" ]
                             outputs = [ "notchL:Out" "notchR:Out" ]
