@@ -281,6 +281,17 @@ package enum FileSystem {
         return info
     }
 
+    /// Seconds since `path` (followed) was last modified; for a folder, since an entry was added or removed.
+    package static func secondsSinceModified(_ path: String) throws(ShadesError) -> Double {
+        let info = try status(path)
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec.tv_sec
+        #else
+        let modified = info.st_mtim.tv_sec
+        #endif
+        return Double(time(nil) - modified)
+    }
+
     /// `lstat(2)`: a link's own status, not its target's.
     package static func linkStatus(_ path: String) throws(ShadesError) -> stat {
         var info = stat()

@@ -49,7 +49,9 @@ public enum PatientBuilder {
             try AtomicFile.write(manifest.json, to: building + "/" + PatientManifest.fileName)
             try FileSystem.syncTree(building)
             try AtomicFile.write(key.json, to: study.keyPath(of: patient.id))
-            let installed = try InterruptCleanup.uninterrupted { () throws(ShadesError) -> Bool in try install(building, at: target) }
+            let installed = try InterruptCleanup.uninterrupted { () throws(ShadesError) -> Bool in
+                try install(building, at: target, plan: patient.digest)
+            }
             try? FileSystem.syncFolder(shard)
             removeLeftovers(of: patient.id, in: shard)
             let elapsed = (ContinuousClock.now - started).components
@@ -125,12 +127,14 @@ public enum PatientBuilder {
 
     /// Puts the built folder in place: true when it is, false when another build's complete folder is
     /// already there (this one is then removed). A folder from an older plan is replaced.
-    private static func install(_ building: String, at target: String) throws(ShadesError) -> Bool {
+    private static func install(_ building: String, at target: String, plan digest: String) throws(ShadesError) -> Bool {
         do throws(ShadesError) {
             try FileSystem.rename(building, to: target)
             return true
         } catch where error.code == ENOTEMPTY || error.code == EEXIST {
-            if let manifest = PatientManifest.read(in: building), PatientManifest.read(in: target)?.plan == manifest.plan {
+            // Another build of the same plan line won: this one's folder goes. (The digest is this build's, not
+            // read back from its folder, which nobody else touches while this builder lives.)
+            if PatientManifest.read(in: target)?.plan == digest {
                 try? FileSystem.removeTree(building)
                 return false
             }
@@ -147,11 +151,28 @@ public enum PatientBuilder {
         }
     }
 
-    /// Removes what killed builds of `id` left in `shard` (their hidden folders), once the patient is in place.
+    /// Removes what killed builds of `id` left in `shard` (their hidden folders), once the patient is in place:
+    /// a folder of a builder on this host whose process is gone, or of another host's builder untouched for
+    /// ``abandonedAfterSeconds`` (a live build writes into its folder every few seconds). A live builder's
+    /// folder is never touched: it installs or removes it itself.
     private static func removeLeftovers(of id: String, in shard: String) {
         guard let names = try? FileSystem.entries(inFolder: shard) else { return }
-        for name in names where name.hasPrefix("." + id + ".build-") { try? FileSystem.removeTree(shard + "/" + name) }
+        let prefix = "." + id + ".build-"
+        for name in names where name.hasPrefix(prefix) {
+            let builder = String(name.dropFirst(prefix.count)).replacing(".old", with: "")
+            guard builder != builderName else { continue }
+            let abandoned: Bool
+            if builder.hasPrefix(hostName + "-"), let pid = Int32(builder.dropFirst(hostName.count + 1)) {
+                abandoned = FileSystem.isProcessGone(pid)
+            } else {
+                abandoned = ((try? FileSystem.secondsSinceModified(shard + "/" + name)) ?? 0) > abandonedAfterSeconds
+            }
+            if abandoned { try? FileSystem.removeTree(shard + "/" + name) }
+        }
     }
+
+    /// How long another host's building folder must be untouched to count as abandoned, seconds.
+    static let abandonedAfterSeconds = 3600.0
 
     /// Creates `folder` and its missing parents; a folder another build creates meanwhile is fine.
     static func makeFolders(_ folder: String) throws(ShadesError) {
@@ -161,9 +182,12 @@ public enum PatientBuilder {
     }
 
     /// This builder's name in its building folders: host and process, so builds on several nodes never share one.
-    static let builderName: String = {
+    static let builderName = hostName + "-\(FileSystem.processID)"
+
+    /// This host's name, letters, digits and hyphens only.
+    static let hostName: String = {
         var name = [UInt8](repeating: 0, count: 256)
         let host = gethostname(&name, 255) == 0 ? String(decoding: name.prefix { $0 != 0 }, as: UTF8.self) : "host"
-        return host.filter { $0.isLetter || $0.isNumber || $0 == "-" } + "-\(FileSystem.processID)"
+        return host.filter { $0.isLetter || $0.isNumber || $0 == "-" }
     }()
 }
