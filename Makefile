@@ -2,7 +2,7 @@
 #   make catalogue   install the C libraries if missing, build in release, render Presets/ into ./catalogue
 #   make test        install the C libraries and the tests' tools if missing, run the test suite (release build),
 #                    then the live tests through a headless PulseAudio, then a headless PipeWire (make test-live)
-# Robustness (README, Development): make fuzz, make test-tsan, make test-asan, make soak.
+# Robustness (docs/development.md): make fuzz, make test-tsan, make test-asan, make soak.
 
 DEB_PACKAGES := libfftw3-dev libsndfile1-dev libsamplerate0-dev libebur128-dev portaudio19-dev libasound2-dev pkg-config
 # For the tests only: the LAME encoder's command-line tool makes their MP3 fixtures.
@@ -54,8 +54,8 @@ INSTALL_MISSING = missing=""; \
 deps:
 	@$(call INSTALL_MISSING,$(DEB_PACKAGES))
 
-# Also real music for the tests and the README's examples (scripts/music-fixtures.sh: Debian's asc-music
-# and planetblupi-music-ogg, downloaded once into .build-fixtures/music).
+# Also real music for the tests and the examples of the README and docs/ (scripts/music-fixtures.sh:
+# Debian's asc-music and planetblupi-music-ogg, downloaded once into .build-fixtures/music).
 test-deps:
 	@$(call INSTALL_MISSING,$(TEST_PACKAGES))
 	@bash scripts/music-fixtures.sh

@@ -4,8 +4,8 @@ import PackageDescription
 let package = Package(
     name: "Shades",
     // The oldest Apple systems with `Synchronization` (`Atomic`, used by the player, the readers and the
-    // writers); every other API used is older (docs/APPLE.md). macOS for the tool and the library, iOS for
-    // the app; tvOS, watchOS and visionOS are not targets (no PortAudio, no use for a sound-file toolkit).
+    // writers); every other API used is older (docs/apple-platforms.md). macOS for the tool and the library,
+    // iOS for the app; tvOS, watchOS and visionOS are not targets (no PortAudio, no use for a sound-file toolkit).
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // MARK: Public API

@@ -7,7 +7,7 @@
 #     MINUTES  default 10
 #     BUFFER   the callback period, default 5ms
 #     SOUND    what to play (default: a pink-noise "music" file as long as the run, notched at 500 Hz, ½ octave:
-#              the file reader and the longest notch of the README together), e.g. pink --am 10
+#              the file reader and the longest notch of docs/live-playback.md together), e.g. pink --am 10
 #   LOAD_BUSY=0 bash scripts/load-test.sh 1     the same without the busy loops
 #
 # Prints one line per figure and exits 1 when there were underruns. Uses .build/release/shades (swift build

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real music no one here made, for the tests and the README's examples: the MP3s of Debian's asc-music
+# Real music no one here made, for the tests and the examples of the README and docs/: the MP3s of Debian's asc-music
 # (22.05 kHz, e.g. frontiers.mp3, 7 min 21 s) and the Ogg Vorbis files of planetblupi-music-ogg (44.1 kHz,
 # 2–10 min). Downloaded once with `apt-get download` and unpacked with `dpkg -x` into FOLDER (default
 # .build-fixtures/music), flat: FOLDER/frontiers.mp3, FOLDER/music004.ogg, …; kept between runs.

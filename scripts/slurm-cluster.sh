@@ -6,7 +6,7 @@
 #   slurm-cluster.sh stop DIR            stop what start started (by pid files; munged only if start started it)
 #   slurm-cluster.sh kill-slurmd DIR     SIGKILL slurmd (a node daemon crash; running tasks go on without it)
 #   slurm-cluster.sh restart-slurmd DIR  start slurmd again and wait until the node answers
-# The node is this host with its CPUs and half its memory, partition `cpu` (the README's cluster section names
+# The node is this host with its CPUs and half its memory, partition `cpu` (docs/studies.md's cluster section names
 # it). No cgroups here, so proctrack/linuxproc and task/none; no accounting (sacct is disabled: ask
 # `scontrol show job`). Needs root (slurmd runs the jobs as their user; SlurmUser root). Seen with Debian 12's
 # slurm-wlm 22.05.8.

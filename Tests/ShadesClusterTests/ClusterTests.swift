@@ -106,14 +106,14 @@ struct ClusterTests {
                      resubmission.timeIntervalSince(firstArray), Date().timeIntervalSince(resubmission)))
     }
 
-    /// The README's "On a cluster" commands as written (the bundle's `tar` line aside: scripts/bundle-test.sh runs
+    /// docs/studies.md's "On a cluster" commands as written (the bundle's `tar` line aside: scripts/bundle-test.sh runs
     /// it), with this build's `shades` on PATH, in a workspace holding `protocol.json` (the cluster study),
     /// `patients.csv` and the measurements: plan, `study slurm … && sbatch …`, then `study status` once the job
     /// has ended, which exits 0; `study check` verifies every patient.
     @Test func theReadmeClusterSectionRunsAsWritten() throws {
         let folder = temporaryFolder("slurm-readme")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let readme = try String(contentsOfFile: StudyFixture.packageRoot + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: StudyFixture.packageRoot + "/docs/studies.md", encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "\n### On a cluster\n").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "\n```").first)
         let lines = block.split(separator: "\n").map(String.init)

@@ -2,10 +2,12 @@ import Testing
 import Foundation
 import ShadesTestSupport
 
-/// The README's examples, run as written: every `$ …` line of its ```text blocks runs, in order, in one
-/// folder holding the real music of the tests (`make test-deps`: asc-music's MP3s, planetblupi's Oggs), and
-/// prints what the README shows below it. `$ cat FILE` writes the lines below it into FILE. A line that is
-/// only "…" stands for any number of lines; "  # words" after a command or a line is the README's comment.
+/// The examples of README.md and of every guide in docs/, run as written: every `$ …` line of a document's
+/// ```text blocks runs, in order, in a folder of the document's own holding the real music of the tests
+/// (`make test-deps`: asc-music's MP3s, planetblupi's Oggs) and `Presets/`, and prints what the document
+/// shows below it. So each document's examples run on their own, as a reader copying them would run them.
+/// `$ cat FILE` writes the lines below it into FILE. A line that is only "…" stands for any number of
+/// lines; "  # words" after a command or a line is the document's comment.
 /// Commands that need a sound card (`play`, `meter`, a procedure without `--simulate…`) and commands other
 /// than `shades` and `cat` (`make load-test`) are not run here: the live tests play and meter through a real
 /// audio server.
@@ -14,13 +16,20 @@ import ShadesTestSupport
         .deletingLastPathComponent().path
     static let musicFixtures = packageRoot + "/.build-fixtures/music"
 
-    /// One `$ …` line and the lines the README shows after it.
+    /// README.md and every docs/*.md, as paths from the package root.
+    static let documents: [String] = {
+        let guides = (try? FileManager.default.contentsOfDirectory(atPath: packageRoot + "/docs")) ?? []
+        return ["README.md"] + guides.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    }()
+
+    /// One `$ …` line and the lines the document shows after it.
     struct Example: CustomStringConvertible {
         let command: String
         let shown: [String]
-        /// Line of the command in the README, from 1.
+        /// Line of the command in the document, from 1.
         let line: Int
-        var description: String { "README.md:\(line): $ \(command)" }
+        var document = "README.md"
+        var description: String { "\(document):\(line): $ \(command)" }
     }
 
     /// The examples of `markdown`'s ```text blocks, in order.
@@ -87,10 +96,20 @@ import ShadesTestSupport
         return lines
     }
 
-    @Test func everyExampleRunsAsWritten() throws {
-        let markdown = try String(contentsOfFile: Self.packageRoot + "/README.md", encoding: .utf8)
-        let examples = Self.examples(in: markdown)
-        try #require(examples.count > 10, "the README's examples were not found")
+    /// Together the documents show the examples of every command (a guide may show none).
+    @Test func theDocumentsHoldTheExamples() throws {
+        let counts = try Self.documents.map { try Self.examples(in: String(contentsOfFile: Self.packageRoot + "/" + $0, encoding: .utf8)).count }
+        #expect(Self.documents.count > 10 && counts[0] >= 6 && counts.reduce(0, +) > 100, "\(zip(Self.documents, counts).map { "\($0): \($1)" })")
+    }
+
+    @Test(arguments: documents) func everyExampleRunsAsWritten(document: String) throws {
+        let markdown = try String(contentsOfFile: Self.packageRoot + "/" + document, encoding: .utf8)
+        let examples = Self.examples(in: markdown).map { example in
+            var example = example
+            example.document = document
+            return example
+        }
+        guard !examples.isEmpty else { return }
         let music = try FileManager.default.contentsOfDirectory(atPath: Self.musicFixtures)
         try #require(music.contains("frontiers.mp3"), "no music fixtures in \(Self.musicFixtures): run make test-deps")
         let folder = temporaryFolder("readme")
@@ -100,7 +119,7 @@ import ShadesTestSupport
         }
         // As in a clone of the repository: its presets beside the music.
         try FileManager.default.createSymbolicLink(atPath: "\(folder)/Presets", withDestinationPath: "\(Self.packageRoot)/Presets")
-        // `shades` as the README types it: the built binary first on the PATH.
+        // `shades` as the document types it: the built binary first on the PATH.
         let binFolder = URL(fileURLWithPath: Shell.executable).deletingLastPathComponent().path
         let path = binFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         for example in examples {
@@ -122,7 +141,7 @@ import ShadesTestSupport
             process.waitUntilExit()
             let actual = Self.trimmedLines(text)
             let shown = Self.trimmedLines(example.shown.map(Self.withoutComment).joined(separator: "\n"))
-            #expect(Self.matches(actual, shown), "\(example) printed:\n\(actual.joined(separator: "\n"))\nthe README shows:\n\(shown.joined(separator: "\n"))")
+            #expect(Self.matches(actual, shown), "\(example) printed:\n\(actual.joined(separator: "\n"))\n\(document) shows:\n\(shown.joined(separator: "\n"))")
         }
     }
 

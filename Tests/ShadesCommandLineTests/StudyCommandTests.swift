@@ -5,7 +5,7 @@ import ShadesTestSupport
 import ShadesRender
 import ShadesStudy
 
-/// `shades study` on the repository's example protocol, from the README's commands: a cohort of 40 patients
+/// `shades study` on the repository's example protocol, from docs/studies.md's commands: a cohort of 40 patients
 /// (audiograms and MMLs from the procedures' simulated listeners, songs cut from the tests' real music)
 /// planned byte-identically, built, checked (levels at the ear, twins' loudness, blinding); a changed level
 /// and an unblinding word found; bad patients refused before a plan is written.
@@ -42,9 +42,9 @@ import ShadesStudy
         try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
     }
 
-    /// The `shades study …` lines of the README's Studies section (before its "On a cluster"), without "shades".
+    /// The `shades study …` lines of docs/studies.md's Studies section (before its "On a cluster"), without "shades".
     static func readmeCommands() throws -> [[String]] {
-        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: packageRoot + "/docs/studies.md", encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## Studies\n").dropFirst().first?.components(separatedBy: "\n## ").first?.components(separatedBy: "\n### ").first)
         return section.split(separator: "\n").filter { $0.hasPrefix("shades study ") }.map { $0.split(separator: " ").dropFirst().map(String.init) }
     }
