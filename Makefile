@@ -37,7 +37,7 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-study-peers compare-builds cpu-flags clean \
+.PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-study-peers compare-builds cpu-flags clean manual \
 	build-bench fuzz fuzz-ci build-fuzz build-tsan test-tsan test-asan soak load-test test-kernels test-arm64 test-slurm
 
 # Installs those of the Debian packages $(1) that are missing (apt-get install options: $(2)). A package
@@ -98,6 +98,18 @@ test-slurm: deps
 # Run it after a change to the public API and commit the listing with the change.
 api-listing: deps
 	SHADES_WRITE_API_LISTING=1 swift test $(SWIFT_FLAGS) --filter PublicAPITests
+
+# The command-line reference from the commands (docs/development.md): a man page per command in docs/man/
+# (swift-argument-parser's generate-manual plugin, which builds the package in release; dated by the last
+# commit to Sources/shades, so the pages change only with the commands) and docs/reference.md
+# (CommandReferenceTests, which checks both in `make test`).
+MANUAL_DATE := $(shell git log -1 --format=%cs -- Sources/shades 2>/dev/null || date -u +%F)
+manual: deps
+	rm -rf .build/plugins/GenerateManual/outputs/shades
+	swift package plugin generate-manual --configuration release --multi-page --date $(MANUAL_DATE)
+	rm -rf docs/man && mkdir -p docs/man
+	cp .build/plugins/GenerateManual/outputs/shades/*.1 docs/man/
+	SHADES_WRITE_REFERENCE=1 swift test $(SWIFT_FLAGS) --filter CommandReferenceTests
 
 # `shades play` through a real audio server: scripts/live-tests.sh starts a headless PulseAudio (null sink,
 # float32 48 kHz stereo) in a temporary folder, runs Tests/ShadesLiveTests with its environment exported

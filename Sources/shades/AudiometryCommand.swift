@@ -27,7 +27,9 @@ struct AudiometryCommand: ParsableCommand {
             trial; `loudness-match --audiogram`, `render --audiogram` and `catalogue build --audiogram` read it. \
             Examples:
               shades audiometry --ear right -o audiogram.json
-              shades audiometry --simulate-audiogram 250:10,500:15,1000:20,2000:35,4000:50,8000:60 --false-alarms 0.05 --misses 0.05
+              shades audiometry --simulate-audiogram \\
+                250:10,500:15,1000:20,2000:35,4000:50,8000:60 \\
+                --false-alarms 0.05 --misses 0.05
             """)
 
     @OptionGroup var ear: EarOption

@@ -23,7 +23,8 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
             \(TinnitusOptions.earsOfAnAudiogram) \
             Examples:
               shades mril --frequency 6kHz --audiogram audiogram.json -o mril.json
-              shades mril --frequency 6kHz --threshold -80 --simulate 20dB --simulate-mril 6dB --json
+              shades mril --frequency 6kHz --threshold -80 --simulate 20dB \\
+                --simulate-mril 6dB --json
             """)
 
     @OptionGroup var tinnitus: TinnitusOptions

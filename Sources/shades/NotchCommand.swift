@@ -61,7 +61,8 @@ struct NotchFilterCommand: ParsableCommand, ParameterOptions {
             loads, and --parametric writes an AutoEq-style list of peaking filters that approximates it.
             Examples:
               shades notch-filter --frequency 6kHz -o notch-6k.wav --pipewire notch-6k.conf
-              shades notch-filter --frequency 6kHz --audiogram audiogram.json -o profile.wav --pipewire profile.conf --parametric profile.txt
+              shades notch-filter --frequency 6kHz --audiogram audiogram.json \\
+                -o profile.wav --pipewire profile.conf --parametric profile.txt
             """)
 
     @Option(parsing: .unconditionalSingleValue, help: "Notch centre(s): 6000, 6kHz; several separated by commas.")
@@ -169,7 +170,8 @@ struct NotchCommand: ParsableCommand {
 
             Examples:
               shades notch song.mp3 --frequency 6kHz -o song-notched.wav
-              shades notch song.ogg --frequency 4kHz --width 0.5 --edge-boost 20dB -o out.wav
+              shades notch song.ogg --frequency 4kHz --width 0.5 --edge-boost 20dB \\
+                -o out.wav
               shades notch song.flac --left 4kHz --right 6.3kHz -o song-notched.flac
               shades notch a.flac b.flac --frequency 5.2kHz -o outdir/
             """)

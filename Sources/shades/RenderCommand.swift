@@ -33,9 +33,10 @@ struct RenderCommand: ParsableCommand {
               shades render tone --frequency 6kHz --duration 2m --channels left -o t.wav
               shades render pink --am 10 --am-depth 1 --duration 3m -o am-pink.wav
               shades render tone --frequency 6kHz --am 40 --duration 3m -o am-tone.wav
-              shades render tone --frequency 1kHz --pulse 200ms/200ms --duration 10s -o p.wav
+              shades render tone --frequency 1kHz --pulse 200ms/200ms --duration 10s \\
+                -o p.wav
               shades render pink --notch 6kHz --duration 10m --loop -o notched-pink.wav
-            \(Generator.kinds.compactMap { $0.example.map { "  " + $0 } }.joined(separator: "\n"))
+            \(Generator.kinds.compactMap { $0.example.map(helpExample) }.joined(separator: "\n"))
               shades render --sound rain.json --duration 60s --loop -o rain.wav
               shades render song.mp3 --notch 6kHz --format s24 -o song-notched.wav
             """)

@@ -25,11 +25,12 @@ extension StimuliCommand {
                 frequency (--scale mel: in mels, as the paper), of which a random number in --filled (each \
                 count equally likely) are at 0 dB and the rest at --unfilled dB; random phases, one inverse FFT \
                 over the whole --duration, 10 ms ramps, at --level RMS. The defaults are Hoyland et al. 2023's \
-                (IEEE Open J Eng Med Biol 4): 8 bins, 100 Hz … 13 kHz, 2 … 7 filled, -100 dB, 500 ms; the \
-                listener answers yes or no ("like my tinnitus?") to each, and `shades revcorr reconstruct` \
-                estimates the spectrum. index.json lists the bin edges (binEdgesHz) and each file's bin levels \
-                (binLevelsDB). \
-                Example: shades stimuli revcorr --count 200 --seed 3 -o revcorr/
+                (IEEE Open J Eng Med Biol 4): 8 bins, 100 Hz … 13 kHz, 2 … 7 filled, -100 dB, 500 ms. The \
+                listener answers yes or no ("like my tinnitus?") to each, and the spectrum comes from \
+                `shades revcorr reconstruct`. index.json lists the bin edges (binEdgesHz) and each file's bin levels \
+                (binLevelsDB).
+                Example:
+                  shades stimuli revcorr --count 200 --seed 3 -o revcorr/
                 """)
 
         @OptionGroup var set: StimuliCommand.SetOptions
@@ -119,8 +120,10 @@ struct RevCorrCommand: ParsableCommand {
                 (y/n, 1/0, true/false). --method linear is Hoyland et al. 2023's Eq. 2, x = (1/p)·Ψᵀy with each \
                 bin's levels centred and y = ±1 (the mean "yes" stimulus minus the mean "no" one); ridge the \
                 full Normal equation (ΨᵀΨ + λI)⁻¹Ψᵀy. The result lists each bin's edges, centre, weight and \
-                standardised weight (mean 0, SD 1; higher: more like the tinnitus). \
-                Example: shades revcorr reconstruct answers.csv --index revcorr/index.json -o spectrum.json
+                standardised weight (mean 0, SD 1; higher: more like the tinnitus).
+                Example:
+                  shades revcorr reconstruct answers.csv --index revcorr/index.json \\
+                    -o spectrum.json
                 """)
 
         @Argument(help: "The answers: CSV (stimulus,answer) or JSON.")
@@ -211,8 +214,10 @@ struct RevCorrCommand: ParsableCommand {
                 The simulated tinnitus is a peak at --frequency, --width octaves wide at half its height (40 dB, \
                 Gaussian in log frequency) in the set's bins. It answers yes when a stimulus' bin levels correlate \
                 with it (Pearson's r) above 0 after Gaussian noise of SD --noise is added to r (0: the paper's \
-                ideal listener). \
-                Example: shades revcorr simulate --index revcorr/index.json --frequency 4kHz -o answers.csv
+                ideal listener).
+                Example:
+                  shades revcorr simulate --index revcorr/index.json --frequency 4kHz \\
+                    -o answers.csv
                 """)
 
         @Option(parsing: .unconditional, help: "The set's index.json or its folder.")

@@ -132,7 +132,7 @@ struct DurationOption: ParameterOptions {
 
 /// `--device`: the sound card a command plays through.
 struct OutputDeviceOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: "Output device: an index or part of a name (`shades play --device list` lists them).")
+    @Option(parsing: .unconditional, help: "Output device: an index or part of a name (list them: `shades play --device list`).")
     var device: String?
 
     static let parameters: [ParameterID: String] = [.device: "device"]

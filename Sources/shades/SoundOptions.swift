@@ -171,7 +171,7 @@ func optionalNumber(_ text: String?, _ parameter: ParameterID) throws(ShadesErro
 /// `--audiogram FILE --ear E --rule half-gain --max-gain DB`: a spectral shape from an audiogram (`render`, `play`,
 /// `catalogue build`).
 struct AudiogramShapingOptions: ParameterOptions {
-    @Option(parsing: .unconditional, help: "Shape the sound by this audiogram (`shades audiometry -o`, dB HL): the half-gain rule per frequency (Cuesta et al. 2022), or a generator's own band gains (--band-gains).")
+    @Option(parsing: .unconditional, help: "Shape the sound by this audiogram (dB HL, from `shades audiometry -o`): the half-gain rule per frequency (Cuesta et al. 2022), or a generator's own band gains (--band-gains).")
     var audiogram: String?
 
     @Option(parsing: .unconditional, help: "The audiogram's ear for --audiogram: left or right (default: its only ear).")

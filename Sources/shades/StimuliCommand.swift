@@ -44,8 +44,9 @@ struct StimuliCommand: ParsableCommand {
             usage: "shades stimuli audiometry [--ear <ear>] [<options>] --output <folder>",
             discussion: """
                 Standard frequencies 125, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000 Hz; --extended adds 9, 10, \
-                11.2, 12.5, 14 and 16 kHz; --frequencies replaces the list (TinnitusNavigator's custom ones). \
-                Example: shades stimuli audiometry --ear both -o audiometry/
+                11.2, 12.5, 14 and 16 kHz; --frequencies replaces the list (TinnitusNavigator's custom ones).
+                Example:
+                  shades stimuli audiometry --ear both -o audiometry/
                 """)
 
         @OptionGroup var set: SetOptions
@@ -92,7 +93,8 @@ struct StimuliCommand: ParsableCommand {
                 For each frequency from --from to --to in --step octaves: a 1 s pure tone and a 1 s ½-octave \
                 narrow-band noise with 10 ms raised-cosine ramps, all at equal RMS. --octave-check F also writes \
                 the octave-confusion triple F/2, F, 2F.
-                Example: shades stimuli pitch-match -o pitch/
+                Example:
+                  shades stimuli pitch-match -o pitch/
                 """)
 
         @OptionGroup var set: SetOptions
@@ -160,7 +162,7 @@ extension StimuliCommand {
         @Option(parsing: .unconditional, help: "Reference level (threshold or minimum masking level), dBFS (default -40).")
         var reference: String?
 
-        @Option(name: .customLong("reference-from"), parsing: .unconditional, help: "The reference level, frequency and band from a `shades mml`, `shades mril` or `shades loudness-match` result.")
+        @Option(name: .customLong("reference-from"), parsing: .unconditional, help: "The reference level, frequency and band from the JSON written by one of `shades mml`, `shades mril`, `shades loudness-match`.")
         var referenceFrom: String?
 
         @Option(parsing: .unconditional, help: "Masker level above the reference, dB.")

@@ -11,12 +11,14 @@ extension StudyCommand {
             commandName: "slurm",
             abstract: "Write the sbatch script that builds a planned study as a Slurm job array.",
             discussion: """
-                Writes STUDY/slurm/build.sbatch: an array of TASKS tasks, task I building shard I/TASKS \\
-                (shades study build --shard), one log per task in STUDY/slurm/logs/, this shades binary by \\
-                its absolute path, no srun. Submit it with sbatch; follow it with shades study status; \\
-                resubmit failed tasks with sbatch --array=I,J STUDY/slurm/build.sbatch (the shards stay \\
+                Writes STUDY/slurm/build.sbatch: an array of TASKS tasks, task I building shard I/TASKS \
+                (shades study build --shard), one log per task in STUDY/slurm/logs/, this shades binary by \
+                its absolute path, no srun. Submit it with sbatch; follow it with shades study status; \
+                resubmit failed tasks with sbatch --array=I,J STUDY/slurm/build.sbatch (the shards stay \
                 the same). Default: one task per 100 patients, at most 1000 (clusters cap MaxArraySize).
-                Example: shades study slurm study/ --tasks 50 --max-running 10 --partition cpu --time 04:00:00
+                Example:
+                  shades study slurm study/ --tasks 50 --max-running 10 \\
+                    --partition cpu --time 04:00:00
                 """)
 
         @Argument(help: "The study folder (made by shades study plan).")
@@ -68,9 +70,10 @@ extension StudyCommand {
             commandName: "status",
             abstract: "Patients done, failed (with the reason) and not yet built, per site.",
             discussion: """
-                Done: the patient's folder matches its plan line (its manifest and files' sizes; shades study \\
+                Done: the patient's folder matches its plan line (its manifest and files' sizes; shades study \
                 check reads the audio). Exits 0 only when every patient is done, 1 otherwise.
-                Example: shades study status study/
+                Example:
+                  shades study status study/
                 """)
 
         @Argument(help: "The study folder.")

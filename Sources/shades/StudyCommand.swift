@@ -40,7 +40,8 @@ struct StudyCommand: ParsableCommand {
                 written. Writes STUDY/plan/study.json and STUDY/plan/patients.jsonl (one line per patient; the same \
                 bytes for the same inputs) and STUDY/key/allocation.csv. The plan and the key tell the arms: keep \
                 them from whoever assesses the patients.
-                Example: shades study plan Presets/studies/example-study.json patients.csv -o study/
+                Example:
+                  shades study plan Presets/studies/example-study.json patients.csv -o study/
                 """)
 
         @Argument(help: "The study protocol (JSON).")
@@ -88,7 +89,8 @@ struct StudyCommand: ParsableCommand {
                 Exit status: 0 every patient done; 1 a failure worth retrying (the system, the disk, an \
                 interrupt: SIGINT, SIGTERM, SIGHUP, as scancel and a time limit send); 2 a failure a retry \
                 cannot fix (bad input, a level that cannot be made). SIGKILL ends it by the signal.
-                Example: shades study build study/ --shard 0/4
+                Example:
+                  shades study build study/ --shard 0/4
                 """)
 
         @Argument(help: "The study folder (made by shades study plan).")
@@ -158,7 +160,8 @@ struct StudyCommand: ParsableCommand {
                 plan), a sham's loudness (within 0.1 LU of its active twin's), and every word of the folder's \
                 text and metadata against the words that would tell the arm. Prints each difference in one \
                 line and exits 1 on any.
-                Example: shades study check study/
+                Example:
+                  shades study check study/
                 """)
 
         @Argument(help: "The study folder.")

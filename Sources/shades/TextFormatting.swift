@@ -66,6 +66,31 @@ extension String {
     }
 }
 
+/// `command` as an example line of a command's help: indented two spaces and, when longer than a help line
+/// (79 characters: ArgumentParser wraps the discussion at 80 columns, between words, which would break the
+/// command), cut before an option into lines ending in ` \` (the shell's line continuation), each next line
+/// indented two spaces more. So an example reads whole on an 80-column terminal and still runs when copied.
+func helpExample(_ command: String) -> String {
+    let width = 79
+    // An option with its values is one piece: "--frequency 6kHz", "--harmonics -12,-20".
+    var pieces: [String] = []
+    for word in command.split(separator: " ").map(String.init) {
+        let isOption = word.hasPrefix("--") || (word.count == 2 && word.hasPrefix("-") && word.last!.isLetter)
+        if isOption || pieces.isEmpty { pieces.append(word) } else { pieces[pieces.count - 1] += " " + word }
+    }
+    guard let first = pieces.first else { return "" }
+    var lines: [String] = [], line = "  " + first
+    for piece in pieces.dropFirst() {
+        if line.count + 1 + piece.count + 2 > width {
+            lines.append(line + " \\")
+            line = "    " + piece
+        } else {
+            line += " " + piece
+        }
+    }
+    return (lines + [line]).joined(separator: "\n")
+}
+
 /// The widest a screen's text is laid out, columns.
 let maximumScreenColumns = 80
 

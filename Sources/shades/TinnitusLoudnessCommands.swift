@@ -132,7 +132,8 @@ struct LoudnessMatchCommand: ParsableCommand {
             frequency). \(TinnitusOptions.earsOfAnAudiogram) The JSON (levelDBFS, sensationLevelDB) is read by \
             `stimuli residual-inhibition --reference-from`. \
             Examples:
-              shades loudness-match --frequency 6kHz --audiogram audiogram.json --ear right -o loudness.json
+              shades loudness-match --frequency 6kHz --audiogram audiogram.json \\
+                --ear right -o loudness.json
               shades loudness-match --frequency 6kHz --threshold -80 --simulate 12dB --json
             """)
 

@@ -15,7 +15,8 @@ extension StimuliCommand {
                 (default 6 kHz); pulsatile (tinnitus-pulse, 500 Hz, 72 BPM) and low-frequency fluctuating \
                 (tinnitus-roar, 150 Hz, 1 Hz) in their own low bands. 10 ms raised-cosine ramps; index.json names \
                 each file's cluster and sound.
-                Example: shades stimuli tinnitus-quality --frequency 6kHz -o quality/
+                Example:
+                  shades stimuli tinnitus-quality --frequency 6kHz -o quality/
                 """)
 
         @OptionGroup var set: SetOptions
