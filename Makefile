@@ -100,15 +100,12 @@ api-listing: deps
 	SHADES_WRITE_API_LISTING=1 swift test $(SWIFT_FLAGS) --filter PublicAPITests
 
 # The command-line reference from the commands (docs/development.md): a man page per command in docs/man/
-# (swift-argument-parser's generate-manual plugin, which builds the package in release; dated by the last
-# commit to Sources/shades, so the pages change only with the commands) and docs/reference.md
+# (scripts/manual-pages.sh: swift-argument-parser's generate-manual plugin, which builds the package in
+# release; dated by the last commit to Sources/shades, so the pages change only with the commands) and docs/reference.md
 # (CommandReferenceTests, which checks both in `make test`).
 MANUAL_DATE := $(shell git log -1 --format=%cs -- Sources/shades 2>/dev/null || date -u +%F)
 manual: deps
-	rm -rf .build/plugins/GenerateManual/outputs/shades
-	swift package plugin generate-manual --configuration release --multi-page --date $(MANUAL_DATE)
-	rm -rf docs/man && mkdir -p docs/man
-	cp .build/plugins/GenerateManual/outputs/shades/*.1 docs/man/
+	bash scripts/manual-pages.sh docs/man $(MANUAL_DATE)
 	SHADES_WRITE_REFERENCE=1 swift test $(SWIFT_FLAGS) --filter CommandReferenceTests
 
 # `shades play` through a real audio server: scripts/live-tests.sh starts a headless PulseAudio (null sink,

@@ -34,14 +34,15 @@ import ShadesTestSupport
 
     /// The man pages are checked for what they cover, not byte for byte (the plugin builds the whole package,
     /// too slow for a test): a page per command and no other (`shades.1`, `shades.stimuli.audiometry.1`,
-    /// as the plugin names them), each naming its command (`.Nm`) and listing exactly the command's long
-    /// options and flags (`.It Fl -name`).
+    /// as the plugin names them), each naming its command (`.Nm`) with its abstract (`.Nd`, characters
+    /// outside ASCII as mandoc's `\[uXXXX]`, as scripts/manual-pages.sh writes them) and listing exactly the
+    /// command's long options and flags (`.It Fl -name`).
     @Test func theManPagesAreTheCommands() throws {
         let root = try CommandReference.dump()
-        var expected: [String: (name: String, options: Set<String>)] = [:]
+        var expected: [String: (name: String, abstract: String, options: Set<String>)] = [:]
         func visit(_ command: CommandReference.Command, _ path: [String]) {
             let options = (command.arguments ?? []).filter { $0.shouldDisplay ?? true }.flatMap(\.longNames)
-            expected[path.joined(separator: ".") + ".1"] = (path.joined(separator: " "), Set(options))
+            expected[path.joined(separator: ".") + ".1"] = (path.joined(separator: " "), command.abstract ?? "", Set(options))
             for sub in command.subcommands ?? [] { visit(sub, path + [sub.commandName]) }
         }
         visit(root, [root.commandName])
@@ -58,6 +59,10 @@ import ShadesTestSupport
             let lines = text.split(separator: "\n").map(String.init)
             let name = command.name.contains(" ") ? "\"\(command.name)\"" : command.name
             #expect(lines.contains(".Nm \(name)"), "docs/man/\(page) does not name `\(command.name)` (\(hint))")
+            if !command.abstract.isEmpty {
+                let abstract = ".Nd " + Self.mdocArgument(command.abstract)
+                #expect(lines.contains(abstract), "docs/man/\(page) has not the abstract \(abstract) (\(hint))")
+            }
             var listed: Set<String> = []
             for line in lines where line.hasPrefix(".It ") {
                 for word in line.split(separator: " ") where word.hasPrefix("-") && word.count > 1 {
@@ -69,6 +74,22 @@ import ShadesTestSupport
                 \(command.options.subtracting(listed).sorted()), extra \(listed.subtracting(command.options).sorted())
                 """)
         }
+    }
+
+    /// `text` as a quoted mdoc macro argument, as generate-manual writes it (`\e`, `\(dq`), with the characters
+    /// outside ASCII as scripts/manual-pages.sh spells them (`\[u2026]`).
+    static func mdocArgument(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\e"
+            case "\"": escaped += "\\(dq"
+            case "\n": escaped += " "
+            case _ where !scalar.isASCII: escaped += "\\[u" + String(format: "%04X", scalar.value) + "]"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped.contains(" ") || escaped.isEmpty ? "\"\(escaped)\"" : escaped
     }
 
     /// Each example of a command's help (a discussion line that starts with spaces and "shades ", with the
