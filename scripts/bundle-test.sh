@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# make test-bundle: the bundle (make bundle, dist/) run where none of Shades' libraries is installed, giving the
+# bytes the static build gives here. Two minimal root file systems (`debootstrap --variant=minbase`, made at
+# once): Debian 12 (glibc 2.36, the build's) and Debian 11 (glibc 2.31, older than the build's). In each, in a
+# chroot with /proc mounted (without it a Swift program gets no arguments and O_TMPFILE no /proc/self/fd):
+#   - the README's cluster steps in a workspace: the bundle unpacked there, its bin/ on PATH; render pink, notch
+#     of a real MP3, catalogue build of Presets/, study plan of the example study for a cohort of 6, study
+#     slurm, the job script's tasks run by sh as Slurm would run them (no scheduler), study status;
+#   - every output file's SHA-256 compared with the same commands' here (.build-static/release/shades), the
+#     job scripts and their logs apart (they name the binary); the job script must name the bundle's bin/shades;
+#   - one run under LD_DEBUG=libs: every library tried or initialised must be the bundle's (none of the chroot's,
+#     which has its own libc, libstdc++, libgcc_s and libdb);
+#   - `shades play`: no sound card, no ALSA configuration: one line on stderr, exit 1 (no abort).
+# Everything lives in a temporary folder under /tmp, /proc unmounted and the folder removed at the end, also when
+# a step fails (rm --one-file-system: never into a mount left behind). DEBIAN_MIRROR: another Debian mirror.
+# About 3 minutes here (most of it debootstrap's downloads and the three catalogue builds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+shades=$root/.build-static/release/shades
+version=$("$shades" --version | cut -d' ' -f1)
+name=shades-$version-linux-x86_64
+tarball=$root/dist/$name.tar.gz
+[ -f "$tarball" ] || { echo "bundle-test.sh: no $tarball (make bundle)" >&2; exit 1; }
+song=$(ls "$root"/.build-fixtures/music/*.mp3 2>/dev/null | sort | head -1)
+[ -n "$song" ] || { echo "bundle-test.sh: no MP3 in .build-fixtures/music (bash scripts/music-fixtures.sh)" >&2; exit 1; }
+SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+suites="bookworm bullseye"
+
+work=$(mktemp -d /tmp/shades-bundle-test.XXXXXX)
+# Every mount under the folder (the chroots' /proc; debootstrap's own, if it was stopped halfway), deepest first.
+unmount_all() {
+    local mounts
+    mounts=$(awk -v top="$work/" 'index($2, top) == 1 { print $2 }' /proc/mounts | sort -r)
+    for m in $mounts; do $SUDO umount "$m" 2>/dev/null || $SUDO umount -l "$m"; done
+}
+cleanup() {
+    status=$?
+    for pid in ${debootstraps:-}; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    unmount_all
+    $SUDO rm -rf --one-file-system "$work"
+    exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() { echo "bundle-test.sh: $*" >&2; exit 1; }
+SECONDS=0
+
+# 1. The root file systems, both at once (mostly waiting for downloads).
+debootstraps=""
+for suite in $suites; do
+    $SUDO debootstrap --variant=minbase "$suite" "$work/$suite" "$mirror" > "$work/debootstrap-$suite.log" 2>&1 &
+    debootstraps="$debootstraps $!"
+done
+
+# 2. The inputs, made here: a cohort of 6 patients as StudyCommandTests makes one (simulated audiograms and MMLs,
+#    a 2 s song each), the default presets with the example study, and a real MP3.
+inputs=$work/inputs
+mkdir -p "$inputs/a" "$inputs/m"
+cp -r "$root/Presets" "$inputs/Presets"
+cp "$song" "$inputs/song.mp3"
+(
+    cd "$inputs"
+    echo "id,site,arm,tinnitusHz,audiogram,mml,music" > patients.csv
+    for i in 1 2 3 4 5 6; do
+        "$shades" audiometry --simulate-audiogram 250:5,500:5,1000:10,2000:10,4000:15,8000:20 --seed $i -o a/P$i.json > /dev/null
+        "$shades" mml --frequency 6kHz --threshold -$((70 + i % 7)) --simulate 20dB -o m/P$i.json > /dev/null
+        mkdir -p songs/P$i
+        "$shades" render pink --duration 2s --am 0.5 --seed $i -o songs/P$i/song.flac > /dev/null
+        tinnitus=$([ $((i % 5)) = 0 ] && echo "left=6000 right=7000" || echo $((4000 + 250 * (i % 9))))
+        site=$([ $((i % 2)) = 0 ] && echo Ulm || echo Regensburg)
+        echo "P$i,$site,,$tinnitus,a/P$i.json,m/P$i.json,songs/P$i" >> patients.csv
+    done
+)
+
+# The commands, run by sh in a workspace holding the inputs and the unpacked bundle (here: the static build on
+# PATH instead). The job script's tasks run as Slurm runs them: sh with SLURM_ARRAY_TASK_ID set.
+cat > "$inputs/commands.sh" <<'EOF'
+set -eu
+cd "$1"
+shades render pink --duration 5s -o pink.flac
+shades notch song.mp3 --frequency 6kHz -o notched.flac
+shades catalogue build Presets -o catalogue
+shades study plan Presets/studies/example-study.json patients.csv -o study
+shades study slurm study --tasks 2 --partition cpu --time 00:10:00
+for task in 0 1; do SLURM_ARRAY_TASK_ID=$task sh study/slurm/build.sbatch; done
+shades study status study
+EOF
+
+# Every output's SHA-256, by path relative to the workspace ($1), but the inputs and the job script and logs.
+digests() {
+    (cd "$1" && find pink.flac notched.flac catalogue study -type f ! -path 'study/slurm/*' -print0 | sort -z \
+        | xargs -0 sha256sum)
+}
+
+# 3. Here: the same commands with the static build.
+mkdir "$work/host"
+cp -r "$inputs/." "$work/host/"
+echo "bundle-test: host run ($shades)"
+PATH=$(dirname "$shades"):$PATH sh "$work/host/commands.sh" "$work/host" > "$work/host.log" 2>&1 \
+    || { cat "$work/host.log"; fail "the commands failed here"; }
+grep -q "^exec '$(readlink -f "$shades")' study build" "$work/host/study/slurm/build.sbatch" \
+    || fail "here, the job script does not run $(readlink -f "$shades"): $(tail -1 "$work/host/study/slurm/build.sbatch")"
+digests "$work/host" > "$work/host.sha256"
+echo "bundle-test: $(wc -l < "$work/host.sha256") output files here, $SECONDS s"
+
+for pid in $debootstraps; do
+    wait "$pid" || { tail -20 "$work"/debootstrap-*.log; fail "debootstrap failed (mirror $mirror)"; }
+done
+debootstraps=""
+echo "bundle-test: root file systems made ($suites), $SECONDS s"
+
+# 4. In each chroot.
+for suite in $suites; do
+    chroot=$work/$suite
+    $SUDO mount -t proc proc "$chroot/proc"
+    glibc=$($SUDO chroot "$chroot" /usr/bin/env -i /usr/bin/getconf GNU_LIBC_VERSION | cut -d" " -f2)
+    workspace=/workspace
+    mkdir -p "$chroot$workspace"
+    cp -r "$inputs/." "$chroot$workspace/"
+    # The README's first step on a cluster: copy the bundle to the workspace and unpack it.
+    cp "$tarball" "$chroot$workspace/"
+    tar -C "$chroot$workspace" -xzf "$chroot$workspace/$name.tar.gz"
+    bin=$workspace/$name/bin
+    in_chroot() { $SUDO chroot "$chroot" /usr/bin/env -i PATH="$bin:/usr/bin:/bin" HOME=/root "$@"; }
+    in_chroot sh "$workspace/commands.sh" "$workspace" > "$work/$suite.log" 2>&1 \
+        || { cat "$work/$suite.log"; fail "$suite: the commands failed in the chroot"; }
+    grep -q "^exec '$bin/shades' study build" "$chroot$workspace/study/slurm/build.sbatch" \
+        || fail "$suite: the job script does not run the bundle's $bin/shades: $(tail -1 "$chroot$workspace/study/slurm/build.sbatch")"
+    grep -q "^6 of 6 patients done" "$work/$suite.log" || { cat "$work/$suite.log"; fail "$suite: study status"; }
+    digests "$chroot$workspace" > "$work/$suite.sha256"
+    if ! diff "$work/host.sha256" "$work/$suite.sha256" > "$work/$suite.diff"; then
+        cat "$work/$suite.diff"; fail "$suite: outputs differ from the static build's (< here, > in the chroot)"
+    fi
+
+    # Libraries: those the loader tried or initialised after the launcher's sh handed over (the last but one
+    # "transferring control"; the program's is the last) must all be in the bundle's lib/.
+    in_chroot LD_DEBUG=libs "$bin/shades" notch "$workspace/song.mp3" --frequency 4kHz -o /tmp/ld.flac \
+        > /dev/null 2> "$work/$suite.ld"
+    awk '/transferring control:/ { n++ } { line[NR] = $0; control[NR] = n } END {
+             for (i = 1; i <= NR; i++) if (control[i] >= n - 1) print line[i] }' "$work/$suite.ld" \
+        | sed -n 's/.*\(trying file=\|calling init: \)\(.*\)/\2/p' > "$work/$suite.loaded"
+    outside=$(grep -v "^$bin/../lib/" "$work/$suite.loaded" || true)
+    [ -z "$outside" ] || fail "$suite: libraries taken from outside the bundle: $outside"
+    inits=$(grep -c . "$work/$suite.loaded")
+    grep -qx "$bin/../lib/libc.so.6" "$work/$suite.loaded" || fail "$suite: no libc.so.6 in LD_DEBUG's log ($inits lines)"
+
+    # play: no card, no ALSA configuration.
+    play_status=0
+    in_chroot "$bin/shades" play pink --timer 1s > /dev/null 2> "$work/$suite.play" || play_status=$?
+    [ "$play_status" = 1 ] && [ "$(wc -l < "$work/$suite.play")" = 1 ] \
+        || { cat "$work/$suite.play"; fail "$suite: shades play exited $play_status (expected 1, with one line)"; }
+    $SUDO umount "$chroot/proc"
+    echo "bundle-test: $suite (glibc $glibc): $(wc -l < "$work/$suite.sha256") outputs identical, every library the bundle's, play: $(cat "$work/$suite.play"), $SECONDS s"
+done
+echo "bundle-test: passed in $SECONDS s"
