@@ -37,7 +37,7 @@ unmount_all() {
 }
 cleanup() {
     status=$?
-    for pid in ${debootstraps:-}; do kill "$pid" 2>/dev/null || true; done
+    for pid in ${debootstraps:-} ${checks:-}; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     unmount_all
     $SUDO rm -rf --one-file-system "$work"
@@ -112,47 +112,60 @@ done
 debootstraps=""
 echo "bundle-test: root file systems made ($suites), $SECONDS s"
 
-# 4. In each chroot.
-for suite in $suites; do
-    chroot=$work/$suite
+# 4. In each chroot, both at once (each command is mostly one thread). check_suite SUITE: its report line in
+#    $work/SUITE.result, or a failure's lines in $work/SUITE.failure (and status 1).
+check_suite() {
+    local suite=$1 chroot=$work/$1 workspace=/workspace glibc bin outside play_status
+    bin=$workspace/$name/bin
+    fail() { echo "$suite: $*" > "$work/$suite.failure"; exit 1; }
+    in_chroot() { $SUDO chroot "$chroot" /usr/bin/env -i PATH="$bin:/usr/bin:/bin" HOME=/root "$@"; }
     $SUDO mount -t proc proc "$chroot/proc"
-    glibc=$($SUDO chroot "$chroot" /usr/bin/env -i /usr/bin/getconf GNU_LIBC_VERSION | cut -d" " -f2)
-    workspace=/workspace
+    glibc=$(in_chroot getconf GNU_LIBC_VERSION | cut -d' ' -f2)
     mkdir -p "$chroot$workspace"
     cp -r "$inputs/." "$chroot$workspace/"
     # The README's first step on a cluster: copy the bundle to the workspace and unpack it.
     cp "$tarball" "$chroot$workspace/"
     tar -C "$chroot$workspace" -xzf "$chroot$workspace/$name.tar.gz"
-    bin=$workspace/$name/bin
-    in_chroot() { $SUDO chroot "$chroot" /usr/bin/env -i PATH="$bin:/usr/bin:/bin" HOME=/root "$@"; }
     in_chroot sh "$workspace/commands.sh" "$workspace" > "$work/$suite.log" 2>&1 \
-        || { cat "$work/$suite.log"; fail "$suite: the commands failed in the chroot"; }
+        || fail "the commands failed in the chroot: $(tail -5 "$work/$suite.log")"
     grep -q "^exec '$bin/shades' study build" "$chroot$workspace/study/slurm/build.sbatch" \
-        || fail "$suite: the job script does not run the bundle's $bin/shades: $(tail -1 "$chroot$workspace/study/slurm/build.sbatch")"
-    grep -q "^6 of 6 patients done" "$work/$suite.log" || { cat "$work/$suite.log"; fail "$suite: study status"; }
+        || fail "the job script does not run the bundle's $bin/shades: $(tail -1 "$chroot$workspace/study/slurm/build.sbatch")"
+    grep -q "^6 of 6 patients done" "$work/$suite.log" || fail "study status: $(tail -3 "$work/$suite.log")"
     digests "$chroot$workspace" > "$work/$suite.sha256"
-    if ! diff "$work/host.sha256" "$work/$suite.sha256" > "$work/$suite.diff"; then
-        cat "$work/$suite.diff"; fail "$suite: outputs differ from the static build's (< here, > in the chroot)"
-    fi
+    diff "$work/host.sha256" "$work/$suite.sha256" > "$work/$suite.diff" \
+        || fail "outputs differ from the static build's (< here, > in the chroot): $(cat "$work/$suite.diff")"
 
     # Libraries: those the loader tried or initialised after the launcher's sh handed over (the last but one
     # "transferring control"; the program's is the last) must all be in the bundle's lib/.
     in_chroot LD_DEBUG=libs "$bin/shades" notch "$workspace/song.mp3" --frequency 4kHz -o /tmp/ld.flac \
-        > /dev/null 2> "$work/$suite.ld"
+        > /dev/null 2> "$work/$suite.ld" || fail "shades notch under LD_DEBUG failed: $(tail -3 "$work/$suite.ld")"
     awk '/transferring control:/ { n++ } { line[NR] = $0; control[NR] = n } END {
              for (i = 1; i <= NR; i++) if (control[i] >= n - 1) print line[i] }' "$work/$suite.ld" \
         | sed -n 's/.*\(trying file=\|calling init: \)\(.*\)/\2/p' > "$work/$suite.loaded"
     outside=$(grep -v "^$bin/../lib/" "$work/$suite.loaded" || true)
-    [ -z "$outside" ] || fail "$suite: libraries taken from outside the bundle: $outside"
-    inits=$(grep -c . "$work/$suite.loaded")
-    grep -qx "$bin/../lib/libc.so.6" "$work/$suite.loaded" || fail "$suite: no libc.so.6 in LD_DEBUG's log ($inits lines)"
+    [ -z "$outside" ] || fail "libraries taken from outside the bundle: $outside"
+    grep -qx "$bin/../lib/libc.so.6" "$work/$suite.loaded" || fail "no libc.so.6 in LD_DEBUG's log"
 
     # play: no card, no ALSA configuration.
     play_status=0
     in_chroot "$bin/shades" play pink --timer 1s > /dev/null 2> "$work/$suite.play" || play_status=$?
     [ "$play_status" = 1 ] && [ "$(wc -l < "$work/$suite.play")" = 1 ] \
-        || { cat "$work/$suite.play"; fail "$suite: shades play exited $play_status (expected 1, with one line)"; }
+        || fail "shades play exited $play_status (expected 1, with one line): $(cat "$work/$suite.play")"
     $SUDO umount "$chroot/proc"
-    echo "bundle-test: $suite (glibc $glibc): $(wc -l < "$work/$suite.sha256") outputs identical, every library the bundle's, play: $(cat "$work/$suite.play"), $SECONDS s"
+    echo "$suite (glibc $glibc): $(wc -l < "$work/$suite.sha256") outputs identical, every library the bundle's," \
+        "play: $(cat "$work/$suite.play")" > "$work/$suite.result"
+}
+checks=""
+for suite in $suites; do
+    check_suite "$suite" &
+    checks="$checks $!"
 done
+failed=0
+for pid in $checks; do wait "$pid" || failed=1; done
+for suite in $suites; do
+    [ -f "$work/$suite.result" ] && echo "bundle-test: $(cat "$work/$suite.result")"
+    [ -f "$work/$suite.failure" ] && echo "bundle-test: $(cat "$work/$suite.failure")" >&2
+    [ -f "$work/$suite.result" ] || failed=1
+done
+[ "$failed" = 0 ] || fail "failed after $SECONDS s"
 echo "bundle-test: passed in $SECONDS s"

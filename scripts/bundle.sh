@@ -78,13 +78,17 @@ done
     echo
     echo "## The libraries in lib/ and the Debian packages they come from"
     echo
-    echo "| library | Debian package | licence file |"
-    echo "|---|---|---|"
+    echo "| library | Debian package | its source package (\`apt-get source NAME=VERSION\`) | licence file |"
+    echo "|---|---|---|---|"
     for entry in "${packages[@]}"; do
         set -- $entry
-        echo "| $1 | $2 $(dpkg-query -W -f='${Version}' "$2") | $2.copyright |"
+        echo "| $1 | $2 $(dpkg-query -W -f='${Version}' "$2") | $(dpkg-query -W -f='${source:Package}=${source:Version}' "$2") | $2.copyright |"
     done
 } > "$top/LICENSES/README.md"
+
+# Modes that do not depend on the umask or the sources' own (bin/, libexec/ and lib/ are 755 already).
+find "$top" -type d -exec chmod 755 {} +
+find "$top/LICENSES" -type f -exec chmod 644 {} +
 
 mkdir -p "$dist"
 tarball=$dist/$name.tar.gz
