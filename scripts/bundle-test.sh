@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # make test-bundle: the bundle (make bundle, dist/) run where none of Shades' libraries is installed, giving the
-# bytes the static build gives here. Two minimal root file systems (`debootstrap --variant=minbase`, made at
-# once): Debian 12 (glibc 2.36, the build's) and Debian 11 (glibc 2.31, older than the build's). In each, in a
-# chroot with /proc mounted (without it a Swift program gets no arguments and O_TMPFILE no /proc/self/fd):
+# bytes the static build gives here. Three root file systems: Debian 12 (glibc 2.36, the build's) and Debian 11
+# (glibc 2.31, older than the build's), minimal (`debootstrap --variant=minbase`, made at once), and one with no
+# C library at all, only Debian's static busybox as /bin/sh and its tools (`apt-get download` and `dpkg -x`:
+# nothing is installed here), so the system's glibc is not used whatever its version (RHEL 8's 2.28, or none).
+# In each, in a chroot with /proc mounted (without it a Swift program gets no arguments and O_TMPFILE no
+# /proc/self/fd), the three at once:
 #   - the README's cluster steps in a workspace: the bundle unpacked there, its bin/ on PATH; render pink, notch
 #     of a real MP3, catalogue build of Presets/, study plan of the example study for a cohort of 6, study
 #     slurm, the job script's tasks run by sh as Slurm would run them (no scheduler), study status;
 #   - every output file's SHA-256 compared with the same commands' here (.build-static/release/shades), the
 #     job scripts and their logs apart (they name the binary); the job script must name the bundle's bin/shades;
-#   - one run under LD_DEBUG=libs: every library tried or initialised must be the bundle's (none of the chroot's,
-#     which has its own libc, libstdc++, libgcc_s and libdb);
+#   - one run under LD_DEBUG=libs: every library tried or initialised must be the bundle's (none of the chroot's:
+#     the Debian ones have their own libc, libstdc++, libgcc_s and libdb);
 #   - `shades play`: no sound card, no ALSA configuration: one line on stderr, exit 1 (no abort).
 # Everything lives in a temporary folder under /tmp, /proc unmounted and the folder removed at the end, also when
 # a step fails (rm --one-file-system: never into a mount left behind). DEBIAN_MIRROR: another Debian mirror.
-# About 3 minutes here (most of it debootstrap's downloads and the three catalogue builds).
+# About 5 minutes on a 2-core VM busy compiling (most of it the four catalogue builds and debootstrap's downloads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,10 +26,11 @@ version=$("$shades" --version | cut -d' ' -f1)
 name=shades-$version-linux-x86_64
 tarball=$root/dist/$name.tar.gz
 [ -f "$tarball" ] || { echo "bundle-test.sh: no $tarball (make bundle)" >&2; exit 1; }
-song=$(ls "$root"/.build-fixtures/music/*.mp3 2>/dev/null | sort | head -1)
+song=$(ls -S "$root"/.build-fixtures/music/*.mp3 2>/dev/null | tail -1)  # the smallest
 [ -n "$song" ] || { echo "bundle-test.sh: no MP3 in .build-fixtures/music (bash scripts/music-fixtures.sh)" >&2; exit 1; }
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-suites="bookworm bullseye"
+debian_suites="bookworm bullseye"
+roots="$debian_suites bare"
 
 work=$(mktemp -d /tmp/shades-bundle-test.XXXXXX)
 # Every mount under the folder (the chroots' /proc; debootstrap's own, if it was stopped halfway), deepest first.
@@ -48,9 +52,10 @@ trap 'exit 130' INT TERM
 fail() { echo "bundle-test.sh: $*" >&2; exit 1; }
 SECONDS=0
 
-# 1. The root file systems, both at once (mostly waiting for downloads).
+# 1. The root file systems, the Debian ones at once (mostly waiting for downloads); the bare one: busybox, its
+#    applets' links, /dev/null.
 debootstraps=""
-for suite in $suites; do
+for suite in $debian_suites; do
     $SUDO debootstrap --variant=minbase "$suite" "$work/$suite" "$mirror" > "$work/debootstrap-$suite.log" 2>&1 &
     debootstraps="$debootstraps $!"
 done
@@ -110,9 +115,18 @@ for pid in $debootstraps; do
     wait "$pid" || { tail -20 "$work"/debootstrap-*.log; fail "debootstrap failed (mirror $mirror)"; }
 done
 debootstraps=""
-echo "bundle-test: root file systems made ($suites), $SECONDS s"
+bare=$work/bare
+mkdir -p "$bare/bin" "$bare/usr" "$bare/dev" "$bare/proc" "$bare/tmp" "$work/busybox"
+chmod 777 "$work/busybox"  # apt-get download runs as _apt
+(cd "$work/busybox" && { apt-get download busybox-static > /dev/null 2>&1 \
+    || { $SUDO apt-get update -qq && apt-get download busybox-static > /dev/null; }; } && dpkg -x busybox-static_*.deb tree)
+cp "$work/busybox/tree/bin/busybox" "$bare/bin/"
+ln -s /bin "$bare/usr/bin"
+$SUDO chroot "$bare" /bin/busybox --install -s /bin
+$SUDO mknod -m 666 "$bare/dev/null" c 1 3
+echo "bundle-test: root file systems made ($roots), $SECONDS s"
 
-# 4. In each chroot, both at once (each command is mostly one thread). check_suite SUITE: its report line in
+# 4. In each chroot, the three at once (each command is mostly one thread). check_suite SUITE: its report line in
 #    $work/SUITE.result, or a failure's lines in $work/SUITE.failure (and status 1).
 check_suite() {
     local suite=$1 chroot=$work/$1 workspace=/workspace glibc bin outside play_status
@@ -120,7 +134,7 @@ check_suite() {
     fail() { echo "$suite: $*" > "$work/$suite.failure"; exit 1; }
     in_chroot() { $SUDO chroot "$chroot" /usr/bin/env -i PATH="$bin:/usr/bin:/bin" HOME=/root "$@"; }
     $SUDO mount -t proc proc "$chroot/proc"
-    glibc=$(in_chroot getconf GNU_LIBC_VERSION | cut -d' ' -f2)
+    glibc=$(in_chroot getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2 || true)
     mkdir -p "$chroot$workspace"
     cp -r "$inputs/." "$chroot$workspace/"
     # The README's first step on a cluster: copy the bundle to the workspace and unpack it.
@@ -152,17 +166,17 @@ check_suite() {
     [ "$play_status" = 1 ] && [ "$(wc -l < "$work/$suite.play")" = 1 ] \
         || fail "shades play exited $play_status (expected 1, with one line): $(cat "$work/$suite.play")"
     $SUDO umount "$chroot/proc"
-    echo "$suite (glibc $glibc): $(wc -l < "$work/$suite.sha256") outputs identical, every library the bundle's," \
+    echo "$suite (glibc ${glibc:-none}): $(wc -l < "$work/$suite.sha256") outputs identical, every library the bundle's," \
         "play: $(cat "$work/$suite.play")" > "$work/$suite.result"
 }
 checks=""
-for suite in $suites; do
+for suite in $roots; do
     check_suite "$suite" &
     checks="$checks $!"
 done
 failed=0
 for pid in $checks; do wait "$pid" || failed=1; done
-for suite in $suites; do
+for suite in $roots; do
     [ -f "$work/$suite.result" ] && echo "bundle-test: $(cat "$work/$suite.result")"
     [ -f "$work/$suite.failure" ] && echo "bundle-test: $(cat "$work/$suite.failure")" >&2
     [ -f "$work/$suite.result" ] || failed=1
