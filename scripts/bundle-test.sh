@@ -116,7 +116,7 @@ for pid in $debootstraps; do
 done
 debootstraps=""
 bare=$work/bare
-mkdir -p "$bare/bin" "$bare/usr" "$bare/dev" "$bare/proc" "$bare/tmp" "$work/busybox"
+mkdir -p "$bare/bin" "$bare/usr" "$bare/dev" "$bare/proc" "$bare/tmp" "$bare/root" "$work/busybox"
 chmod 777 "$work/busybox"  # apt-get download runs as _apt
 (cd "$work/busybox" && { apt-get download busybox-static > /dev/null 2>&1 \
     || { $SUDO apt-get update -qq && apt-get download busybox-static > /dev/null; }; } && dpkg -x busybox-static_*.deb tree)
@@ -135,11 +135,11 @@ check_suite() {
     in_chroot() { $SUDO chroot "$chroot" /usr/bin/env -i PATH="$bin:/usr/bin:/bin" HOME=/root "$@"; }
     $SUDO mount -t proc proc "$chroot/proc"
     glibc=$(in_chroot getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2 || true)
-    mkdir -p "$chroot$workspace"
-    cp -r "$inputs/." "$chroot$workspace/"
+    $SUDO mkdir -p "$chroot$workspace"
+    $SUDO cp -r "$inputs/." "$chroot$workspace/"
     # The README's first step on a cluster: copy the bundle to the workspace and unpack it.
-    cp "$tarball" "$chroot$workspace/"
-    tar -C "$chroot$workspace" -xzf "$chroot$workspace/$name.tar.gz"
+    $SUDO cp "$tarball" "$chroot$workspace/"
+    $SUDO tar -C "$chroot$workspace" -xzf "$chroot$workspace/$name.tar.gz"
     in_chroot sh "$workspace/commands.sh" "$workspace" > "$work/$suite.log" 2>&1 \
         || fail "the commands failed in the chroot: $(tail -5 "$work/$suite.log")"
     grep -q "^exec '$bin/shades' study build" "$chroot$workspace/study/slurm/build.sbatch" \
