@@ -105,8 +105,8 @@ bundle: build
 # The bundle in chroots of a minimal Debian 12 and Debian 11 (glibc 2.31), made with debootstrap, and of a root
 # with no C library (static busybox), in a temporary folder (scripts/bundle-test.sh): render, notch of a real MP3,
 # catalogue build, the README's cluster steps for a small study, each output's SHA-256 against the static build's;
-# every library loaded the bundle's (LD_DEBUG); `shades play` refusing in one line. About 5 minutes on a busy
-# 2-core VM, most of it four catalogue builds and debootstrap's downloads.
+# every library loaded the bundle's (LD_DEBUG); `shades play` refusing in one line. 3½ minutes on a 2-core VM
+# at load 2.6 (5½ at load 5), most of it four catalogue builds and debootstrap's downloads.
 test-bundle: bundle
 	@$(call INSTALL_MISSING,$(BUNDLE_TEST_PACKAGES),--no-install-recommends)
 	@bash scripts/music-fixtures.sh
