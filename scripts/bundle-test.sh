@@ -39,10 +39,21 @@ unmount_all() {
     mounts=$(awk -v top="$work/" 'index($2, top) == 1 { print $2 }' /proc/mounts | sort -r)
     for m in $mounts; do $SUDO umount "$m" 2>/dev/null || $SUDO umount -l "$m"; done
 }
+# The background jobs (debootstrap, the chroots' checks) each run in a process group of their own (set -m): a
+# failure or Ctrl-C here stops each whole group, the commands running in the chroots included, and waits up to
+# 10 s for them to end before /proc is unmounted.
+stop_jobs() {
+    local pid groups=""
+    for pid in ${debootstraps:-} ${checks:-}; do
+        kill -TERM -- "-$pid" 2>/dev/null && groups="$groups,$pid"
+    done
+    [ -n "$groups" ] || return 0
+    for _ in $(seq 40); do ps -o pid= -g "${groups#,}" > /dev/null || break; sleep 0.25; done
+    wait 2>/dev/null || true
+}
 cleanup() {
     status=$?
-    for pid in ${debootstraps:-} ${checks:-}; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+    stop_jobs
     unmount_all
     $SUDO rm -rf --one-file-system "$work"
     exit $status
@@ -55,10 +66,12 @@ SECONDS=0
 # 1. The root file systems, the Debian ones at once (mostly waiting for downloads); the bare one: busybox, its
 #    applets' links, /dev/null.
 debootstraps=""
+set -m
 for suite in $debian_suites; do
     $SUDO debootstrap --variant=minbase "$suite" "$work/$suite" "$mirror" > "$work/debootstrap-$suite.log" 2>&1 &
     debootstraps="$debootstraps $!"
 done
+set +m
 
 # 2. The inputs, made here: a cohort of 6 patients as StudyCommandTests makes one (simulated audiograms and MMLs,
 #    a 2 s song each), the default presets with the example study, and a real MP3.
@@ -170,12 +183,15 @@ check_suite() {
         "play: $(cat "$work/$suite.play")" > "$work/$suite.result"
 }
 checks=""
+set -m
 for suite in $roots; do
     check_suite "$suite" &
     checks="$checks $!"
 done
+set +m
 failed=0
 for pid in $checks; do wait "$pid" || failed=1; done
+checks=""
 for suite in $roots; do
     [ -f "$work/$suite.result" ] && echo "bundle-test: $(cat "$work/$suite.result")"
     [ -f "$work/$suite.failure" ] && echo "bundle-test: $(cat "$work/$suite.failure")" >&2
