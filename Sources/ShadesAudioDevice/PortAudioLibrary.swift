@@ -14,8 +14,12 @@ let paNoDeviceIndex: PaDeviceIndex = -1
 enum PortAudioLibrary {
     /// `Pa_Initialize`, its ALSA card-probing and JACK messages silenced (ALSA's for good: its
     /// "underrun occurred" lines while playing too; underruns are counted instead).
+    /// Refuses, rather than let PortAudio abort, where ALSA has neither a card nor a configuration.
     static func initialize() throws(ShadesError) {
         shades_alsa_silence()
+        guard shades_alsa_has_devices() != 0 else {
+            throw .runtime("no audio device: no sound card and no ALSA configuration (/usr/share/alsa/alsa.conf or ALSA_CONFIG_PATH), as on a cluster node")
+        }
         let error = quietly { Pa_Initialize() }
         guard error == paNoError.rawValue else { throw .runtime("cannot start PortAudio: \(text(error))") }
     }

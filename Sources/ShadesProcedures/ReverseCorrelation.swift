@@ -79,6 +79,14 @@ package enum ReverseCorrelation {
         case linear
         /// x̂ = (ΨᵀΨ + λI)⁻¹Ψᵀy, the full Normal equation with a ridge λ = trace(ΨᵀΨ)/p.
         case ridge
+        /// Compressed sensing (the paper's second method): the spectrum taken as sparse in the DCT basis C and
+        /// recovered by Zhang et al.'s passive one-bit algorithm (ICML 2014): α = (1/p)·(ΨC)ᵀy, soft-thresholded
+        /// at its (Γ+1)-th largest magnitude and scaled to unit norm, then x̂ = C·s; Γ = 32 as in the authors'
+        /// code, at most b − 1. (ΨC)ᵀy = Cᵀ(Ψᵀy): α is the orthonormal DCT-II of the linear estimate.
+        case cs
+
+        /// Coefficients kept by ``cs`` (the authors' default Γ), at most the bins less one.
+        package static let compressedSensingSparsity = 32
     }
 
     /// The estimate of each bin (arbitrary units, larger: more like the tinnitus) from `stimuli` (each one's bin
@@ -111,7 +119,26 @@ package enum ReverseCorrelation {
             let lambda = max((0..<b).reduce(0) { $0 + gram[$1 * b + $1] } / p, 1e-12)
             for i in 0..<b { gram[i * b + i] += lambda }
             return LinearAlgebra.solve(gram, psiTy, size: b)
+        case .cs:
+            return compressedSensing(linear: psiTy.map { $0 / p }, sparsity: min(Method.compressedSensingSparsity, b - 1))
         }
+    }
+
+    /// ``Method/cs`` from the linear estimate: its orthonormal DCT-II α, soft-thresholded at the (`sparsity`+1)-th
+    /// largest |α| and scaled to unit norm (zero if nothing is above the threshold), then the inverse DCT.
+    package static func compressedSensing(linear: [Double], sparsity: Int) -> [Double] {
+        let b = linear.count
+        // The orthonormal DCT-II basis: C[n][k] = w(k)·cos(π(2n+1)k / 2b), w(0) = √(1/b), w(k) = √(2/b).
+        func basis(_ n: Int, _ k: Int) -> Double {
+            (k == 0 ? (1 / Double(b)).squareRoot() : (2 / Double(b)).squareRoot()) * cos(Double.pi * Double(2 * n + 1) * Double(k) / Double(2 * b))
+        }
+        let alpha = (0..<b).map { k in (0..<b).reduce(0.0) { $0 + basis($1, k) * linear[$1] } }
+        let threshold = alpha.map(abs).sorted(by: >)[max(0, min(sparsity, b - 1))]
+        var coefficients = alpha.map { $0 > 0 ? max(0, $0 - threshold) : -max(0, -$0 - threshold) }
+        let norm = coefficients.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        guard norm > 0 else { return [Double](repeating: 0, count: b) }
+        coefficients = coefficients.map { $0 / norm }
+        return (0..<b).map { n in (0..<b).reduce(0.0) { $0 + basis(n, $1) * coefficients[$1] } }
     }
 
     /// Pearson's r of `a` and `b` (0 when either is constant).

@@ -112,14 +112,15 @@ struct RevCorrCommand: ParsableCommand {
     struct Reconstruct: ParsableCommand, ParameterOptions {
         static let configuration = CommandConfiguration(
             abstract: "Estimate the tinnitus spectrum from the answers to a `stimuli revcorr` set.",
-            usage: "shades revcorr reconstruct <answers> [--index <index.json>] [--method linear|ridge] [-o <file>]",
+            usage: "shades revcorr reconstruct <answers> [--index <index.json>] [--method linear|ridge|cs] [-o <file>]",
             discussion: """
                 ANSWERS is a CSV file, one `stimulus,answer` per line (an optional header line `stimulus,answer`; \
                 # comments), or a JSON array of {"stimulus": …, "answer": …}: the stimulus is a file name of \
                 index.json (with or without its extension) or its number there from 1; the answer yes or no \
                 (y/n, 1/0, true/false). --method linear is Hoyland et al. 2023's Eq. 2, x = (1/p)·Ψᵀy with each \
                 bin's levels centred and y = ±1 (the mean "yes" stimulus minus the mean "no" one); ridge the \
-                full Normal equation (ΨᵀΨ + λI)⁻¹Ψᵀy. The result lists each bin's edges, centre, weight and \
+                full Normal equation (ΨᵀΨ + λI)⁻¹Ψᵀy; cs the paper's compressed sensing (sparse in the DCT \
+                basis, Zhang et al. 2014's one-bit passive algorithm, 32 coefficients). The result lists each bin's edges, centre, weight and \
                 standardised weight (mean 0, SD 1; higher: more like the tinnitus).
                 Example:
                   shades revcorr reconstruct answers.csv --index revcorr/index.json \\
@@ -132,7 +133,7 @@ struct RevCorrCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: "The set's index.json or its folder (default: index.json beside ANSWERS).")
         var index: String?
 
-        @Option(parsing: .unconditional, help: "linear (the paper's Eq. 2) or ridge (default linear).")
+        @Option(parsing: .unconditional, help: "linear (the paper's Eq. 2), ridge or cs (compressed sensing; default linear).")
         var method: String = "linear"
 
         @OptionGroup var result: ResultOptions
@@ -156,7 +157,7 @@ struct RevCorrCommand: ParsableCommand {
 
         func run() throws {
             guard let method = ReverseCorrelation.Method(rawValue: method.lowercased()) else {
-                throw ShadesError(parameter: .reconstruction, value: "'\(self.method)'", problem: "is not a reconstruction method", allowed: "linear or ridge")
+                throw ShadesError(parameter: .reconstruction, value: "'\(self.method)'", problem: "is not a reconstruction method", allowed: "linear, ridge or cs")
             }
             let indexPath = index ?? answers.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + (answers.contains("/") ? "" : ".")
             try result.checkOutput(inputs: [CommandInput(answers, name: "ANSWERS"), CommandInput(indexPath, name: "--index")])

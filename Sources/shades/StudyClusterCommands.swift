@@ -54,7 +54,7 @@ extension StudyCommand {
             guard !folder.path.contains(where: \.isWhitespace) else {
                 throw ShadesError(.parameter, "study folder '\(folder.path)' has a space (allowed: a path without spaces, as #SBATCH lines need)")
             }
-            let script = SlurmScript(studyPath: folder.path, shadesPath: try FileSystem.realPath("/proc/self/exe"),
+            let script = SlurmScript(studyPath: folder.path, shadesPath: try FileSystem.executablePath(),
                                      tasks: taskCount ?? max(1, min(1000, (header.patientCount + 99) / 100)), maxRunning: running,
                                      partition: partition, time: time, cpus: cpuCount, memory: mem)
             try script.validate()

@@ -198,4 +198,14 @@ import ShadesTestSupport
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("shades: error: no audio output device found"), "\(result.stderr)")
     }
+
+    /// With no sound card and no ALSA configuration (a cluster node, a bare chroot), `play` fails in one line
+    /// (PortAudio 19.6 aborted in its ALSA device list).
+    @Test(arguments: [["play", "--device", "list"], ["play", "pink", "--timer", "1s"]])
+    func playWithoutAnALSAConfigurationSaysSo(arguments: [String]) throws {
+        guard !FileManager.default.fileExists(atPath: "/dev/snd") else { return }   // a card: ALSA finds it anyway
+        let result = try Shell.run(arguments, in: folder, environment: ["ALSA_CONFIG_PATH": "/nonexistent"])
+        #expect(result.status == 1 && result.stderr.split(separator: "\n").count == 1, "\(result.status): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("shades: error: no audio device: no sound card and no ALSA configuration"), "\(result.stderr)")
+    }
 }

@@ -220,6 +220,28 @@ import ShadesStudy
         #expect(check.status == 0, "\(check.stderr)")
     }
 
+    /// `study slurm` writes the bundle's launcher into the job script when SHADES_EXECUTABLE names one (under the
+    /// bundle's own loader /proc/self/exe names the loader), by its real path; a relative path is not taken.
+    @Test func theJobScriptRunsTheBundlesLauncher() throws {
+        let folder = temporaryFolder("study-launcher")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(2, in: folder)
+        let plan = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
+        try #require(plan.status == 0, "\(plan.stderr)")
+        try FileManager.default.createDirectory(atPath: folder + "/bundle/bin", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: "bundle")
+        let launcher = folder + "/bundle/bin/shades"
+        try "#!/bin/sh\n".write(toFile: launcher, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: launcher)
+        let real = { (path: String) in URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+        for (variable, expected) in [(folder + "/link/bin/../bin/shades", real(launcher)), ("link/bin/shades", real(Shell.executable))] {
+            let slurm = try Shell.run(["study", "slurm", "study", "--tasks", "2"], in: folder, environment: ["SHADES_EXECUTABLE": variable])
+            try #require(slurm.status == 0, "\(slurm.stderr)")
+            let text = try String(contentsOfFile: folder + "/study/slurm/build.sbatch", encoding: .utf8)
+            #expect(text.contains("\nexec '\(expected)' study build "), "SHADES_EXECUTABLE=\(variable): \(text)")
+        }
+    }
+
     @Test func refusesEveryBadPatientBeforeWritingAPlan() throws {
         let folder = temporaryFolder("study-refusals")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -86,6 +86,19 @@ import ShadesProcedures
         #expect(throws: ShadesError.self) { try ReverseCorrelation.reconstruct(stimuli: stimuli, answers: [true], method: .linear) }
     }
 
+    /// Compressed sensing keeps the strongest DCT coefficients: an estimate that is 3 times one orthonormal DCT-II
+    /// basis vector plus 0.1 times another gives back the first alone, with unit norm, at sparsity 1.
+    @Test func compressedSensingKeepsTheStrongestDCTCoefficients() {
+        let b = 16
+        func basis(_ k: Int) -> [Double] {
+            (0..<b).map { n in (k == 0 ? (1 / Double(b)).squareRoot() : (2 / Double(b)).squareRoot()) * cos(Double.pi * Double(2 * n + 1) * Double(k) / Double(2 * b)) }
+        }
+        let estimate = zip(basis(2), basis(5)).map { 3 * $0 + 0.1 * $1 }
+        let x = ReverseCorrelation.compressedSensing(linear: estimate, sparsity: 1)
+        #expect(zip(x, basis(2)).allSatisfy { abs($0 - $1) < 1e-12 }, "\(x)")
+        #expect(ReverseCorrelation.compressedSensing(linear: [Double](repeating: 0, count: b), sparsity: 4).allSatisfy { $0 == 0 })
+    }
+
     @Test func badDesignsAreRefused() {
         func refused(_ parameter: ParameterID, _ make: () throws -> Void) {
             do { try make(); Issue.record("\(parameter) accepted") } catch let error as ShadesError {

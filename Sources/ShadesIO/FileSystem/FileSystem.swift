@@ -306,6 +306,17 @@ package enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// The real path of the `shades` a job script should run: `SHADES_EXECUTABLE` when it names an executable
+    /// (the bundle's bin/shades sets it to itself: it runs the program through the bundle's own loader, so
+    /// /proc/self/exe names that loader), else /proc/self/exe.
+    package static func executablePath() throws(ShadesError) -> String {
+        if let launcher = getenv("SHADES_EXECUTABLE").map({ String(cString: $0) }), launcher.hasPrefix("/"),
+           access(launcher, X_OK) == 0 {
+            return try realPath(launcher)
+        }
+        return try realPath("/proc/self/exe")
+    }
+
     /// The names in `folder` except `.` and `..`, in the order the file system gives them
     /// (`opendir(3)`, `readdir(3)`).
     package static func entries(inFolder folder: String) throws(ShadesError) -> [String] {

@@ -8,9 +8,10 @@ import ShadesPlatform
 
 /// A ``HearingProfileFilter`` as an AutoEq-style parametric equaliser list (`Preamp: …`, `Filter N: ON PK Fc …
 /// Hz Gain … dB Q …`), for equalisers without a convolver (Equalizer APO, EasyEffects' equaliser, phone apps).
-/// Peaking biquads (the RBJ cookbook's) can only approximate the FIR: one every half octave from 125 Hz (Q 1.41), their
-/// gains fitted so the cascade meets the compensation at their centres, and deep cuts across the notch's band; ``worstCompensationErrorDB`` and ``shallowestNotchDB`` say how close it comes. Ears that
-/// differ get Equalizer APO's `Channel: L` and `Channel: R` sections.
+/// Peaking biquads (the RBJ cookbook's) can only approximate the FIR: one every half octave from 125 Hz (Q 1.41),
+/// their gains fitted so the cascade meets the compensation at their centres, and deep cuts across the notch's
+/// band; ``worstCompensationErrorDB`` and ``shallowestNotchDB`` say how close it comes. Ears that differ get
+/// Equalizer APO's `Channel: L` and `Channel: R` sections.
 package struct ParametricProfile: Sendable {
     /// A peaking filter: centre (Hz), gain (dB), Q.
     package struct Peak: Sendable, Equatable {
@@ -32,7 +33,7 @@ package struct ParametricProfile: Sendable {
     /// The least attenuation of the list in the notch's band, dB (negative).
     package let shallowestNotchDB: Double
 
-    /// Q of the compensation peaks: one octave between the −3 dB points of a large peak, over centres half an octave apart.
+    /// Q of the compensation peaks: an octave wide (between the −3 dB points of a large peak), half an octave apart.
     package static let compensationQ = 1.41
     /// The notch as six cuts of −30 dB, Q 4, spread over its band in log frequency.
     package static let notchCuts = 6
