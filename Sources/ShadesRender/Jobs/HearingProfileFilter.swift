@@ -61,21 +61,6 @@ package struct HearingProfileFilter: Sendable {
     /// The sample rate, Hz.
     package var sampleRate: Double { notch.sampleRate }
 
-    /// The response asked for `ear` (0 left, 1 right) at `frequencyHz`, dB: compensation plus preamp, the
-    /// notch's ideal gain (−∞ in its band).
-    package func designGainDB(ear: Int, atHz frequencyHz: Double) -> Double {
-        (compensations[ear]?.gainDB(atHz: frequencyHz) ?? 0) + preampDB + Decibels.fromAmplitude(notch.idealGain(atFrequency: frequencyHz))
-    }
-
-    /// The kernel of `ear`'s magnitude at `frequencyHz`, dB (summed in Double).
-    package func responseDB(ear: Int, atHz frequencyHz: Double) -> Double {
-        let kernel = taps[ear], centre = kernel.count / 2
-        var sum = Double(kernel[centre])
-        let omega = 2 * Double.pi * frequencyHz / sampleRate
-        for k in 1...centre { sum += 2 * Double(kernel[centre + k]) * cos(omega * Double(k)) }
-        return Decibels.fromAmplitude(abs(sum))
-    }
-
     /// Writes both kernels to `path` as a stereo 32-bit float WAV (left ear, right ear), atomically: the
     /// impulse response PipeWire's convolver (one channel each) and EasyEffects' convolver (a stereo file) load.
     package func writeImpulseResponse(to path: String) throws(ShadesError) {
