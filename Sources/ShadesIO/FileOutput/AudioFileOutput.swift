@@ -36,5 +36,5 @@ package enum AudioFileWriter {
 
 /// The library version, stored in files and manifests.
 package enum ShadesVersion {
-    package static let string = "0.1.0"
+    package static let string = "0.2.0"
 }

@@ -1,3 +1,4 @@
+import ShadesPlatform
 import ShadesDSP
 import ShadesIO
 
@@ -22,23 +23,39 @@ public struct FileRenderReport: Sendable {
 }
 
 extension Renderer {
-    /// Largest difference, in dB, between a one-pass file's level and the asked level that is kept (half
-    /// the 0.01 dB the level promises); a file further off is written again at the measured gain.
-    package static let onePassLevelToleranceDB = 0.005
+    /// Largest difference, in dB, between a file's RMS and the asked level: a one-pass file further off is
+    /// written again at the measured gain. Audiometric calibration allows ±3 dB and the catalogue's loudness
+    /// ±0.1 LU; no listener or study needs the third decimal (CHANGELOG 0.2.0).
+    package static let levelToleranceDB = 0.02
+
+    /// The chance a one-pass render must have of landing within ``levelToleranceDB`` for it to be tried: a
+    /// miss writes the file twice, and a write costs about 2.4 measuring passes (10 minutes of stereo brown
+    /// noise: one pass 0.24 CPU s, a miss 0.42–0.54, measure and write 0.33–0.35), so one pass pays
+    /// from about 0.6.
+    package static let onePassOdds = 0.6
+
+    /// The chance that each of `signals` independent streams, their levels scattering by `scatterDB` (one
+    /// standard deviation, dB), lands within ``levelToleranceDB``.
+    package static func landingOdds(scatterDB: Double, signals: Int) -> Double {
+        guard scatterDB > 0 else { return 1 }
+        return pow(erf(levelToleranceDB / (scatterDB * 2.0.squareRoot())), Double(signals))
+    }
 
     /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a ``FileSink``,
     /// streaming in bounded memory, at the gains its ``LevelPolicy`` chooses (``LevelPolicy/gains(for:format:)``):
-    /// an RMS level exact within ``onePassLevelToleranceDB`` (Float before quantisation), refused when it
-    /// would clip, naming the highest level that fits; or a file's own level under a true-peak ceiling. The
-    /// file appears only when complete, with the parameters in its comment tag.
+    /// an RMS level within ``levelToleranceDB`` (Float before quantisation), refused when it would clip,
+    /// naming the highest level that fits; or a file's own level under a true-peak ceiling. The file appears
+    /// only when complete, with the parameters in its comment tag.
     ///
     /// - A file played to its end: ``FileSoundPasses`` (decoded, resampled and notched once, kept, written).
-    /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) whose
-    ///   predicted level scatter is within a third of the tolerance (white noise from 5 minutes at 48 kHz:
-    ///   0.0011 dB at 10 minutes) are written in one pass at that level and measured while written; the
-    ///   rare render further off than the tolerance is written again at the measured gain.
+    /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) that will
+    ///   land within the tolerance in at least ``onePassOdds`` of renders (from their predicted level
+    ///   scatter) are written in one pass at that level and measured while written; a render further off
+    ///   is written again at the measured gain. Over 10 minutes at 48 kHz white noise scatters by
+    ///   0.0011 dB, pink by 0.007, AM pink by 0.01, half an octave of narrow-band noise at 4 kHz by 0.005
+    ///   (one pass), brown by 0.03 (two passes: a stereo render would land in a quarter of the seeds).
     /// - Everything else takes two passes: measure, then write at the exact gain (tones and loops are
-    ///   measured without rendering). Pink noise scatters by 0.007 dB over 10 minutes, brown by 0.03 dB.
+    ///   measured without rendering and written once).
     @discardableResult
     public static func renderFile(_ request: RenderRequest, to path: String,
                                   sampleFormat: SampleFormat) throws(ShadesError) -> FileRenderReport {
@@ -77,9 +94,8 @@ extension Renderer {
             let written = try passes.write(to: try sink(chosen), gains: chosen.gains)
             return report(chosen, frames: passes.frames, written: written)
         }
-        // One pass when it will almost surely land within the tolerance (3 standard deviations).
         let onePass = graph.level.measurement == .sustainedRMS && graph.knownMeasurements == nil
-            && (graph.levelScatterDB.map { 3 * $0 <= onePassLevelToleranceDB } ?? false)
+            && (graph.levelScatterDB.map { landingOdds(scatterDB: $0, signals: graph.signalCount) >= onePassOdds } ?? false)
         let signals = SourceGroups(channelCounts: graph.groupChannelCounts, make: graph.makeGroup)
         guard onePass else {
             let (measured, frames) = graph.measureForLevel()
@@ -99,7 +115,7 @@ extension Renderer {
             let exact = try graph.level.gains(for: .sustained(graph.sustained(measured, frames: graph.frames)), format: sampleFormat)
             let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
             let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
-            if offDB <= onePassLevelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
+            if offDB <= levelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
                 chosen = LevelGains(gains: expected, peak: peakAsWritten, truePeakDBTP: nil)
                 return first.written
             }
