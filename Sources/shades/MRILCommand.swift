@@ -39,17 +39,17 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
     @Option(parsing: .unconditional, help: "Step of the level, 1, 2 or 5 dB (default 2, below the 3 dB test–retest difference of Front. Audiol. Otol. 2024).")
     var step: String = "2"
 
-    @Option(parsing: .unconditional, help: "Length of each burst, 0.5 … 10 s (default 3s, Shades' own).")
-    var burst: String = "3s"
+    @Option(parsing: .unconditional, help: "Length of each burst, 0.5 … 10 s (default \(Self.standard.burst), Shades' own).")
+    var burst: String = Self.standard.burst
 
-    @Option(parsing: .unconditional, help: "Silence between the bursts, 0.5 … 10 s (default 3s, Shades' own).")
-    var silence: String = "3s"
+    @Option(parsing: .unconditional, help: "Silence between the bursts, 0.5 … 10 s (default \(Self.standard.silence), Shades' own).")
+    var silence: String = Self.standard.silence
 
-    @Option(parsing: .unconditional, help: "triangular or trapezoidal (default triangular).")
-    var envelope: String = "triangular"
+    @Option(parsing: .unconditional, help: "triangular or trapezoidal (default \(Self.standard.envelope)).")
+    var envelope: String = Self.standard.envelope
 
-    @Option(parsing: .unconditional, help: "Rise and fall of a trapezoidal burst, 10 ms … half the burst (default 250ms).")
-    var ramp: String = "250ms"
+    @Option(parsing: .unconditional, help: "Rise and fall of a trapezoidal burst, 10 ms … half the burst (default \(Self.standard.ramp)).")
+    var ramp: String = Self.standard.ramp
 
     @Option(parsing: .unconditional, help: """
         With --simulate: the simulated tinnitus is reduced in the silences from this many dB above its masking \
@@ -62,6 +62,13 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
         (default: never).
         """)
     var simulateComplete: String?
+
+    /// The flags' defaults, from ``MinimumResidualInhibitionLevel/Bursts/standard`` (one definition).
+    static let standard = {
+        let bursts = MinimumResidualInhibitionLevel.Bursts.standard
+        return (burst: "\(formatNumber(bursts.burstSeconds))s", silence: "\(formatNumber(bursts.silenceSeconds))s",
+                envelope: bursts.envelope.rawValue, ramp: "\(formatNumber(bursts.rampSeconds * 1000))ms")
+    }()
 
     static let parameters: [ParameterID: String] = [.width: "width", .mrilStep: "step", .burst: "burst", .burstSilence: "silence",
                                                      .burstEnvelope: "envelope", .burstRamp: "ramp", .simulatedInhibition: "simulateMril",
