@@ -3,19 +3,25 @@ import ShadesRender
 
 /// The minimum residual-inhibition level (MRIL), as a pure state machine beside ``MinimumMaskingLevel``
 /// (Fournier et al. 2018, "A new method for assessing masking and residual inhibition of tinnitus", Trends Hear
-/// 22; its reliability, test–retest within about 3 dB: Front. Audiol. Otol. 2024, 10.3389/fauot.2023.1298936).
-/// Narrow-band noise centred on the tinnitus frequency plays as repeated bursts with silences between them
-/// (``Bursts``), rising in steps:
+/// 22, 10.1177/2331216518769996; its reliability, test–retest within 3 dB on average: Front. Audiol. Otol. 2024,
+/// 10.3389/fauot.2023.1298936). Narrow-band noise centred on the tinnitus frequency plays as repeated bursts
+/// with silences between them (``Bursts``; 2018: "pulsed stimuli, which included a fixed stimulus duration and
+/// interstimulus interval"), rising in steps:
 /// 1. masking: after each level, is the tinnitus still heard *during* the bursts? The first level at which it
-///    is not is the minimum masking level (MML);
-/// 2. inhibition: from the MML on, is the tinnitus *in the silences* after the bursts unchanged, reduced or
-///    gone? The first level at which it is reduced or gone is the MRIL; the first at which it is gone, the
-///    complete MRIL. The procedure ends there, or at the highest level.
-/// Levels are the noise's RMS during the bursts, dBFS.
+///    is not is the minimum masking level (MML; 2018: "raising the stimulus intensity until the tinnitus was
+///    unheard during the stimulus presentation");
+/// 2. inhibition: from the MML on (little or no RI comes from a masker that does not cover the tinnitus, Terry
+///    et al. 1983), is the tinnitus *in the silences* after the bursts unchanged, reduced or gone? The first
+///    level at which it is reduced or gone is the MRIL (2018: "further increased until the tinnitus was
+///    suppressed during the silence interval"); the first at which it is gone, the complete MRIL (2024 reports
+///    "complete MRIL" apart). The procedure ends there, or at the highest level.
+/// Levels are the noise's RMS at a burst's peak, dBFS. Where each default comes from: docs/procedures.md (the
+/// burst times, the step and the start level are Shades' own: the papers' abstracts do not give them).
 public struct MinimumResidualInhibitionLevel: Sendable {
-    /// The shape of each burst: a triangle (rise over the first half, fall over the second: more comfortable
-    /// for the same MRIL, Front. Audiol. Otol. 2024) or a trapezoid (``Bursts/rampSeconds`` rise and fall).
-    /// Rises and falls are raised-cosine (Shades' pulses), not the papers' linear ramps.
+    /// The shape of each burst, the two of Front. Audiol. Otol. 2024 ("triangular and trapezoidal-shaped NBN
+    /// signals"; "comparable MRIL", the triangle "more listening comfort", hence the default): a triangle (rise
+    /// over the first half, fall over the second) or a trapezoid (``Bursts/rampSeconds`` rise and fall). Rises
+    /// and falls are raised-cosine (Shades' pulses), where the shapes' names suggest straight lines.
     public enum Envelope: String, CaseIterable, Sendable, Codable { case triangular, trapezoidal }
 
     /// The bursts: each `burstSeconds` long, `silenceSeconds` apart.
@@ -26,8 +32,10 @@ public struct MinimumResidualInhibitionLevel: Sendable {
         /// Rise and fall of a trapezoid, s (a triangle's are half the burst).
         public let rampSeconds: Double
 
-        /// Shades' defaults (not the papers' published timing, which was not available to check): 3 s
-        /// triangular bursts, 3 s apart.
+        /// 3 s triangular bursts, 3 s apart, 250 ms trapezoid ramps. The triangle is Front. Audiol. Otol. 2024's
+        /// more comfortable shape. The times are Shades' own: the abstracts say only "a fixed stimulus duration and
+        /// interstimulus interval" (2018) and "short sounds separated by short periods of silence" (2024). 3 s
+        /// is long enough to judge the tinnitus under a burst and in a silence, and a level takes 6 s.
         public static let standard = Bursts(burstSeconds: 3, silenceSeconds: 3, envelope: .triangular, rampSeconds: 0.25)
 
         public init(burstSeconds: Double, silenceSeconds: Double, envelope: Envelope, rampSeconds: Double = 0.25) {
@@ -108,8 +116,10 @@ public struct MinimumResidualInhibitionLevel: Sendable {
     package static let highestLevelDBFS = MinimumMaskingLevel.highestLevelDBFS
 
     /// - Parameters:
-    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3.
-    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS; `stepDB` 1, 2 or 5 dB.
+    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3 (1 by default: the
+    ///     "1 octave width" pulsed narrow-band noises of Bourez, Fournier & Noreña, hal-03420699).
+    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS.
+    ///   - stepDB: 1, 2 or 5 dB; 2 by default (Shades' own, below the 3 dB mean test–retest difference of 2024).
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2, bursts: Bursts = .standard) throws(ShadesError) {
         // The band, the start and the threshold as the MML checks them.

@@ -13,9 +13,11 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
         discussion: """
             Narrow-band noise centred on the tinnitus frequency (--width octaves) plays as repeated --burst long \
             bursts --silence apart (--envelope triangular: rising over the first half and falling over the \
-            second, the more comfortable; trapezoidal: --ramp rise and fall), from the threshold (or \
-            --start-level), rising in --step dB steps (Fournier et al. 2018, Trends Hear 22; Front. Audiol. Otol. \
-            2024). First, after each step, say whether you still hear your tinnitus during the bursts (y or n): \
+            second, as effective as trapezoidal and more comfortable in Front. Audiol. Otol. 2024; trapezoidal: \
+            --ramp rise and fall), from the threshold (or --start-level), rising in --step dB steps (Fournier et al. \
+            2018, Trends Hear 22). The burst and silence times, the step and the start are Shades' own: the papers' \
+            abstracts do not give them (docs/procedures.md). First, after each step, say whether you still hear \
+            your tinnitus during the bursts (y or n): \
             the first level that covers it is the MML. Then, from there on, say how your tinnitus is in the \
             silences: u unchanged, r reduced, g gone. The first level with r or g is the MRIL, the first with g \
             the complete MRIL. Levels are the noise's RMS at a burst's peak, dBFS. The JSON (levelDBFS: the MRIL) \
@@ -29,25 +31,25 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
 
     @OptionGroup var tinnitus: TinnitusOptions
 
-    @Option(parsing: .unconditional, help: "Noise band width in octaves, 0.1 … 3 (default 1).")
+    @Option(parsing: .unconditional, help: "Noise band width in octaves, 0.1 … 3 (default 1, the band of Bourez, Fournier & Noreña's pulsed noises).")
     var width: String?
 
     @OptionGroup var startLevel: StartLevelOption
 
-    @Option(parsing: .unconditional, help: "Step of the level, 1, 2 or 5 dB (default 2).")
+    @Option(parsing: .unconditional, help: "Step of the level, 1, 2 or 5 dB (default 2, below the 3 dB test–retest difference of Front. Audiol. Otol. 2024).")
     var step: String = "2"
 
-    @Option(parsing: .unconditional, help: "Length of each burst, 0.5 … 10 s (default 3s).")
-    var burst: String = "3s"
+    @Option(parsing: .unconditional, help: "Length of each burst, 0.5 … 10 s (default \(Self.standard.burst), Shades' own).")
+    var burst: String = Self.standard.burst
 
-    @Option(parsing: .unconditional, help: "Silence between the bursts, 0.5 … 10 s (default 3s).")
-    var silence: String = "3s"
+    @Option(parsing: .unconditional, help: "Silence between the bursts, 0.5 … 10 s (default \(Self.standard.silence), Shades' own).")
+    var silence: String = Self.standard.silence
 
-    @Option(parsing: .unconditional, help: "triangular or trapezoidal (default triangular).")
-    var envelope: String = "triangular"
+    @Option(parsing: .unconditional, help: "triangular or trapezoidal (default \(Self.standard.envelope)).")
+    var envelope: String = Self.standard.envelope
 
-    @Option(parsing: .unconditional, help: "Rise and fall of a trapezoidal burst, 10 ms … half the burst (default 250ms).")
-    var ramp: String = "250ms"
+    @Option(parsing: .unconditional, help: "Rise and fall of a trapezoidal burst, 10 ms … half the burst (default \(Self.standard.ramp)).")
+    var ramp: String = Self.standard.ramp
 
     @Option(parsing: .unconditional, help: """
         With --simulate: the simulated tinnitus is reduced in the silences from this many dB above its masking \
@@ -60,6 +62,13 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
         (default: never).
         """)
     var simulateComplete: String?
+
+    /// The flags' defaults, from ``MinimumResidualInhibitionLevel/Bursts/standard`` (one definition).
+    static let standard = {
+        let bursts = MinimumResidualInhibitionLevel.Bursts.standard
+        return (burst: "\(formatNumber(bursts.burstSeconds))s", silence: "\(formatNumber(bursts.silenceSeconds))s",
+                envelope: bursts.envelope.rawValue, ramp: "\(formatNumber(bursts.rampSeconds * 1000))ms")
+    }()
 
     static let parameters: [ParameterID: String] = [.width: "width", .mrilStep: "step", .burst: "burst", .burstSilence: "silence",
                                                      .burstEnvelope: "envelope", .burstRamp: "ramp", .simulatedInhibition: "simulateMril",
