@@ -108,8 +108,12 @@ public struct MinimumResidualInhibitionLevel: Sendable {
     package static let highestLevelDBFS = MinimumMaskingLevel.highestLevelDBFS
 
     /// - Parameters:
-    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3.
-    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS; `stepDB` 1, 2 or 5 dB.
+    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz.
+    ///   - widthOctaves: the band's width, 0.1 … 3 octaves.
+    ///   - thresholdDBFS: the listener's threshold for the band, dBFS, if known.
+    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS.
+    ///   - stepDB: 1, 2 or 5 dB.
+    ///   - bursts: the masker's bursts and silences.
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2, bursts: Bursts = .standard) throws(ShadesError) {
         // The band, the start and the threshold as the MML checks them.

@@ -26,13 +26,13 @@ extension Renderer {
     /// the 0.01 dB the level promises); a file further off is written again at the measured gain.
     package static let onePassLevelToleranceDB = 0.005
 
-    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a ``FileSink``,
-    /// streaming in bounded memory, at the gains its ``LevelPolicy`` chooses (``LevelPolicy/gains(for:format:)``):
-    /// an RMS level exact within ``onePassLevelToleranceDB`` (Float before quantisation), refused when it
+    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a `FileSink`,
+    /// streaming in bounded memory, at the gains its ``LevelPolicy`` chooses (`LevelPolicy.gains(for:format:)`):
+    /// an RMS level exact within `onePassLevelToleranceDB` (Float before quantisation), refused when it
     /// would clip, naming the highest level that fits; or a file's own level under a true-peak ceiling. The
     /// file appears only when complete, with the parameters in its comment tag.
     ///
-    /// - A file played to its end: ``FileSoundPasses`` (decoded, resampled and notched once, kept, written).
+    /// - A file played to its end: `FileSoundPasses` (decoded, resampled and notched once, kept, written).
     /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) whose
     ///   predicted level scatter is within a third of the tolerance (white noise from 5 minutes at 48 kHz:
     ///   0.0011 dB at 10 minutes) are written in one pass at that level and measured while written; the

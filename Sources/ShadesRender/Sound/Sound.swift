@@ -6,7 +6,7 @@ import ShadesDSP
 ///
 /// A sound is a ``Source`` (a generator, a decoded file, or a mix of layers, each layer a sound again) and
 /// the modifiers over it, applied in this order: frequency modulation (by a tone's or a band's generator) → notches → shape → amplitude modulation → random modulation →
-/// surf → pulses → fades, then the swell where the layer's gain is applied (``modifierKinds``). `channels` and `seed` are the sound's own when set;
+/// surf → pulses → fades, then the swell where the layer's gain is applied (`modifierKinds`). `channels` and `seed` are the sound's own when set;
 /// otherwise the request's.
 ///
 /// ```swift
