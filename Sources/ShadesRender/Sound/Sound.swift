@@ -10,8 +10,8 @@ import ShadesDSP
 /// otherwise the request's.
 ///
 /// ```swift
-/// let sound = Sound(.noise(.pink)).modulated(rateHz: 10)              // 10 Hz AM pink noise (Neff 2017)
-/// let music = Sound(.file(path: "song.mp3")).notched(at: 6000)        // notched music (Okamoto 2010)
+/// let sound = Sound(.noise(colour: .pink)).modulated(rateHz: 10)      // 10 Hz AM pink noise (Neff 2017)
+/// let music = Sound.file(path: "song.mp3").notched(at: 6_000)         // notched music (Okamoto 2010)
 /// ```
 public struct Sound: Sendable, Equatable {
     /// What the sound starts from.
