@@ -39,7 +39,7 @@ STATIC_BUILD := .build-static
 SHADES := $(STATIC_BUILD)/release/shades
 CATALOGUE := catalogue
 
-.PHONY: deps test-deps live-deps test-live build catalogue test api-listing bench bench-quick compare-peers compare-study-peers compare-builds cpu-flags clean manual \
+.PHONY: deps test-deps live-deps test-live build catalogue test api-listing docs bench bench-quick compare-peers compare-study-peers compare-builds cpu-flags clean manual \
 	build-bench fuzz fuzz-ci build-fuzz build-tsan test-tsan test-asan soak load-test test-kernels test-arm64 test-slurm \
 	bundle test-bundle
 
@@ -126,6 +126,15 @@ MANUAL_DATE := $(shell git log -1 --format=%cs -- Sources/shades 2>/dev/null || 
 manual: deps
 	bash scripts/manual-pages.sh docs/man $(MANUAL_DATE)
 	SHADES_WRITE_REFERENCE=1 swift test $(SWIFT_FLAGS) --filter CommandReferenceTests
+
+# DocC for the library products an app uses (Sources/<Module>/<Module>.docc: a landing page, topic groups and
+# articles), one archive per module: .build/plugins/Swift-DocC/outputs/<Module>.doccarchive (a static site: serve
+# the folder and open /documentation/<module>/, lower case; or `swift package --disable-sandbox
+# preview-documentation --target ShadesDSP`). swift-docc-plugin's --warnings-as-errors: a broken ``symbol`` link
+# or an undocumented parameter fails. In release, so after `make test` the modules are built already.
+DOCS_TARGETS := ShadesDSP ShadesRender ShadesAnalysis ShadesProcedures
+docs: deps
+	swift package $(SWIFT_FLAGS) generate-documentation $(addprefix --target ,$(DOCS_TARGETS)) --warnings-as-errors
 
 # `shades play` through a real audio server: scripts/live-tests.sh starts a headless PulseAudio (null sink,
 # float32 48 kHz stereo) in a temporary folder, runs Tests/ShadesLiveTests with its environment exported
