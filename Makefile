@@ -132,8 +132,8 @@ manual: deps
 # serve the folder and open /documentation/<module>/, lower case). swift-docc-plugin's --warnings-as-errors: a
 # broken ``symbol`` link or an undocumented parameter fails. A debug build in a folder of its own: sharing .build
 # with make test would rebuild the modules there (swift test builds them with other settings) and make the next
-# make test rebuild them again; debug takes half the CPU time of release. From a fresh clone 68 s on a 2-core
-# VM at load 2 (1 min 40 s at load 6), then 13 s.
+# make test rebuild them again; debug takes half the CPU time of release. From a fresh clone 68 and 86 s on a
+# 2-core VM at load 2 (1 min 40 s at load 6), then 13 s.
 DOCS_BUILD := .build-docs
 DOCS_TARGETS := ShadesDSP ShadesRender ShadesAnalysis ShadesProcedures
 docs: deps
