@@ -30,6 +30,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation` (make docs): the DocC catalogues in Sources/<Module>/<Module>.docc.
+        // A command plugin used by nothing an app builds: an app depending on Shades neither fetches nor builds it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: Implementation details (not products): one thin module per C library, and the platform layer

@@ -58,7 +58,7 @@ public struct FileAnalysisReport: Encodable, Sendable {
     package let frames: Int
     public let durationSeconds: Double
     public let comment: String?
-    /// Set when the frames read are not all the file announces or holds (``AudioFileInput/lengthWarning``,
+    /// Set when the frames read are not all the file announces or holds (`AudioFileInput.lengthWarning`,
     /// e.g. a truncated WAV): the measurements cover the frames read.
     public let lengthWarning: String?
     /// RMS, sample peak, clipped samples, DC and inter-channel correlation.
@@ -74,11 +74,11 @@ public struct FileAnalysisReport: Encodable, Sendable {
     public let seams: [SeamReport]
     /// Frequency and THD+N of channel 0 when it is a tone (THD+N below −20 dB), else nil.
     package let tone: ToneEstimate?
-    /// The same for every channel, from its first ``ToneAnalysis/maximumSeconds`` (a sound per ear: a tone in
+    /// The same for every channel, from its first `ToneAnalysis.maximumSeconds` (a sound per ear: a tone in
     /// one, noise in the other; binaural beats: a tone in each).
     public let channelTones: [ToneEstimate?]
     /// Envelope modulation of channel 0 when there is some: depth ≥ 2 %, significant and sinusoidal
-    /// (``ModulationLineTest``: not an envelope's random fluctuation, nor music's rhythm), else nil.
+    /// (`ModulationLineTest`: not an envelope's random fluctuation, nor music's rhythm), else nil.
     public let modulation: ModulationReport?
     /// A-weighted LAeq and LAFmax, with SPL and noise dose when calibrated.
     public let ambient: AmbientReport

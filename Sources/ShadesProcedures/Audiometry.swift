@@ -67,6 +67,8 @@ public struct Audiometry: Sendable {
     ///   - frequenciesHz: 125 … 16,000 Hz (repeats dropped); with a calibration each must be calibrated.
     ///   - scale: dB HL (with a calibration to play, or without one for a simulated listener) or dB re full
     ///     scale (no calibration).
+    ///   - calibration: the headphones' 0 dB HL per frequency (dBFS), to play in dB HL; nil for dB re full
+    ///     scale or a simulated listener.
     ///   - startLevelDB: the familiarisation level (default 30 dB HL or −40 dBFS).
     public init(ears: [Ears], frequenciesHz: [Double], scale: AudiogramScale, calibration: AudiometerCalibration? = nil,
                 startLevelDB: Double? = nil) throws(ShadesError) {

@@ -116,10 +116,13 @@ public struct MinimumResidualInhibitionLevel: Sendable {
     package static let highestLevelDBFS = MinimumMaskingLevel.highestLevelDBFS
 
     /// - Parameters:
-    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3 (1 by default: the
-    ///     "1 octave width" pulsed narrow-band noises of Bourez, Fournier & Noreña, hal-03420699).
+    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz.
+    ///   - widthOctaves: the band's width, 0.1 … 3 octaves (1 by default: the "1 octave width" pulsed
+    ///     narrow-band noises of Bourez, Fournier & Noreña, hal-03420699).
+    ///   - thresholdDBFS: the listener's threshold for the band, dBFS, if known.
     ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS.
     ///   - stepDB: 1, 2 or 5 dB; 2 by default (Shades' own, below the 3 dB mean test–retest difference of 2024).
+    ///   - bursts: the masker's bursts and silences.
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2, bursts: Bursts = .standard) throws(ShadesError) {
         // The band, the start and the threshold as the MML checks them.

@@ -132,8 +132,11 @@ public struct MinimumMaskingLevel: Sendable {
     package static let highestLevelDBFS = -12.0
 
     /// - Parameters:
-    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz; `widthOctaves` its width, 0.1 … 3.
-    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS); `stepDB` 1 or 2 dB (2 by default).
+    ///   - frequencyHz: the band's centre, 125 … 16,000 Hz.
+    ///   - widthOctaves: the band's width, 0.1 … 3 octaves.
+    ///   - thresholdDBFS: the listener's threshold for the band, dBFS, if known.
+    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS.
+    ///   - stepDB: 1 or 2 dB.
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2) throws(ShadesError) {
         try Audiometry.checkFrequency(frequencyHz, as: .frequency)

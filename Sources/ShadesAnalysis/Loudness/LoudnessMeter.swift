@@ -182,7 +182,7 @@ package final class LoudnessMeter {
     }
 }
 
-/// What ``LoudnessMeter`` measured. Levels of silence (−∞) are nil.
+/// What `LoudnessMeter` measured. Levels of silence (−∞) are nil.
 public struct LoudnessReport: Encodable, Sendable, Equatable {
     package let channelCount: Int
     /// Hz.

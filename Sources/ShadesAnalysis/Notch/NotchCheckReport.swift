@@ -3,13 +3,13 @@ import ShadesPlatform
 
 /// How a processed signal's spectrum compares with its reference's around a notch.
 ///
-/// Transfer levels are 10·log10(S_yy/S_xx) (|H| from the power ratio, see ``NotchCheckAccumulator``),
+/// Transfer levels are 10·log10(S_yy/S_xx) (|H| from the power ratio, see `NotchCheckAccumulator`),
 /// in 1/48-octave bands (ratio of the bands' summed powers, at least the nearest bin), relative to the
 /// passband gain and floored at −300 dB.
 ///
 /// The two signals are compared only where the reference has content above the output's own noise: a
 /// band is compared when the reference's power in it, at the passband gain, is at least
-/// ``NotchCheckAccumulator/comparedMarginDB`` (60 dB) above the output's noise there, the output's power
+/// `NotchCheckAccumulator.comparedMarginDB` (60 dB) above the output's noise there, the output's power
 /// not coherent with the reference (Σ S_yy − |S_xy|²/S_xx per bin). Where the reference is empty (above a
 /// lossy codec's low-pass, below a resampler's stop band) the output holds only its own noise, and a
 /// ratio of two noises is no transfer function: such bands are left out of the gain, the ripple, the
@@ -19,7 +19,7 @@ public struct NotchCheckReport: Sendable, Encodable, Equatable {
     /// none was given and the curve has none.
     public let band: OctaveBand?
     /// True if no band was given and it was found from the curve: the deepest compared point between
-    /// 20 Hz and 0.9 × Nyquist, at least ``NotchCheckAccumulator/detectionDepthDB`` below the passband,
+    /// 20 Hz and 0.9 × Nyquist, at least `NotchCheckAccumulator.detectionDepthDB` below the passband,
     /// and the −3 dB crossings either side of it as edges, both seen in compared bands.
     public let bandWasDetected: Bool
     /// Mean level (dB) of the compared passband points of the curve (from 20 Hz to 0.9 × Nyquist, outside

@@ -92,7 +92,7 @@ package struct LevelStatistics: Sendable {
     }
 }
 
-/// What ``LevelStatistics`` measured. Levels of silence (−∞ dB) are nil.
+/// What `LevelStatistics` measured. Levels of silence (−∞ dB) are nil.
 public struct LevelReport: Encodable, Sendable, Equatable {
     /// One channel's statistics.
     public struct Channel: Encodable, Sendable, Equatable {
@@ -100,7 +100,7 @@ public struct LevelReport: Encodable, Sendable, Equatable {
         public let rmsDBFS: Double?
         /// Largest |x| in dBFS.
         public let samplePeakDBFS: Double?
-        /// Samples with |x| ≥ ``LevelStatistics/clipThreshold`` (1 − 2⁻¹⁵).
+        /// Samples with |x| ≥ `LevelStatistics.clipThreshold` (1 − 2⁻¹⁵).
         public let clippedSamples: Int
         /// Mean sample value (linear, full scale 1.0).
         package let dcOffset: Double

@@ -14,7 +14,7 @@ public struct SeamReport: Sendable, Encodable, Equatable {
     package let firstDifferencePercentile: Double
     /// Where ``secondDifference`` falls among the file's |x[n] − 2x[n−1] + x[n−2]|, in percent.
     package let secondDifferencePercentile: Double
-    /// Both percentiles below ``SeamAccumulator/seamlessPercentile``: the seam is a step like the others.
+    /// Both percentiles below `SeamAccumulator.seamlessPercentile`: the seam is a step like the others.
     public let isSeamless: Bool
 }
 

@@ -5,7 +5,7 @@ import ShadesPlatform
 /// and from an ideal colour f^−β.
 ///
 /// Levels are 10·log10 of the power in each band (full scale² per band: a full-scale sine gives −3 dB in
-/// its band), floored at ``levelFloorDB``. The slope is that of the power spectral density in dB per
+/// its band), floored at `levelFloorDB`. The slope is that of the power spectral density in dB per
 /// octave (band levels of constant-relative-width bands rise 3.0103 dB/octave faster): pink noise reads
 /// −3.01 and brown −6.02. It is the least-squares line through the bands' mean-density levels against
 /// log2 of their centres, over bands centred from 20 Hz to min(20 kHz, 0.45 × rate).
@@ -14,7 +14,7 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
     public struct Band: Sendable, Encodable, Equatable {
         /// Exact centre frequency in Hz.
         public let centreHz: Double
-        /// Power in the band in dB re full scale² (10·log10), floored at ``SpectrumReport/levelFloorDB``.
+        /// Power in the band in dB re full scale² (10·log10), floored at `SpectrumReport.levelFloorDB`.
         public let levelDB: Double
         /// Level minus the fitted line, in dB; nil outside the fitted range.
         package let fitDeviationDB: Double?
@@ -35,7 +35,7 @@ public struct SpectrumReport: Sendable, Encodable, Equatable {
     /// β of the fitted slope (slope / −3.0103): PSD ∝ f^−β.
     public let estimatedBeta: Double
     /// The named colour whose β is nearest ``estimatedBeta`` ("white", "pink", "brown", "blue", "violet"),
-    /// when the spectrum is noise-like (``colourFlatness`` at least ``noiseLikeFlatness``); nil for a tone,
+    /// when the spectrum is noise-like (`colourFlatness` at least `noiseLikeFlatness`); nil for a tone,
     /// music or a notched or band-limited noise, which have a slope but no colour.
     public let nearestColourName: String?
     /// Spectral flatness of the fitted third-octave bands around the fitted power law: the geometric over

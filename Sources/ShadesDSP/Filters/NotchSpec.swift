@@ -8,7 +8,7 @@ import ShadesPlatform
 /// (`NotchSpec(centreHz: f, widthOctaves: 0.5, edgeBoostDB: 20, edgeWidthOctaves: 0.375)`).
 /// Wunderlich et al. 2015 compared 1, ½ and ¼ octave.
 ///
-/// A spec is a plain value; ``NotchDesign`` checks it against a sample rate (``validate(sampleRate:)``).
+/// A spec is a plain value; `NotchDesign` checks it against a sample rate (`validate(sampleRate:)`).
 /// Decoding fills missing keys with the defaults (1 octave, no boost, 3/8-octave boost bands).
 public struct NotchSpec: Sendable, Equatable, Encodable {
     /// Geometric centre of the stop band, Hz.

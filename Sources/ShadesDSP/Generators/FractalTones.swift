@@ -71,7 +71,7 @@ package struct FractalTones: Sendable, Equatable {
     }
 }
 
-/// A musical scale: the degrees fractal tones (``FractalTones``) draw their notes from.
+/// A musical scale: the degrees fractal tones (`FractalTones`) draw their notes from.
 public enum MusicalScale: String, Sendable, Equatable, Codable, CaseIterable {
     /// Major pentatonic: 0, 2, 4, 7, 9 semitones (no semitone steps: no dissonant neighbours).
     case pentatonic

@@ -3,7 +3,7 @@ public struct NoiseColour: Sendable, Equatable, Hashable, Encodable, CustomStrin
     /// Spectral exponent β in [−2, 2]: PSD ∝ f^−β, a slope of −3.0103·β dB per octave.
     public let beta: Double
 
-    /// β must lie in ``allowedBeta``.
+    /// β must lie in `allowedBeta`.
     public init(beta: Double) throws(ShadesError) {
         try Parameter.beta.check(beta)
         self.beta = beta

@@ -12,7 +12,7 @@ import ShadesPlatform
 /// the harmonic's distance in octaves from the octave's centre (−0.5 … 0.5), t the time in the segment, and
 /// φ0, φs are drawn per segment.
 ///
-/// Which octave (documented choice, ``modulatedBandPair``): active — the band pair whose centre is nearest F
+/// Which octave (documented choice, `modulatedBandPair`): active — the band pair whose centre is nearest F
 /// in log frequency (lower band j = round(2·log2(F / 1 kHz)) − 1, clamped to 0…6; so the octave contains F and
 /// is centred on it as well as the half-octave edges allow); sham — of the two outermost pairs (1–2 kHz and
 /// 8–16 kHz), the one whose centre is farther from F in log frequency (the lower one on a tie).

@@ -314,7 +314,7 @@ package struct AmbientLevel: Sendable {
     }
 }
 
-/// What ``AmbientLevel`` measured. Levels of silence (−∞) are nil.
+/// What `AmbientLevel` measured. Levels of silence (−∞) are nil.
 ///
 /// With two channels (headphones: one per ear) the headline levels are those of the louder channel, so
 /// the dose follows the more exposed ear.

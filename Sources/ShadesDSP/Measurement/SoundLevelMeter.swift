@@ -23,7 +23,7 @@ package enum CWeighting {
 }
 
 /// A sound level meter fed block by block (a microphone, a recording), as IEC 61672-1 describes one: per
-/// interval (a second by default) and over everything, the RMS, LAeq, LAFmax (``AmbientLevel``, the
+/// interval (a second by default) and over everything, the RMS, LAeq, LAFmax (`AmbientLevel`, the
 /// accumulator `shades analyze` uses) and LCpeak (the largest |C-weighted sample|), and with a calibration
 /// the same in dB SPL and the NIOSH noise dose of the time measured.
 ///

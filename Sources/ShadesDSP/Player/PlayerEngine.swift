@@ -1,7 +1,7 @@
 import ShadesPlatform
 import Synchronization
 
-/// The real-time player an app embeds: it mixes any number of sources (up to ``maximumVoices``), each
+/// The real-time player an app embeds: it mixes any number of sources (up to `maximumVoices`), each
 /// with a gain that moves smoothly, started, paused, resumed and stopped with fades, replaced by another
 /// sound with an equal-power crossfade; a sleep timer (or the app's loop length) ends playback with a
 /// raised-cosine fade. It knows no audio API: the app's audio callback (an AVAudioSourceNode, a
@@ -15,7 +15,7 @@ import Synchronization
 /// nothing, takes no locks, does no I/O and never blocks. Sources a voice no longer needs go back to the
 /// control thread on a second ring and are released there (``collectGarbage()``, also run by every control
 /// call), so no source is freed on the audio thread: the engine holds at most as many sources as that ring
-/// has room for, and refuses more (``droppedCommands``).
+/// has room for, and refuses more (`droppedCommands`).
 ///
 /// Time is counted in frames from the first rendered frame. A command applies at the start of the next
 /// render call, or at an exact frame (`atFrame`): the engine then splits its blocks there, so a schedule
@@ -77,7 +77,9 @@ public final class PlayerEngine: @unchecked Sendable {
 
     /// - Parameters:
     ///   - sampleRate: Hz; every source played must have this rate and `channelCount` channels.
+    ///   - channelCount: channels of every block rendered, above 0.
     ///   - maximumVoices: voices playing at once (a crossfade holds two).
+    ///   - maximumBlockFrames: the most frames one render call asks for, above 0.
     ///   - commandCapacity: commands queued between two render calls.
     public init(sampleRate: Double, channelCount: Int, maximumVoices: Int = 8, maximumBlockFrames: Int = 4_096,
                 commandCapacity: Int = 256) {
@@ -106,7 +108,7 @@ public final class PlayerEngine: @unchecked Sendable {
     /// `fadeInSeconds`.
     ///
     /// Throws `rate` or `channels` when the source's are not the engine's. When the engine already holds
-    /// as many sources as it can hand back to this thread, the source is not played (``droppedCommands``).
+    /// as many sources as it can hand back to this thread, the source is not played (`droppedCommands`).
     @discardableResult
     public func play(_ source: any AudioSource, gainDB: Double = 0, fadeInSeconds: Double = 0.05,
                      atFrame: Int? = nil) throws(ShadesError) -> VoiceID {
@@ -182,12 +184,12 @@ public final class PlayerEngine: @unchecked Sendable {
 
     /// Frames rendered since the start.
     package var framesRendered: Int { renderedFrames.load(ordering: .relaxed) }
-    /// Frames played since the start: ``framesRendered`` less those rendered while everything was paused
+    /// Frames played since the start: `framesRendered` less those rendered while everything was paused
     /// and silent (a player's clock).
     public var framesPlayed: Int { playedFrames.load(ordering: .relaxed) }
     /// True once the timer's end (or ``finish(fadeSeconds:atFrame:)``) has been rendered: what follows is silence.
     public var isFinished: Bool { finished.load(ordering: .acquiring) }
-    /// Underruns reported by the host (``countUnderrun()``): the device found no samples ready.
+    /// Underruns reported by the host (`countUnderrun()`): the device found no samples ready.
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
     /// Render calls in which a file's reader (of any source played) was behind and silence was rendered
     /// instead of waiting.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Readies a source graph for a real-time render thread: every source of it answers
-/// ``AudioSource/prepareForRealTime(_:)`` (a modifier passes it on to its sources first), and ``finish()``
+/// ``AudioSource/prepareForRealTime(_:)`` (a modifier passes it on to its sources first), and `finish()`
 /// ends it. After that, render calls allocate nothing, take no locks and never wait: a notch streams in
 /// small partitions (its work the same in every call), a file's reader has decoded ahead and a render
 /// call that finds it behind plays silence for the rest of its block and counts an underrun instead of

@@ -5,15 +5,15 @@ import ShadesPlatform
 public struct OctaveBand: Sendable, Encodable, Equatable {
     /// Geometric centre, Hz (finite, above 0).
     public let centreHz: Double
-    /// Width, octaves (above 0, at most ``maximumWidthOctaves``).
+    /// Width, octaves (above 0, at most `maximumWidthOctaves`).
     public let widthOctaves: Double
 
     /// Widest band, octaves: the ten octaves of hearing (20 Hz … 20 kHz). Notches and narrow-band noise
     /// allow less (``NotchSpec/maximumWidthOctaves``, ``NarrowBandNoiseSource/maximumWidthOctaves``).
     package static let maximumWidthOctaves = 10.0
 
-    /// Throws ``ParameterID/bandCentre`` for a centre that is not finite and above 0 Hz,
-    /// ``ParameterID/bandWidth`` for a width outside (0, 10] octaves.
+    /// Throws `ParameterID.bandCentre` for a centre that is not finite and above 0 Hz,
+    /// `ParameterID.bandWidth` for a width outside (0, 10] octaves.
     public init(centreHz: Double, widthOctaves: Double) throws(ShadesError) {
         try Parameter.bandCentre.check(centreHz)
         try Parameter.bandWidth.check(widthOctaves)

@@ -1,5 +1,5 @@
 /// Every error Shades throws: whose the problem is (``Kind``), and either a parameter problem as fields
-/// (``parameter``, ``value``, ``problem``, ``allowedValues``) or a line of text (a file, the system).
+/// (``parameter``, `value`, `problem`, `allowedValues`) or a line of text (a file, the system).
 ///
 /// A parameter problem's line is composed from its fields when it is shown, naming the parameter by the
 /// library's neutral name (`frequency 30000 Hz is out of range (allowed: above 0 and below 24000 Hz
@@ -23,7 +23,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The value at fault, with its unit or as the caller typed it; nil for ``ParameterProblem/missing``.
     package var value: ParameterValue?
     /// The value at fault as text, with its unit ("30000 Hz") or as the caller typed it ("'6 kHz'"); nil for
-    /// ``ParameterProblem/missing`` and errors of text alone.
+    /// `ParameterProblem.missing` and errors of text alone.
     public var valueDescription: String? { value?.description }
     /// What is wrong with the parameter; nil for an error of text alone.
     package var problem: ParameterProblem?
@@ -96,7 +96,7 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
         return error
     }
 
-    /// What is allowed, as text (``allowedValues``).
+    /// What is allowed, as text (`allowedValues`).
     public var allowed: String? { allowedValues.map(\.description) }
 
     /// The problem in one line, after the file's position if there is one, with the library's names.

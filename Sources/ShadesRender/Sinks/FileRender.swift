@@ -41,15 +41,15 @@ extension Renderer {
         return pow(erf(levelToleranceDB / (scatterDB * 2.0.squareRoot())), Double(signals))
     }
 
-    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a ``FileSink``,
-    /// streaming in bounded memory, at the gains its ``LevelPolicy`` chooses (``LevelPolicy/gains(for:format:)``):
-    /// an RMS level within ``levelToleranceDB`` (Float before quantisation), refused when it would clip,
+    /// Renders `request` to `path` (WAV or FLAC by extension) in `sampleFormat` through a `FileSink`,
+    /// streaming in bounded memory, at the gains its ``LevelPolicy`` chooses (`LevelPolicy.gains(for:format:)`):
+    /// an RMS level within `levelToleranceDB` (Float before quantisation), refused when it would clip,
     /// naming the highest level that fits; or a file's own level under a true-peak ceiling. The file appears
     /// only when complete, with the parameters in its comment tag.
     ///
-    /// - A file played to its end: ``FileSoundPasses`` (decoded, resampled and notched once, kept, written).
+    /// - A file played to its end: `FileSoundPasses` (decoded, resampled and notched once, kept, written).
     /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) that will
-    ///   land within the tolerance in at least ``onePassOdds`` of renders (from their predicted level
+    ///   land within the tolerance in at least `onePassOdds` of renders (from their predicted level
     ///   scatter) are written in one pass at that level and measured while written; a render further off
     ///   is written again at the measured gain. Over 10 minutes at 48 kHz white noise scatters by
     ///   0.0011 dB, pink by 0.007, AM pink by 0.01, half an octave of narrow-band noise at 4 kHz by 0.005

@@ -2,7 +2,7 @@ import ShadesDSP
 
 /// A generator of a ``Sound``: a source and its own parameters (duration, rate, level … are the
 /// ``RenderRequest``'s). Each kind is described once, in its own file under Sound/Generators
-/// (``GeneratorKind``), and made with that file's static function, e.g. ``tone(frequencyHz:)``.
+/// (`GeneratorKind`), and made with that file's static function, e.g. ``tone(frequencyHz:)``.
 public struct Generator: Sendable, Equatable {
     /// The kind and its values.
     package let kind: any GeneratorKind

@@ -3,7 +3,7 @@ import ShadesIO
 import ShadesPlatform
 
 /// How loud a sound is made: the one place the gain of a rendered, written, built or played sound is
-/// chosen (``gains(for:format:)``, from what a pass measured: ``LevelMeasurement``). `render`, `notch`,
+/// chosen (`gains(for:format:)`, from what a pass measured: `LevelMeasurement`). `render`, `notch`,
 /// `stimuli`, the catalogue and `play` all go through it.
 public enum LevelPolicy: Sendable, Equatable, Codable {
     /// The RMS of the sustained sound (after modulation, before pulses and fades) exactly at this level,

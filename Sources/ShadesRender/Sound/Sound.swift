@@ -6,12 +6,12 @@ import ShadesDSP
 ///
 /// A sound is a ``Source`` (a generator, a decoded file, or a mix of layers, each layer a sound again) and
 /// the modifiers over it, applied in this order: frequency modulation (by a tone's or a band's generator) → notches → shape → amplitude modulation → random modulation →
-/// surf → pulses → fades, then the swell where the layer's gain is applied (``modifierKinds``). `channels` and `seed` are the sound's own when set;
+/// surf → pulses → fades, then the swell where the layer's gain is applied (`modifierKinds`). `channels` and `seed` are the sound's own when set;
 /// otherwise the request's.
 ///
 /// ```swift
-/// let sound = Sound(.noise(.pink)).modulated(rateHz: 10)              // 10 Hz AM pink noise (Neff 2017)
-/// let music = Sound(.file(path: "song.mp3")).notched(at: 6000)        // notched music (Okamoto 2010)
+/// let sound = Sound(.noise(colour: .pink)).modulated(rateHz: 10)      // 10 Hz AM pink noise (Neff 2017)
+/// let music = Sound.file(path: "song.mp3").notched(at: 6_000)         // notched music (Okamoto 2010)
 /// ```
 public struct Sound: Sendable, Equatable {
     /// What the sound starts from.

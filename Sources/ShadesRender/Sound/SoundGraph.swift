@@ -7,12 +7,12 @@ import ShadesIO
 /// sources. Every pass and every stream starts from fresh sources, so all see exactly the same samples.
 ///
 /// A **generator** is made as independent mono signals placed in the output channels by the layout (its
-/// kind's ``GeneratorKind/signals(_:)``: streams, or loops synthesised whole by FFT); the chain per signal
-/// is generator → notches → shape → amplitude modulation → pulses → fades (``ModifierChain``), and each
+/// kind's `GeneratorKind.signals(_:)`: streams, or loops synthesised whole by FFT); the chain per signal
+/// is generator → notches → shape → amplitude modulation → pulses → fades (`ModifierChain`), and each
 /// signal gets its own gain.
 /// A **mix**, a **file** or a sound with a **swell** is one multichannel group with one gain: each layer of
 /// a mix is its own graph at the reference level (its sustained RMS), times its gain and swell, summed;
-/// a file is decoded, resampled to the rate and notched with the filter delay removed (``FileChain``);
+/// a file is decoded, resampled to the rate and notched with the filter delay removed (`FileChain`);
 /// then the same modifiers. The level refers to the *sustained* sound (after the modulation, before
 /// pulses and fades), so a pulsed tone has the asked level while it sounds.
 ///
@@ -104,7 +104,7 @@ public struct SoundGraph: Sendable {
     package func makeSignal(_ s: Int) -> any AudioSource { makeGroup(s) }
 
     /// Validates `request` and builds its graph; loops (and sounds synthesised whole) are made here, over their
-    /// whole length, up to ``LoopNoise/largestSynthesisFrames``; longer loops of coloured noise stream.
+    /// whole length, up to `LoopNoise.largestSynthesisFrames`; longer loops of coloured noise stream.
     public init(_ request: RenderRequest) throws(ShadesError) {
         try self.init(request, opened: nil)
     }
@@ -168,8 +168,8 @@ public struct SoundGraph: Sendable {
     // MARK: Streams
 
     /// A fresh stream of the sound in its output channels, block by block, each signal times its linear
-    /// gain: by default ``expectedGains`` (the asked level, exact where it is known without rendering);
-    /// ``exactGains()`` gives the samples the file holds before quantisation. A stream goes on past
+    /// gain: by default `expectedGains` (the asked level, exact where it is known without rendering);
+    /// `exactGains()` gives the samples the file holds before quantisation. A stream goes on past
     /// ``frames`` (generators are endless; loops, files, pulses and fades end in silence).
     public func makeSource(gains: [Float]? = nil) -> any AudioSource {
         let gains = gains ?? expectedGains
@@ -263,10 +263,10 @@ public struct SoundGraph: Sendable {
 }
 
 extension SoundGraph {
-    /// A stream for live playback at the gain the ``level`` policy chooses, as a file render would: a
+    /// A stream for live playback at the gain the `level` policy chooses, as a file render would: a
     /// generator at its expected gains (no measuring pass, so it starts at once); a mix or a file measured
     /// first (a file decoded to its end: its RMS, or its true peak under a ceiling). Not for a loudness
-    /// target (the catalogue's: ``CatalogueAsset/makeLoop()``).
+    /// target (the catalogue's: `CatalogueAsset.makeLoop()`).
     public struct LiveStream {
         public let source: any AudioSource
         /// Frames until the sound ends (a file's decoded length), nil for an endless stream.

@@ -225,7 +225,7 @@ extension GeneratorKind {
 
 /// What a level relative to the listener's hearing refers to for one sound: dB SL reads the listener's
 /// threshold there, dB HL the transducer's RETSPL there (ISO 389), and dB SPL the headphones' calibration
-/// there. Each generator kind declares it (``GeneratorKind/hearingReference``).
+/// there. Each generator kind declares it (`GeneratorKind.hearingReference`).
 public enum HearingReference: Sendable, Equatable {
     /// The frequency that defines the sound, Hz; `what` names it in messages ("the tone's frequency").
     case frequency(hertz: Double, what: String)

@@ -22,6 +22,6 @@ package struct GreyNoise: GeneratorKind {
 }
 
 extension Generator {
-    /// Grey noise (``GreyNoiseSpectrum``), synthesised over the whole file.
+    /// Grey noise (`GreyNoiseSpectrum`), synthesised over the whole file.
     public static var grey: Generator { Generator(GreyNoise()) }
 }

@@ -6,7 +6,7 @@ import ShadesIO
 /// exactly the file it was made from.
 ///
 /// The file source, described once: its JSON form `{ "source": "file", "path": "music/song.mp3" }`, its
-/// checks and its group (decoded, resampled to the request's rate and notched, ``FileChain``).
+/// checks and its group (decoded, resampled to the request's rate and notched, `FileChain`).
 public struct SoundFileReference: Sendable, Equatable, Encodable, SoundSourceKind {
     public var path: String
     /// Size of the file in bytes, when recorded.

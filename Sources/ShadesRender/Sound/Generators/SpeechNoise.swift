@@ -30,6 +30,6 @@ package struct SpeechNoise: GeneratorKind {
 }
 
 extension Generator {
-    /// Speech-shaped noise (``SpeechSpectrum``), synthesised over the whole file.
+    /// Speech-shaped noise (`SpeechSpectrum`), synthesised over the whole file.
     public static var speechNoise: Generator { Generator(SpeechNoise()) }
 }

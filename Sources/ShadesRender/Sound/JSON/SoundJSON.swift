@@ -167,7 +167,7 @@ package struct SoundReader {
 // MARK: - Codable: the same JSON
 
 extension Sound: Codable {
-    /// Reads the JSON form through ``SoundReader`` (errors carry no position: a decoder has none).
+    /// Reads the JSON form through `SoundReader` (errors carry no position: a decoder has none).
     public init(from decoder: any Decoder) throws {
         let tree = try JSONValue(from: decoder)
         do throws(ShadesError) { self = try SoundReader(reader: JSONTreeReader(file: nil)).sound(tree, path: "") } catch {

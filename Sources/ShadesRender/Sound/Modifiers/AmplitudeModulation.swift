@@ -1,7 +1,7 @@
 import ShadesDSP
 
 /// Amplitude modulation x(t)·(1 + m·sin(2π·fm·t + φ)) (Neff 2017/2019, Schoisswohl 2019); rendered by
-/// ``AmplitudeModulatedSource`` with the level kept.
+/// `AmplitudeModulatedSource` with the level kept.
 public struct Modulation: Sendable, Equatable, Encodable {
     /// Modulation rate fm in Hz (0.5 … 100; 10 Hz in the studies).
     public var rateHz: Double

@@ -1,6 +1,6 @@
 import ShadesDSP
 
-/// Raised-cosine fade-in and fade-out (``FadedSource``); the sound ends with its fade-out at the file's end,
+/// Raised-cosine fade-in and fade-out (`FadedSource`); the sound ends with its fade-out at the file's end,
 /// or earlier at `endSeconds` with silence after it (a residual-inhibition masker and the silence that
 /// follows it).
 public struct Fades: Sendable, Equatable, Encodable {

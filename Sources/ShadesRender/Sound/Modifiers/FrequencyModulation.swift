@@ -3,7 +3,7 @@ import ShadesDSP
 /// Frequency modulation of a tone or a narrow-band noise (Neff 2017 compared 10 Hz AM with FM tones and
 /// noise): the frequency (a band's centre) moves to f·2^(±depth/1200) along a sine at the rate or a
 /// band-limited random curve up to it (seeded, never repeating). It changes the carrier's phase, so the
-/// generator makes it (``FrequencyModulatedToneSource``, ``FrequencyModulatedNarrowBandNoiseSource``); it
+/// generator makes it (`FrequencyModulatedToneSource`, `FrequencyModulatedNarrowBandNoiseSource`); it
 /// combines with amplitude modulation, which follows it in the chain. The level is unchanged.
 public struct FrequencyModulation: Sendable, Equatable, Encodable {
     /// Rate of the sine, or bandwidth of the random curve, Hz (0.01 … 100; 10 in Neff 2017).

@@ -1,7 +1,7 @@
 import ShadesDSP
 
 /// Pulses (audiometry): `onSeconds` on, `offSeconds` off, raised-cosine ramps inside the on time; rendered by
-/// ``PulsedSource`` after the sustained sound, so a pulsed tone has the asked level while it sounds.
+/// `PulsedSource` after the sustained sound, so a pulsed tone has the asked level while it sounds.
 public struct Pulses: Sendable, Equatable, Encodable {
     public var onSeconds: Double
     public var offSeconds: Double

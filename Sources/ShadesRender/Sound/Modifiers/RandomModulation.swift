@@ -1,6 +1,6 @@
 import ShadesDSP
 
-/// Random amplitude modulation (``ShadesDSP/RandomModulation``): the level wanders within ±depth/2 dB along a
+/// Random amplitude modulation (`ShadesDSP.RandomModulation`): the level wanders within ±depth/2 dB along a
 /// band-limited random curve that never repeats (in a loop it repeats with the loop); the sound keeps its RMS
 /// in expectation and the level policy measures it as written.
 public struct RandomAmplitudeModulation: Sendable, Equatable, Encodable {

@@ -1,6 +1,6 @@
 import ShadesDSP
 
-/// Surf (``SurfEnvelope``): waves of level, one per period on average, each a fast rise and a slow exponential
+/// Surf (`SurfEnvelope`): waves of level, one per period on average, each a fast rise and a slow exponential
 /// decay (*damped*, preferred in CJSLPA 2019) or its mirror (*ramped*), resting `depthDB` below the crest
 /// between waves; at random intervals or periodic. The sound keeps its RMS; the level policy measures it.
 public struct Surf: Sendable, Equatable, Encodable {

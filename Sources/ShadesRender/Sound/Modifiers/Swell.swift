@@ -1,9 +1,9 @@
 import ShadesDSP
 
-/// A slow random-like amplitude swell (waves, gusts); rendered by ``SwellEnvelope`` where the sound's gain is
+/// A slow random-like amplitude swell (waves, gusts); rendered by `SwellEnvelope` where the sound's gain is
 /// applied (a sound with a swell is one group of a mix: ``SoundGraph``).
 public struct Swell: Sendable, Encodable, Equatable {
-    /// Mean period of a swell, seconds (``SwellEnvelope/allowedPeriodSeconds``).
+    /// Mean period of a swell, seconds (`SwellEnvelope.allowedPeriodSeconds`).
     public var periodSeconds: Double
     /// Depth 0 … 1 (0: none; 1: the level falls to silence between swells).
     public var depth: Double
