@@ -96,9 +96,8 @@ struct SoundFlags: ParsableArguments {
     }
 
     /// The flags declared here.
-    static var declared: Set<String> {
+    static let declared: Set<String> =
         Set(Mirror(reflecting: SoundFlags()).children.compactMap { $0.label.map { flag(forProperty: String($0.dropFirst())) } })
-    }
 
     /// `toneLength` → `tone-length`, as ArgumentParser names a property's option.
     static func flag(forProperty name: String) -> String {

@@ -78,8 +78,9 @@ extension Generator: SoundSourceKind {
         }
     }
 
-    /// The flags of every kind's fields and the source names each applies to, in help's order.
-    package static var flags: [(flag: String, parameter: ParameterID, sources: [String])] {
+    /// The flags of every kind's fields and the source names each applies to, in help's order. Made once:
+    /// every command-line parse reads it for each flag.
+    package static let flags: [(flag: String, parameter: ParameterID, sources: [String])] = {
         var rows: [(flag: String, parameter: ParameterID, sources: [String])] = []
         for kind in kinds {
             for (flag, parameter, sources) in kind.flagRows {
@@ -87,7 +88,7 @@ extension Generator: SoundSourceKind {
             }
         }
         return rows
-    }
+    }()
 
     /// The kinds made at another level than −20 dBFS by default, for help: "-30 for ripple".
     package static var levelNotes: String {
@@ -97,8 +98,13 @@ extension Generator: SoundSourceKind {
 
     /// The help of `flag`: each kind's sentence for it, after the sources it applies to.
     package static func help(forFlag flag: String) -> String {
-        kinds.flatMap { $0.flagHelp(flag) }.joined(separator: "; ") + "."
+        helpByFlag[flag] ?? "."
     }
+
+    /// ``help(forFlag:)`` of every flag in ``flags``, made once.
+    private static let helpByFlag: [String: String] = Dictionary(uniqueKeysWithValues: flags.map { row in
+        (row.flag, kinds.flatMap { $0.flagHelp(row.flag) }.joined(separator: "; ") + ".")
+    })
 }
 
 extension GeneratorKind {

@@ -162,7 +162,13 @@ extension Sound {
 
     /// The modifier that has `flag` and its help for it.
     package static func modifier(withFlag flag: String) -> (kind: any ModifierKind.Type, help: String)? {
-        for kind in modifierKinds { if let help = kind.flagHelp[flag] { return (kind, help) } }
-        return nil
+        modifierByFlag[flag]
     }
+
+    /// Each modifier flag's modifier and help, made once: every command-line parse asks for each flag.
+    private static let modifierByFlag: [String: (kind: any ModifierKind.Type, help: String)] = {
+        var byFlag: [String: (kind: any ModifierKind.Type, help: String)] = [:]
+        for kind in modifierKinds { for (flag, help) in kind.flagHelp where byFlag[flag] == nil { byFlag[flag] = (kind, help) } }
+        return byFlag
+    }()
 }
