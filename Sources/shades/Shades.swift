@@ -26,12 +26,14 @@ struct Shades: ParsableCommand {
 
     static func main() {
         installInterruptCleanup()
-        var flags = ParameterFlags.common
+        var parsed: (any ParsableCommand)?
         do {
             var command = try parseAsRoot()
-            flags = ParameterFlags.names(for: command)
+            parsed = command
             try command.run()
         } catch let error as ShadesError {
+            // The flags' names are looked up only for an error (building them costs a few milliseconds).
+            let flags = parsed.map(ParameterFlags.names(for:)) ?? ParameterFlags.common
             fail(error.described(naming: { flags[$0] }), code: error.kind.exitCode)
         } catch {
             let code = exitCode(for: error)
