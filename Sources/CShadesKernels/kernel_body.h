@@ -168,28 +168,44 @@ static inline __attribute__((always_inline)) void square_sum_finish(square_sum *
 
 // MARK: - Quantiser
 
-typedef uint64_t u64x4 __attribute__((ext_vector_type(4)));
-typedef uint64_t u64x8 __attribute__((ext_vector_type(8)));
 typedef int16_t i16x8 __attribute__((ext_vector_type(8)));
 typedef int16_t i16x16 __attribute__((ext_vector_type(16)));
 
-/// The quantiser's sums: Σ of the 16-bit values' squares (x² ≤ 2³⁰, so a pair sums in 32 bits unsigned;
-/// pairs are summed in 64-bit lanes: exact) and their largest magnitude.
+/// Σx² (exact) and the largest |x| of the 16-bit values written. Each square (at most 2³⁰) is added as its
+/// high and low 16 bits to 32-bit lanes: no lane crosses another per sample, and no lane overflows within
+/// `value_sums_fold_samples`; `value_sums_fold` then moves them into the 64-bit total.
 typedef struct {
-    u64x8 sums;
+    u32x16 high, low;
     i32x16 largest;
+    uint64_t total;
 } value_sums;
+
+/// Samples between folds: at most 4,096 adds per lane, so high < 2²⁷ and low < 2²⁸.
+static const size_t value_sums_fold_samples = 65536;
 
 static inline __attribute__((always_inline)) void value_sums_add8(value_sums *m, i8 values) {
     u8 squares = (u8)(values * values);
-    m->sums.lo += __builtin_convertvector(squares.even + squares.odd, u64x4);
+    m->high.lo += squares >> 16;
+    m->low.lo += squares & 0xFFFFu;
     m->largest.lo = __builtin_elementwise_max(m->largest.lo, __builtin_elementwise_abs(values));
 }
 
 static inline __attribute__((always_inline)) void value_sums_add16(value_sums *m, i32x16 values) {
     u32x16 squares = (u32x16)(values * values);
-    m->sums += __builtin_convertvector(squares.even + squares.odd, u64x8);
+    m->high += squares >> 16;
+    m->low += squares & 0xFFFFu;
     m->largest = __builtin_elementwise_max(m->largest, __builtin_elementwise_abs(values));
+}
+
+static inline __attribute__((always_inline)) void value_sums_fold(value_sums *m) {
+    uint64_t high = 0, low = 0;
+    for (int lane = 0; lane < 16; lane++) {
+        high += m->high[lane];
+        low += m->low[lane];
+    }
+    m->total += (high << 16) + low;
+    m->high = (u32x16)0;
+    m->low = (u32x16)0;
 }
 
 /// Eight samples quantised with the next eight dither words, counted and stored (the values are within
@@ -217,7 +233,7 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
                                double *input_sum_of_squares, float *input_peak) {
     u8 s[4];
     random_load(random, s);
-    value_sums sums = {(u64x8)0, (i32x16)0};
+    value_sums sums = {(u32x16)0, (u32x16)0, (i32x16)0, 0};
     size_t whole = count - count % 8, i = 0;
     if (input_sum_of_squares) {
         // The input measured as `sum_of_squares_and_peak` measures it, while the samples are at hand.
@@ -237,10 +253,15 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
                 i += 8;
             }
             square_sum_end_block(&input);
+            value_sums_fold(&sums);
         }
         square_sum_finish(&input, samples + whole, count - whole, input_sum_of_squares, input_peak);
     }
-    for (; i + 16 <= whole; i += 16) quantize16_lanes(load16(samples + i), scale, s, &sums, output + i);
+    while (i + 16 <= whole) {
+        size_t end = whole - i > value_sums_fold_samples ? i + value_sums_fold_samples : whole;
+        for (; i + 16 <= end; i += 16) quantize16_lanes(load16(samples + i), scale, s, &sums, output + i);
+        value_sums_fold(&sums);
+    }
     for (; i < whole; i += 8) quantize8(load8(samples + i), scale, s, &sums, output + i);
     if (i < count) {
         float tail[8] = {0};
@@ -251,11 +272,10 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
         memcpy(output + i, values, (count - i) * sizeof(int16_t));
     }
     random_store(random, s);
-    int64_t total = 0;
+    value_sums_fold(&sums);
     int32_t top = 0;
     for (int lane = 0; lane < 16; lane++) top = sums.largest[lane] > top ? sums.largest[lane] : top;
-    for (int lane = 0; lane < 8; lane++) total += (int64_t)sums.sums[lane];
-    *sum_of_squares = total;
+    *sum_of_squares = (int64_t)sums.total;
     *peak = top;
 }
 

@@ -200,6 +200,29 @@ static void check_generators(const shades_kernels *k) {
             add(&d, &inputPeak, sizeof inputPeak);
         }
         add(&d, &random, sizeof random);
+        free(x), free(out);
+        // Beyond the quantiser's fold of its 32-bit sums (65,536 samples), at full scale: every value clipped
+        // to ±32,767 or −32,768, the largest squares. The sums must be the values' own.
+        const size_t loud = 3 * 65536 + 21;
+        x = floats(loud, -4, 4);
+        out = calloc(loud, sizeof *out);
+        for (int measuring = 0; measuring < 2; measuring++) {
+            int64_t sumOfSquares, expected = 0;
+            int32_t peak;
+            double inputSum = 0;
+            float inputPeak = 0;
+            k->quantize16(x, loud, 32768, out, &random, &sumOfSquares, &peak, measuring ? &inputSum : NULL,
+                          measuring ? &inputPeak : NULL);
+            for (size_t i = 0; i < loud; i++) expected += (int64_t)out[i] * out[i];
+            if (sumOfSquares != expected) {
+                fprintf(stderr, "quantize16: sum of squares %lld, the values' own %lld\n", (long long)sumOfSquares,
+                        (long long)expected);
+                exit(1);
+            }
+            add(&d, out, loud * sizeof *out);
+            add(&d, &sumOfSquares, sizeof sumOfSquares);
+            add(&d, &peak, sizeof peak);
+        }
         report("quantize16", d);
         free(x), free(out);
     }

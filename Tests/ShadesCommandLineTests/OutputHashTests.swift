@@ -10,10 +10,10 @@ import ShadesTestSupport
 /// Swift kernels before the C kernels replaced them.
 ///
 /// Every hash was recorded anew in 0.2.0, over the bytes with the writing version masked
-/// (``VersionNeutralBytes``), so a version number alone no longer changes them. The decoded samples of
-/// every output are those 0.1.0 wrote but white.flac's (0.2.0 writes it in one pass at its expected level,
-/// within 0.02 dB: CHANGELOG 0.2.0); the catalogue manifests list their assets' SHA-256s, which hold the
-/// version in their comment tags.
+/// (``VersionNeutralBytes``), so a version number alone no longer changes them. 0.2.0 changed the decoded
+/// samples of white.flac (written in one pass at its expected level, within 0.02 dB) and of every sound
+/// drawn from the Gaussian generator (its square root is the correctly rounded instruction): CHANGELOG
+/// 0.2.0. The catalogue manifests list their assets' SHA-256s, which hold the version in their comment tags.
 @Suite struct OutputHashTests {
     static let presetsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
@@ -21,34 +21,34 @@ import ShadesTestSupport
     /// Commands and what each must write (an empty hash: an input for the next command of its group).
     static let commands: [(command: String, output: String, sha256: String)] = [
         ("render pink --duration 10s --rate 48000 --channels stereo --level -20 --seed 7 --format s16 -o pink.wav",
-         "pink.wav", "8cc1bf413dcb06882fd36724ceecc9b80575e87dbaab16b482bf4e04ac9acd46"),
-        ("render white --duration 9s -o white.flac", "white.flac", "15397c280b05720ce4239f0f31b98348c2fc4bbed3d6a55f1e84bee810b9bb38"),
+         "pink.wav", "8221aaea766fdee50f0015bf9f9df5e3c04b03cdae0c267634ac6bf87c2315e2"),
+        ("render white --duration 9s -o white.flac", "white.flac", "e1302fd263277de17999655e0b30bcd905f7d8871675198d5f1a8381069503d0"),
         ("render brown --duration 10s --loop -o brown.wav", "brown.wav", "1d40a8023681eb918ac0c8518728aac3199a3e0367ee1c31ba614cd86926415a"),
-        ("render noise --beta 0.5 --duration 3s -o tilt.wav", "tilt.wav", "5cf85111297dc7ccc9672237385262cbe8b192a34ae986473d0e4d2e66687073"),
+        ("render noise --beta 0.5 --duration 3s -o tilt.wav", "tilt.wav", "027bf2b4c151b5b272ef16eb2ae9d92cd57c1d83eecbc0f47dadb4a289f7c69f"),
         ("render tone --frequency 6kHz --duration 2s --channels left -o tone.wav",
          "tone.wav", "7f68ccde84b2300a676a1562da67bd83f9a2f893271163a129c73992ea041acb"),
         ("render tone --frequency 6000.3 --duration 1s --loop -o loop-tone.wav",
          "loop-tone.wav", "8a407f2cab137d1fa05e68dd54eca7c375358822acd054ee2478aa79ae2fde73"),
         ("render pink --am 10 --am-depth 1 --duration 3s -o am-pink.wav",
-         "am-pink.wav", "6c17fde7654135c4eb6e68fc2042868f461657b99fcf6cf27e97b080fbd72e86"),
+         "am-pink.wav", "e413e0dbbf80900cf40939ff09b230fd4052771544021fe6bdeb01773c021380"),
         ("render tone --frequency 6kHz --am 40 --duration 3s -o am-tone.wav",
          "am-tone.wav", "177a07199057d1bc57eae66806ae18f428b39cebe60a6d9ebcd438b3bbfe6388"),
         ("render nbn --frequency 4kHz --width 0.5 --duration 6s -o nbn.wav",
-         "nbn.wav", "9086b03daad85972478025a154d87af5c8460a73c715242877914faf0d3c6b74"),
+         "nbn.wav", "e25cf6643fba8a7e5ccadd2eb8af81ff032c4800c1309b8bee5082dd11410ded"),
         ("render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav",
          "pulses.wav", "669c168e609fe505db3cab07d0053613dd4aca3ed9d73017275041669c1fa3a7"),
         ("render brown --am 10.3 --duration 60.05s --loop -o am-brown-loop.wav",
          "am-brown-loop.wav", "f7d20ac062a86523d416972262260d70d3bd3ca918bc7e8b5f9b822f2f40847f"),
         ("render pink --duration 20s --rate 44100 --seed 5 -o song.wav", "song.wav", ""),
         ("notch song.wav --frequency 6kHz -o song-notched.wav",
-         "song-notched.wav", "75c899cdf6e43bdbada48a2730311653fa0e3fef7acf51c7433eb6c87df5fa29"),
+         "song-notched.wav", "5286f7afdf73f6d16243e4e8ca439d2b93d6dad7e23f11638db1e99aab49b41e"),
         // Recorded anew when the best resampling became the rational FFT resampler (issue 21; libsamplerate's
         // best converter before: c3ab926b…fb4da).
         ("notch song.wav --frequency 4kHz --width 0.5 --edge-boost 20dB --rate 48000 --format f32 -o out.wav",
-         "out.wav", "6eb3c728b8df7b8d8e39d18b997eee5661cb45eac0db98d850def68ada12c0d2"),
+         "out.wav", "259616b19a2454d5ea34a3ce739da02e10937507a5d0750079476527faea5a3a"),
         // Recorded anew when file names took frequencies to 0.01 Hz ("nbn-1189.21Hz.wav", was "1189.207Hz"):
         // every file's bytes are unchanged (56c53fbe…b7871 before).
-        ("stimuli pitch-match -o pitch", "pitch", "8fecd0710be496c319b26dd503e4f9330c573b13d6e09c3b83f3824ab1cb6d13"),
+        ("stimuli pitch-match -o pitch", "pitch", "de7bddad60ac355f47930ec6378a65e88ea98336c5e90c1c9869de26d2fb0775"),
         // Audiometry and the catalogues recorded anew when comments took numbers for people (12 significant
         // digits: `duration=1s`, not `duration=1.0000000000000002s`): every file's samples are unchanged.
         ("stimuli audiometry --ear both -o audiometry", "audiometry", "8fc0894d0d0a2248d569dbbc50c7309e122168a07adcb2d42139c402cc7f1efd"),
@@ -63,12 +63,12 @@ import ShadesTestSupport
         // comments took numbers for people (issue 23): the assets' samples are unchanged. Recorded anew when the
         // nature category gained surf and wavy brown noise (issue 35): the presets without them still give
         // 02eb167a…c3fb7309, the hash recorded before, so every earlier asset is unchanged.
-        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "1dc2d073bd51de9ffc651c1017b8f9c44f2d5bd2a875a7032693346a77e5109b"),
+        ("catalogue build presets -o catalogue", "catalogue/manifest.json", "8c7903e7ef8a50124e650e7b2fc6f2d867153334d174f195bed91fa8aee5cbfc"),
         // Recorded anew when the build parameters named the tinnitus frequency ("tinnitus-frequency": "6000 Hz";
         // 7aeea1ae…67df9 before): nothing else in it changed. Recorded anew with surf and wavy brown noise
         // (c329c4cf…503cf6ec1 before).
         ("catalogue build presets -o personal --tinnitus-frequency 6kHz",
-         "personal/manifest.json", "ef20c3b74a0d4b409fe6b465c7d9c64c8fc51bffe8cad58f659ab1ca80a17b67"),
+         "personal/manifest.json", "ea17d5fe2df65b0e03e7a3928fbf5509473f6f5f47fd09b8e0b9e32314c368a3"),
         // The generative sounds (issue 24); the fractal's comment gives its frequencies to 12 significant
         // digits since issue 23 (its samples unchanged).
         ("render binaural --carrier 200Hz --beat 10Hz --duration 3s -o binaural.wav",
@@ -80,20 +80,20 @@ import ShadesTestSupport
          "fractal.wav", "6734b40b614a57701e22bc984a3317e8a7d489d7e185855b84f43576d807ab25"),
         // Random amplitude modulation and surf waves (issue 35).
         ("render brown --random-am 0.2 --random-am-depth 12 --duration 10s -o wavy.wav",
-         "wavy.wav", "084757a087c496d6a5e2a3f2ce478726fd50a37126aaf0a1a6c243e994abfc40"),
+         "wavy.wav", "005e9f7bc7809a2762be16a36596173bb7740c89098006131c820bf65d18aa76"),
         ("render pink --surf 5s --surf-decay 3s --level -26 --duration 10s -o surf.wav",
-         "surf.wav", "e2840ba87873e60cc49670158c8cdc81ebe4c5fd559d200ba2d328e8aacbbcfe"),
+         "surf.wav", "7ee98c18f4ce5d2f49fc5ec3f66f0a18899acdc0e3d7e6c806e831ff4b5e66c3"),
         // Speech-shaped and high-tone noise, the tinnitus-like sounds and their set (issue 35).
         ("render speech-noise --duration 3s -o speech.wav", "speech.wav", "5499edec668a4fd9d8b0201afca1e60b9f092f93197c2c75b2ebd332191998e6"),
         ("render high-tone-noise --corner 2kHz --slope 12 --duration 3s -o high-tone.wav", "high-tone.wav", "8fd8301bdd30fa0525279d0188033f2b4274dfda34c4fe413a12f5e960b4a23b"),
         ("render tinnitus-tone --frequency 6kHz --harmonics -12,-20 --duration 3s -o tonal.wav", "tonal.wav", "250aa8643b304c4d7b5d88d71e7ce992e35b20e83045f3430e68382543128adc"),
-        ("render tinnitus-hiss --frequency 6kHz --width 1 --duration 3s -o hiss.wav", "hiss.wav", "cfc543efbc05489a74e1d0690171fa5eb01e494502a5e7f34c90148f39d8980d"),
-        ("render tinnitus-pulse --frequency 500Hz --width 2 --heart-rate 72 --duration 3s -o pulsatile.wav", "pulsatile.wav", "7dd31a3fe14de000f1d15d3c0561ba7e3369a565c01c777c2c340e02ea8e52fc"),
+        ("render tinnitus-hiss --frequency 6kHz --width 1 --duration 3s -o hiss.wav", "hiss.wav", "1e4e33985f98e8634fb43de244bbbf114f665432470805def417b7ed2118d60f"),
+        ("render tinnitus-pulse --frequency 500Hz --width 2 --heart-rate 72 --duration 3s -o pulsatile.wav", "pulsatile.wav", "d4b2be472cc509399214d96b18d69b2149a8685c74bcd96b58808a66f3c0deb3"),
         ("render tinnitus-roar --frequency 150Hz --width 2 --fluctuation 1 --fluctuation-depth 0.5 --duration 3s -o roar.wav",
-         "roar.wav", "71ee54e8d149ff71751e9c6a9c6f6b0cfc05fea42341d3732f8748f0ec62f9e4"),
+         "roar.wav", "744d117f7e7c4fcc552663ebf8fc2e74c2d0510259b7b93398f898068ea85c58"),
         ("render tinnitus-cricket --frequency 5kHz --chirp-rate 2.5 --syllables 3 --syllable-rate 30 --duration 3s -o cricket.wav",
          "cricket.wav", "59b9cc7fe1ac6468da2d7a07fe83cf7a092e7d61b155d5fff6b265e7216269e7"),
-        ("stimuli tinnitus-quality --frequency 6kHz --duration 2s -o quality", "quality", "47ca86bd0fe888ba9fd613162aaf6a2ed63c23aef8051cfb72cda7c0961e58ca"),
+        ("stimuli tinnitus-quality --frequency 6kHz --duration 2s -o quality", "quality", "023ba08608b3d06c15f27bc1313c009cd9fa2da471945d9fd2460488b5ffb071"),
     ]
 
     /// SHA-256 of a file, or of a folder's files concatenated in name order, the version that wrote them

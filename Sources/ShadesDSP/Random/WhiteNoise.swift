@@ -7,7 +7,8 @@ public enum WhiteDistribution: String, CaseIterable, Sendable, Codable {
 }
 
 /// Unit-variance white noise over SIMD lanes, made by the C kernels (`CShadesKernels`, Box–Muller with
-/// fixed polynomials for log, √, sin and cos, no libm calls). Deterministic to the bit on every CPU.
+/// fixed polynomials for log, sin and cos and the correctly rounded √ instruction, no libm calls).
+/// Deterministic to the bit on every CPU.
 package enum WhiteNoise {
     /// Fills `output` (a multiple of 16 samples) with unit-variance white noise drawn from `random`.
     package static func fill(_ output: UnsafeMutableBufferPointer<Float>, distribution: WhiteDistribution,
