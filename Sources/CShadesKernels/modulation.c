@@ -1,5 +1,6 @@
 // The lane phasors of the amplitude-modulation gain curve (`AmplitudeModulatedSource`): libm's sine and
-// cosine of 32 angles per 4,096 frames. Not a per-instruction-set kernel: the work is libm's.
+// cosine of each segment's start, turned to its eight lanes. Not a per-instruction-set kernel: the work is
+// libm's.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -24,13 +25,20 @@ static inline void sine_and_cosine(double x, double *sine, double *cosine) {
 #endif
 }
 
-void shades_modulation_phasors(const double segment_cycles[4], double cycles_per_frame, double cosines[32],
-                               double sines[32]) {
+void shades_modulation_lane_turns(double cycles_per_frame, double cosines[8], double sines[8]) {
+    const double two_pi = 2 * 3.141592653589793;
+    for (int lane = 0; lane < 8; lane++) sine_and_cosine(two_pi * ((double)lane * cycles_per_frame), &sines[lane], &cosines[lane]);
+}
+
+void shades_modulation_phasors(const double segment_cycles[4], const double lane_cosines[8], const double lane_sines[8],
+                               double cosines[32], double sines[32]) {
     const double two_pi = 2 * 3.141592653589793;
     for (int k = 0; k < 4; k++) {
+        double sine, cosine;
+        sine_and_cosine(two_pi * segment_cycles[k], &sine, &cosine);
         for (int lane = 0; lane < 8; lane++) {
-            double angle = two_pi * (segment_cycles[k] + (double)lane * cycles_per_frame);
-            sine_and_cosine(angle, &sines[8 * k + lane], &cosines[8 * k + lane]);
+            cosines[8 * k + lane] = cosine * lane_cosines[lane] - sine * lane_sines[lane];
+            sines[8 * k + lane] = sine * lane_cosines[lane] + cosine * lane_sines[lane];
         }
     }
 }

@@ -228,8 +228,9 @@ static void check_generators(const shades_kernels *k) {
     }
     {
         digest d = start(3400);
-        double re[32], im[32], cycles[4] = {0.1, 12.25, 1e5 + 0.3, 7.5e6};
-        shades_modulation_phasors(cycles, 10.0 / 48000, re, im);
+        double re[32], im[32], cycles[4] = {0.1, 12.25, 1e5 + 0.3, 7.5e6}, laneCosines[8], laneSines[8];
+        shades_modulation_lane_turns(10.0 / 48000, laneCosines, laneSines);
+        shades_modulation_phasors(cycles, laneCosines, laneSines, re, im);
         add(&d, re, sizeof re);
         add(&d, im, sizeof im);
         report("modulation_phasors", d);

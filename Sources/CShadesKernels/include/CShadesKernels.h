@@ -111,11 +111,16 @@ typedef struct {
                                float peaks[2], int64_t clipped[2]);
 } shades_kernels;
 
+/// The turn of each of eight lanes l frames apart: cosines[l] and sines[l] of 2π·l·cycles_per_frame, the
+/// values of libm's `cos` and `sin` (with glibc, mostly from one `sincos` call; see modulation.c).
+void shades_modulation_lane_turns(double cycles_per_frame, double cosines[8], double sines[8]);
+
 /// The lane phasors of four amplitude-modulation segments (`AmplitudeModulatedSource`): for segment k and
-/// lane l, cosines[8k + l] and sines[8k + l] of 2π·(segment_cycles[k] + l·cycles_per_frame): the values of
-/// libm's `sin` and `cos` (with glibc, mostly from one `sincos` call; see modulation.c).
-void shades_modulation_phasors(const double segment_cycles[4], double cycles_per_frame, double cosines[32],
-                               double sines[32]);
+/// lane l, cosines[8k + l] and sines[8k + l] of 2π·segment_cycles[k] (libm's, as above) turned by lane l's
+/// turn from `shades_modulation_lane_turns` (a complex product in Double: 4 libm calls per 4,096 frames
+/// instead of 32).
+void shades_modulation_phasors(const double segment_cycles[4], const double lane_cosines[8], const double lane_sines[8],
+                               double cosines[32], double sines[32]);
 
 /// The kernels for `set`, or NULL when this CPU or build cannot run it.
 const shades_kernels *shades_kernels_for(shades_kernel_set set);

@@ -46,6 +46,7 @@ package final class AmplitudeModulatedSource: AudioSource {
     private let cyclesPerFrame: Double
     private let startCycles: Double           // φ / 2π reduced to [0, 1)
     private let stepCosine: Double, stepSine: Double   // the phasors' turn per 8 frames
+    private let laneTurns: UnsafeMutablePointer<Double>   // lane l's turn (l frames): cosines 0 … 7, sines 8 … 15
     private let gains: UnsafeMutablePointer<Float>  // gain curve of segments 4·`gainGroup` … 4·`gainGroup` + 3
     private var gainGroup = -1
     private var position = 0                  // absolute frame of the next render call
@@ -70,11 +71,16 @@ package final class AmplitudeModulatedSource: AudioSource {
         startCycles = cycles - cycles.rounded(.down)
         let step = 2 * Double.pi * 8 * cyclesPerFrame
         (stepCosine, stepSine) = (cos(step), sin(step))
+        laneTurns = .allocate(capacity: 16)
+        shades_modulation_lane_turns(cyclesPerFrame, laneTurns, laneTurns + 8)
         gains = .allocate(capacity: 4 * Self.segmentFrames)
         gains.initialize(repeating: 0, count: 4 * Self.segmentFrames)
     }
 
-    deinit { gains.deallocate() }
+    deinit {
+        gains.deallocate()
+        laneTurns.deallocate()
+    }
 
     /// Checks the rate, depth and start phase against their definitions.
     package static func validate(rateHz: Double, depth: Double, startPhase: Double) throws(ShadesError) {
@@ -132,8 +138,8 @@ package final class AmplitudeModulatedSource: AudioSource {
 
     /// Computes the gain curves of segments `firstSegment` … `firstSegment` + 3 (absolute frames
     /// segment·1024 …) into `gains`: each segment's eight lanes' phasors from its own phase (libm, in C:
-    /// `shades_modulation_phasors`), turned in Double by the C kernel (`am_gains`, the four segments side
-    /// by side).
+    /// `shades_modulation_phasors`, its start turned by each lane's turn), turned in Double by the C kernel
+    /// (`am_gains`, the four segments side by side).
     private func fillGains(firstSegment: Int) {
         var cycles = SIMD4<Double>()
         for k in 0..<4 {
@@ -147,7 +153,7 @@ package final class AmplitudeModulatedSource: AudioSource {
                     let re = r.baseAddress!.assumingMemoryBound(to: Double.self)
                     let im = i.baseAddress!.assumingMemoryBound(to: Double.self)
                     shades_modulation_phasors(segmentCycles.baseAddress!.assumingMemoryBound(to: Double.self),
-                                              cyclesPerFrame, re, im)
+                                              laneTurns, laneTurns + 8, re, im)
                     Kernels.table.am_gains!(re, im, stepCosine, stepSine, levelFactor, levelFactor * depth,
                                             Self.segmentFrames, gains)
                 }
