@@ -324,6 +324,12 @@ static void KERNEL(multiply)(float *samples, const float *gains, size_t count) {
     for (; i < count; i++) samples[i] *= gains[i];
 }
 
+static void KERNEL(scale)(float *samples, size_t count, float gain) {
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) store16(samples + i, load16(samples + i) * gain);
+    for (; i < count; i++) samples[i] *= gain;
+}
+
 // MARK: - Level
 
 static void KERNEL(sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak) {
@@ -361,6 +367,7 @@ static const shades_kernels KERNEL(table) = {
     .am_gains = KERNEL(am_gains),
     .sum_of_squares_and_peak = KERNEL(sum_of_squares_and_peak),
     .multiply = KERNEL(multiply),
+    .scale = KERNEL(scale),
     .interleave_stereo16 = KERNEL(interleave_stereo16),
 
     // MARK: analysis

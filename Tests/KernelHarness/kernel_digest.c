@@ -263,6 +263,15 @@ static void check_generators(const shades_kernels *k) {
         free(x), free(gains);
     }
     {
+        digest d = start(3650);
+        const size_t count = 1003;
+        float *x = signal(count);
+        k->scale(x, count, 0.1f);
+        add(&d, x, count * sizeof *x);
+        report("scale", d);
+        free(x);
+    }
+    {
         digest d = start(3700);
         const size_t frames = 1003;
         int16_t *left = calloc(frames, 2), *right = calloc(frames, 2), *out = calloc(2 * frames, 2);

@@ -82,6 +82,8 @@ typedef struct {
     void (*sum_of_squares_and_peak)(const float *samples, size_t count, double *sum_of_squares, float *peak);
     /// samples[i] × gains[i] for `count` samples, in place (a gain curve: modulation, envelopes).
     void (*multiply)(float *samples, const float *gains, size_t count);
+    /// samples[i] × gain for `count` samples, in place (white noise at its level).
+    void (*scale)(float *samples, size_t count, float gain);
     /// Two planes of 16-bit samples into `frames` interleaved stereo frames (left, right).
     void (*interleave_stereo16)(const int16_t *left, const int16_t *right, size_t frames, int16_t *output);
 

@@ -121,8 +121,7 @@ struct ColouredNoiseKernel: ChunkKernel {
             iir.process(chunk)
             fir.process(chunk)
         } else {
-            let g = gain
-            for i in chunk.indices { chunk[i] *= g }
+            Kernels.scale(chunk, by: gain)
         }
     }
 }

@@ -47,6 +47,12 @@ package enum Kernels {
     /// The functions of ``active``.
     static let table: shades_kernels = shades_kernels_for(active.cValue)!.pointee
 
+    /// `samples` × `gain`, in place: the same single multiply per sample in every kernel set.
+    package static func scale(_ samples: UnsafeMutableBufferPointer<Float>, by gain: Float) {
+        guard let base = samples.baseAddress else { return }
+        table.scale!(base, samples.count, gain)
+    }
+
     /// Two planes of 16-bit samples into `frames` interleaved stereo frames (left, right) at `output`.
     package static func interleaveStereo16(left: UnsafePointer<Int16>, right: UnsafePointer<Int16>, frames: Int,
                                            into output: UnsafeMutablePointer<Int16>) {
