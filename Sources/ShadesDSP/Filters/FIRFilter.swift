@@ -4,6 +4,8 @@ package final class FIRFilter {
     package let taps: [Float]
     private let history: Int
     private let capacity: Int
+    /// 64-byte aligned: `lead` unused values, the history, then the current input, which starts aligned.
+    private let storage: UnsafeMutablePointer<Float>
     private let work: UnsafeMutablePointer<Float>   // history followed by the current input
     private let coefficients: UnsafeMutablePointer<Float>
 
@@ -12,16 +14,19 @@ package final class FIRFilter {
         precondition(!taps.isEmpty)
         self.taps = taps
         history = taps.count - 1
+        let lead = (16 - history % 16) % 16
         capacity = history + maximumFrames + 8
-        work = .allocate(capacity: capacity)
-        work.initialize(repeating: 0, count: capacity)
+        storage = UnsafeMutableRawPointer.allocate(byteCount: (lead + capacity) * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: lead + capacity)
+        storage.initialize(repeating: 0, count: lead + capacity)
+        work = storage + lead
         coefficients = .allocate(capacity: taps.count)
         coefficients.initialize(from: taps, count: taps.count)
         isSymmetricFifteen = taps.count == 15 && (0..<7).allSatisfy { taps[$0] == taps[14 - $0] }
     }
 
     deinit {
-        work.deallocate()
+        storage.deallocate()
         coefficients.deallocate()
     }
 
@@ -30,10 +35,17 @@ package final class FIRFilter {
 
     /// Filters `samples` in place (at most `maximumFrames`, a multiple of 8).
     package func process(_ samples: UnsafeMutableBufferPointer<Float>) {
-        let n = samples.count
+        process(into: samples) { input in input.update(fromContentsOf: UnsafeBufferPointer(samples)) }
+    }
+
+    /// Filters `output.count` new samples (at most `maximumFrames`, a multiple of 8) into `output`, the
+    /// input made by `makeInput` straight in the filter's own buffer (64-byte aligned): no copy in.
+    package func process(into output: UnsafeMutableBufferPointer<Float>,
+                         makeInput: (UnsafeMutableBufferPointer<Float>) -> Void) {
+        let n = output.count
         precondition(n + history + 8 <= capacity && n % 8 == 0)
-        guard let base = samples.baseAddress else { return }
-        (work + history).update(from: base, count: n)
+        guard let base = output.baseAddress else { return }
+        makeInput(UnsafeMutableBufferPointer(start: work + history, count: n))
         if isSymmetricFifteen {
             Kernels.table.fir_symmetric15!(work, n, coefficients, base)
         } else {

@@ -112,16 +112,23 @@ struct ColouredNoiseKernel: ChunkKernel {
     var filterStates: [Float] { (iir?.stateValues ?? []) + (fir?.historyValues ?? []) }
 
     mutating func renderChunk(into chunk: UnsafeMutableBufferPointer<Float>) {
-        if let periodic {
-            periodic.fill(chunk)
-        } else {
-            WhiteNoise.fill(chunk, distribution: distribution, random: &random)
-        }
-        if let iir, let fir {
-            iir.process(chunk)
-            fir.process(chunk)
-        } else {
+        guard let iir, let fir else {
+            fillWhite(chunk)
             Kernels.scale(chunk, by: gain)
+            return
+        }
+        // White noise and the IIR in the FIR's own buffer, the FIR from there into the chunk.
+        fir.process(into: chunk) { input in
+            fillWhite(input)
+            iir.process(input)
+        }
+    }
+
+    private mutating func fillWhite(_ output: UnsafeMutableBufferPointer<Float>) {
+        if let periodic {
+            periodic.fill(output)
+        } else {
+            WhiteNoise.fill(output, distribution: distribution, random: &random)
         }
     }
 }
