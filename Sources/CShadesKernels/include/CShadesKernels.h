@@ -84,6 +84,13 @@ typedef struct {
     void (*multiply)(float *samples, const float *gains, size_t count);
     /// Two planes of 16-bit samples into `frames` interleaved stereo frames (left, right).
     void (*interleave_stereo16)(const int16_t *left, const int16_t *right, size_t frames, int16_t *output);
+    /// Two planes of Floats into `frames` interleaved stereo frames (left, right): the values copied.
+    void (*interleave_stereo32)(const float *left, const float *right, size_t frames, float *output);
+    /// `frames` interleaved stereo frames of Floats into two planes: the values copied.
+    void (*deinterleave_stereo32)(const float *input, size_t frames, float *left, float *right);
+    /// `frames` interleaved stereo frames of 16-bit samples into two planes of Floats, each times `scale`
+    /// (a power of two: exact).
+    void (*deinterleave_stereo16)(const int16_t *input, size_t frames, float scale, float *left, float *right);
 
     // MARK: Analysis
     /// True peak of one block (libebur128's polyphase interpolator, `TruePeakMeter`): `work` holds the
