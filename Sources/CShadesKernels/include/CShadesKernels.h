@@ -124,6 +124,10 @@ typedef struct {
 void shades_modulation_phasors(const double segment_cycles[4], double cycles_per_frame, double cosines[32],
                                double sines[32]);
 
+/// SHA-256's compression (FIPS 180-4 §6.2.2) of `blocks` 64-byte blocks at `data` into `state` (A … H) with
+/// the x86 SHA extensions (sha256.c); returns 0, having done nothing, when the CPU lacks them.
+int shades_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks);
+
 /// The kernels for `set`, or NULL when this CPU or build cannot run it.
 const shades_kernels *shades_kernels_for(shades_kernel_set set);
 

@@ -59,6 +59,12 @@ package enum Kernels {
         table.interleave_stereo32!(left, right, frames, output)
     }
 
+    /// SHA-256's compression of `count` 64-byte blocks at `blocks` into `state` (A … H) with the CPU's SHA
+    /// extensions (`shades_sha256_blocks`); false, having done nothing, when it has none.
+    package static func sha256Blocks(_ state: UnsafeMutablePointer<UInt32>, _ blocks: UnsafeRawPointer, count: Int) -> Bool {
+        shades_sha256_blocks(state, blocks.assumingMemoryBound(to: UInt8.self), count) != 0
+    }
+
     /// `frames` interleaved stereo frames of Floats at `input` into two planes.
     package static func deinterleaveStereo(_ input: UnsafePointer<Float>, frames: Int,
                                            left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
