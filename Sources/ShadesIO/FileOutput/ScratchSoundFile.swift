@@ -11,9 +11,9 @@ import ShadesPlatform
 /// named file, removed when this object goes. It is not synced: it is scratch, never the output.
 ///
 /// A writer thread of its own hands the frames to libsndfile (``append(_:)`` only interleaves them into
-/// a ring of three chunks): the write calls, most of them the kernel copying into its page cache, then run
+/// a ring of four chunks): the write calls, most of them the kernel copying into its page cache, then run
 /// beside the pass that makes the stream instead of in it. ``append(_:)`` allocates nothing and waits only
-/// when the writer is three chunks behind. A write that fails (a full disk) ends the writing and is thrown
+/// when the writer is four chunks behind. A write that fails (a full disk) ends the writing and is thrown
 /// by ``finishWriting()``, so the caller can fall back to computing the stream again.
 package final class ScratchSoundFile {
     package let channelCount: Int
@@ -32,7 +32,7 @@ package final class ScratchSoundFile {
 
     /// A new empty scratch file for `channelCount` channels at `sampleRate` Hz; about `expectedFrames`
     /// frames are reserved on disk (a disk too small fails here).
-    package init(channelCount: Int, sampleRate: Int, expectedFrames: Int, chunkFrames: Int = 16_384) throws(ShadesError) {
+    package init(channelCount: Int, sampleRate: Int, expectedFrames: Int, chunkFrames: Int = 131_072) throws(ShadesError) {
         self.channelCount = channelCount
         self.sampleRate = sampleRate
         self.chunkFrames = chunkFrames
@@ -119,7 +119,10 @@ package final class ScratchSoundFile {
 /// The scratch file's writer thread and the ring of interleaved chunks it writes, handed over in order
 /// with two semaphores.
 private final class ScratchWriter: @unchecked Sendable {
-    static let slotCount = 3
+    /// Four chunks of 131,072 frames by default (4 MB of stereo): seconds of sound, but only milliseconds of
+    /// a pass that runs a thousand times faster than real time, a few of a scheduler's time slices: room for
+    /// a writer thread that another process has preempted.
+    static let slotCount = 4
 
     private let file: SoundFile
     private let channelCount: Int
