@@ -318,6 +318,59 @@ static void KERNEL(interleave_stereo16)(const int16_t *left, const int16_t *righ
     }
 }
 
+static void KERNEL(interleave_stereo32)(const float *left, const float *right, size_t frames, float *output) {
+    size_t i = 0;
+    for (; i + 8 <= frames; i += 8) {
+        f8 l, r;
+        memcpy(&l, left + i, sizeof l);
+        memcpy(&r, right + i, sizeof r);
+        f8 low = __builtin_shufflevector(l, r, 0, 8, 1, 9, 2, 10, 3, 11);
+        f8 high = __builtin_shufflevector(l, r, 4, 12, 5, 13, 6, 14, 7, 15);
+        memcpy(output + 2 * i, &low, sizeof low);
+        memcpy(output + 2 * i + 8, &high, sizeof high);
+    }
+    for (; i < frames; i++) {
+        output[2 * i] = left[i];
+        output[2 * i + 1] = right[i];
+    }
+}
+
+static void KERNEL(deinterleave_stereo32)(const float *input, size_t frames, float *left, float *right) {
+    size_t i = 0;
+    for (; i + 8 <= frames; i += 8) {
+        f8 a, b;
+        memcpy(&a, input + 2 * i, sizeof a);
+        memcpy(&b, input + 2 * i + 8, sizeof b);
+        f8 l = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+        f8 r = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+        memcpy(left + i, &l, sizeof l);
+        memcpy(right + i, &r, sizeof r);
+    }
+    for (; i < frames; i++) {
+        left[i] = input[2 * i];
+        right[i] = input[2 * i + 1];
+    }
+}
+
+typedef int16_t i16x8 __attribute__((ext_vector_type(8)));
+
+static void KERNEL(deinterleave_stereo16)(const int16_t *input, size_t frames, float scale, float *left, float *right) {
+    size_t i = 0;
+    for (; i + 8 <= frames; i += 8) {
+        i16x16 v;
+        memcpy(&v, input + 2 * i, sizeof v);
+        i16x8 l16 = __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14);
+        i16x8 r16 = __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15);
+        f8 l = __builtin_convertvector(l16, f8) * scale, r = __builtin_convertvector(r16, f8) * scale;
+        memcpy(left + i, &l, sizeof l);
+        memcpy(right + i, &r, sizeof r);
+    }
+    for (; i < frames; i++) {
+        left[i] = (float)input[2 * i] * scale;
+        right[i] = (float)input[2 * i + 1] * scale;
+    }
+}
+
 static void KERNEL(multiply)(float *samples, const float *gains, size_t count) {
     size_t i = 0;
     for (; i + 16 <= count; i += 16) store16(samples + i, load16(samples + i) * load16(gains + i));
@@ -369,6 +422,9 @@ static const shades_kernels KERNEL(table) = {
     .multiply = KERNEL(multiply),
     .scale = KERNEL(scale),
     .interleave_stereo16 = KERNEL(interleave_stereo16),
+    .interleave_stereo32 = KERNEL(interleave_stereo32),
+    .deinterleave_stereo32 = KERNEL(deinterleave_stereo32),
+    .deinterleave_stereo16 = KERNEL(deinterleave_stereo16),
 
     // MARK: analysis
     .true_peak = KERNEL(true_peak),

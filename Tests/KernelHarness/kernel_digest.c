@@ -281,6 +281,37 @@ static void check_generators(const shades_kernels *k) {
         report("interleave_stereo16", d);
         free(left), free(right), free(out);
     }
+    {
+        digest d = start(3800);
+        const size_t frames = 1003;
+        float *left = signal(frames), *right = signal(frames), *out = calloc(2 * frames, sizeof(float));
+        k->interleave_stereo32(left, right, frames, out);
+        add(&d, out, 2 * frames * sizeof *out);
+        report("interleave_stereo32", d);
+        free(left), free(right), free(out);
+    }
+    {
+        digest d = start(3900);
+        const size_t frames = 1003;
+        float *in = signal(2 * frames), *left = calloc(frames, sizeof(float)), *right = calloc(frames, sizeof(float));
+        k->deinterleave_stereo32(in, frames, left, right);
+        add(&d, left, frames * sizeof *left);
+        add(&d, right, frames * sizeof *right);
+        report("deinterleave_stereo32", d);
+        free(in), free(left), free(right);
+    }
+    {
+        digest d = start(3950);
+        const size_t frames = 1003;
+        int16_t *in = calloc(2 * frames, 2);
+        float *left = calloc(frames, sizeof(float)), *right = calloc(frames, sizeof(float));
+        for (size_t i = 0; i < 2 * frames; i++) in[i] = (int16_t)next64();
+        k->deinterleave_stereo16(in, frames, 1.0f / 32768, left, right);
+        add(&d, left, frames * sizeof *left);
+        add(&d, right, frames * sizeof *right);
+        report("deinterleave_stereo16", d);
+        free(in), free(left), free(right);
+    }
 }
 
 // MARK: - Analysis

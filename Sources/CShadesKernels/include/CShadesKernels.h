@@ -86,6 +86,13 @@ typedef struct {
     void (*scale)(float *samples, size_t count, float gain);
     /// Two planes of 16-bit samples into `frames` interleaved stereo frames (left, right).
     void (*interleave_stereo16)(const int16_t *left, const int16_t *right, size_t frames, int16_t *output);
+    /// Two planes of Floats into `frames` interleaved stereo frames (left, right): the values copied.
+    void (*interleave_stereo32)(const float *left, const float *right, size_t frames, float *output);
+    /// `frames` interleaved stereo frames of Floats into two planes: the values copied.
+    void (*deinterleave_stereo32)(const float *input, size_t frames, float *left, float *right);
+    /// `frames` interleaved stereo frames of 16-bit samples into two planes of Floats, each times `scale`
+    /// (a power of two: exact).
+    void (*deinterleave_stereo16)(const int16_t *input, size_t frames, float scale, float *left, float *right);
 
     // MARK: Analysis
     /// True peak of one block (libebur128's polyphase interpolator, `TruePeakMeter`): `work` holds the
@@ -123,6 +130,10 @@ void shades_modulation_lane_turns(double cycles_per_frame, double cosines[8], do
 /// instead of 32).
 void shades_modulation_phasors(const double segment_cycles[4], const double lane_cosines[8], const double lane_sines[8],
                                double cosines[32], double sines[32]);
+
+/// SHA-256's compression (FIPS 180-4 §6.2.2) of `blocks` 64-byte blocks at `data` into `state` (A … H) with
+/// the x86 SHA extensions (sha256.c); returns 0, having done nothing, when the CPU lacks them.
+int shades_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks);
 
 /// The kernels for `set`, or NULL when this CPU or build cannot run it.
 const shades_kernels *shades_kernels_for(shades_kernel_set set);

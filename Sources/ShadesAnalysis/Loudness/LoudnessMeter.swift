@@ -33,6 +33,8 @@ package final class LoudnessMeter {
     package let dualMono: Bool
     /// Whether true peak is measured (4× oversampling below 96 kHz, 2× below 192 kHz).
     package let measuresTruePeak: Bool
+    /// Whether loudness range is measured (its 3 s short-term energies).
+    package let measuresRange: Bool
     /// Frames added so far.
     package private(set) var frameCount = 0
 
@@ -48,7 +50,10 @@ package final class LoudnessMeter {
     ///   - sampleRate: Hz, 8,000 … 192,000.
     ///   - dualMono: for one channel, count it twice (EBU dual mono); ignored for two or more channels.
     ///   - truePeak: measure true peak (dBTP); costs about three times the rest of the meter.
-    package init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true) throws(ShadesError) {
+    ///   - range: measure loudness range (LU; else reported as 0): libebur128 sums a 3 s window every
+    ///     second, three more squares per sample beside integrated loudness's four (a third of the meter).
+    package init(channelCount: Int, sampleRate: Double, dualMono: Bool = true, truePeak: Bool = true,
+                 range: Bool = true) throws(ShadesError) {
         do throws(ShadesError) {
             try Parameter.channels.check(Double(channelCount), within: ParameterRange(1...Double(Self.maximumChannelCount)))
             try Parameter.rate.check(sampleRate, within: .wholeSampleRates)
@@ -57,7 +62,12 @@ package final class LoudnessMeter {
         self.sampleRate = sampleRate
         self.dualMono = dualMono
         self.measuresTruePeak = truePeak
-        var mode = Int32(EBUR128_MODE_I.rawValue) | Int32(EBUR128_MODE_LRA.rawValue) | Int32(EBUR128_MODE_SAMPLE_PEAK.rawValue)
+        measuresRange = range
+        // Without range, still short-term mode: its 3 s ring of filtered samples is range's, and the 400 ms
+        // block sums wrap around it at the same places, so integrated loudness has the same bits either way
+        // (with only a 400 ms ring they differ in the last digits).
+        var mode = Int32(EBUR128_MODE_I.rawValue) | Int32(EBUR128_MODE_SAMPLE_PEAK.rawValue)
+            | Int32(range ? EBUR128_MODE_LRA.rawValue : EBUR128_MODE_S.rawValue)
         if truePeak { mode |= Int32(EBUR128_MODE_TRUE_PEAK.rawValue) }
         guard let state = ebur128_init(UInt32(channelCount), UInt(sampleRate), mode) else { throw .outOfMemory }
         self.state = state
@@ -136,7 +146,7 @@ package final class LoudnessMeter {
         var integrated = 0.0
         try check(ebur128_loudness_global(state, &integrated), "ebur128_loudness_global")
         var range = 0.0
-        try check(ebur128_loudness_range(state, &range), "ebur128_loudness_range")
+        if measuresRange { try check(ebur128_loudness_range(state, &range), "ebur128_loudness_range") }
         var samplePeaks: [Double?] = []
         var truePeaks: [Double?] = []
         for c in 0..<channelCount {
@@ -194,7 +204,7 @@ public struct LoudnessReport: Encodable, Sendable, Equatable {
     /// Gated integrated loudness in LUFS (BS.1770-4); nil when nothing passes the −70 LUFS absolute gate
     /// (silence, or shorter than one 400 ms block).
     public let integratedLUFS: Double?
-    /// Loudness range in LU (EBU Tech 3342); 0 for signals shorter than a few seconds.
+    /// Loudness range in LU (EBU Tech 3342); 0 for signals shorter than a few seconds, or when not measured.
     public let loudnessRangeLU: Double
     /// Largest true peak over all channels in dBTP; nil when not measured or silent.
     public let truePeakDBTP: Double?

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -188,13 +189,26 @@ enum AssetRenderer {
         }
     }
 
-    /// Reads the written file back: loudness, true peak and seam must meet the limits; then hashes it.
+    /// Reads the written file back: loudness, true peak and seam must meet the limits; and hashes it.
+    ///
+    /// The hash and the measurement read the file (just written: in the page cache) on two threads at once:
+    /// for the last song of a build they are all that is left to do, and the hash alone is a third of it.
     static func verify(_ asset: CatalogueAsset, written: RenderRequest, cacheKey: String, path: String) throws(ShadesError) -> BuiltSound {
-        let measured = try FileMeasurement.measure(path: path, seams: asset.request.loop, spectrum: true)
+        let hash = ResultSlots<String?>(count: 1)
+        let measurement = ResultSlots<Result<FileMeasurement, ShadesError>>(count: 1)
+        let loop = asset.request.loop
+        DispatchQueue.concurrentPerform(iterations: 2) { task in
+            if task == 0 {
+                hash[0] = SHA256.hex(ofFile: path)
+            } else {
+                measurement[0] = Result { () throws(ShadesError) in try FileMeasurement.measure(path: path, seams: loop, spectrum: true) }
+            }
+        }
+        let measured = try measurement[0].get()
         if let problem = measured.problems(targetLUFS: asset.loudnessLUFS, loop: asset.request.loop).first {
             throw .asset(id: asset.id, message: "written file \(asset.fileName): \(problem)")
         }
-        guard let sha = SHA256.hex(ofFile: path) else { throw .input("cannot read \(path) to hash it") }
+        guard let sha = hash[0] else { throw .input("cannot read \(path) to hash it") }
         let sound = Manifest.Sound(
             id: asset.id, category: asset.category, titles: asset.titles, file: asset.fileName,
             durationSeconds: Double(measured.frames) / Double(measured.sampleRate), frames: measured.frames,

@@ -129,10 +129,14 @@ package enum CatalogueBuilder {
         let done = Locked<Int>(0)
         let workers = min(concurrency, assets.count)
         let oldFolder = previousFolder, reuse = reusable
+        // Music first: a song takes seconds, a generated sound a fraction of one. Started last, the last
+        // song ran alone while the other workers had nothing left; now the short sounds fill that time.
+        let order = assets.indices.filter { assets[$0].request.sound.file != nil } + assets.indices.filter { assets[$0].request.sound.file == nil }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while failure.withLock({ $0 == nil }) {
-                let i = next.add(1, ordering: .relaxed).oldValue
-                guard i < assets.count else { return }
+                let k = next.add(1, ordering: .relaxed).oldValue
+                guard k < order.count else { return }
+                let i = order[k]
                 let asset = assets[i]
                 do throws(ShadesError) {
                     var built: BuiltSound?

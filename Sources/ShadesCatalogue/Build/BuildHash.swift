@@ -1,8 +1,10 @@
+import ShadesDSP
 import ShadesPlatform
 
 /// SHA-256 (FIPS 180-4), fed in pieces; for the file hashes in the manifest and the build cache keys.
 ///
-/// Plain Swift, about 200–300 MB/s here: hashing a 60 s stereo 16-bit file takes a few hundredths of a second.
+/// With the CPU's SHA extensions (x86-64: `Kernels.sha256Blocks`) about 1 GB/s here; without them plain
+/// Swift, about 200–300 MB/s (a 5-minute stereo 24-bit song, 86 MB, took a third of a second).
 package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19)
@@ -33,6 +35,12 @@ package struct SHA256: Sendable {
             guard pending.count == 64 else { return }
             pending.withUnsafeBytes { compress($0.baseAddress!) }
             pending.removeAll(keepingCapacity: true)
+        }
+        let whole = (bytes.count - i) / 64
+        if whole > 0 && withUnsafeMutableBytes(of: &state, { state in
+            Kernels.sha256Blocks(state.baseAddress!.assumingMemoryBound(to: UInt32.self), bytes.baseAddress! + i, count: whole)
+        }) {
+            i += 64 * whole
         }
         while i + 64 <= bytes.count {
             compress(bytes.baseAddress! + i)

@@ -3,13 +3,13 @@ import ShadesDSP
 
 /// Integrated loudness from libebur128 and true peak per channel from `TruePeakMeter` (libebur128's
 /// interpolator in SIMD, within 0.01 dB of `ebur128_true_peak`, tested; the library's own scalar true
-/// peak was most of a catalogue build's time).
+/// peak was most of a catalogue build's time). No loudness range: nothing here reads it.
 struct LoudnessAndPeak {
     private let meter: LoudnessMeter
     private var peaks: [TruePeakMeter]
 
     init(channelCount: Int, sampleRate: Double) throws(ShadesError) {
-        meter = try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate, truePeak: false)
+        meter = try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate, truePeak: false, range: false)
         peaks = Array(repeating: TruePeakMeter(sampleRate: sampleRate), count: channelCount)
     }
 

@@ -236,8 +236,7 @@ package struct NotchDesign: Sendable {
 package final class NotchFilter {
     /// The design this filter runs.
     package let design: NotchDesign
-    private let filter: OverlapSaveFilter
-    private let pendingInput: UnsafeMutablePointer<Float>    // blockFrames, filled up to `position`
+    private let filter: OverlapSaveFilter   // its next block's input filled up to `position`
     private let pendingOutput: UnsafeMutablePointer<Float>   // blockFrames, read from `position`
     private var position = 0
 
@@ -252,7 +251,7 @@ package final class NotchFilter {
     package init(design: NotchDesign) {
         self.design = design
         filter = OverlapSaveFilter(halfTaps: design.halfTaps, fftSize: design.fftSize)
-        (pendingInput, pendingOutput) = Self.allocateBlocks(filter.blockFrames)
+        pendingOutput = Self.allocateBlock(filter.blockFrames)
     }
 
     /// A filter with `other`'s design and response (shared, not recomputed) and its own state, e.g. for
@@ -260,20 +259,16 @@ package final class NotchFilter {
     package init(sharingResponseOf other: NotchFilter) {
         design = other.design
         filter = OverlapSaveFilter(sharingResponseOf: other.filter)
-        (pendingInput, pendingOutput) = Self.allocateBlocks(filter.blockFrames)
+        pendingOutput = Self.allocateBlock(filter.blockFrames)
     }
 
-    private static func allocateBlocks(_ count: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
-        let input = LargeAllocation.allocateFloats(count), output = LargeAllocation.allocateFloats(count)
-        input.initialize(repeating: 0, count: count)
-        output.initialize(repeating: 0, count: count)
-        return (input, output)
+    private static func allocateBlock(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let block = LargeAllocation.allocateFloats(count)
+        block.initialize(repeating: 0, count: count)
+        return block
     }
 
-    deinit {
-        LargeAllocation.free(pendingInput)
-        LargeAllocation.free(pendingOutput)
-    }
+    deinit { LargeAllocation.free(pendingOutput) }
 
     /// Filters `input` into `output` (the same count; they may be the same memory). Allocates nothing and
     /// takes no locks.
@@ -283,14 +278,15 @@ package final class NotchFilter {
         var done = 0
         while done < input.count {
             let n = min(input.count - done, block - position)
-            // Input first: with in-place processing, output[done...] is input[done...].
-            (pendingInput + position).update(from: input.baseAddress! + done, count: n)
+            // Input first: with in-place processing, output[done...] is input[done...]. It goes straight
+            // into the filter's FFT frame, which nothing else touches between blocks.
+            let at = position
+            filter.withPendingInput { $0.baseAddress!.advanced(by: at).update(from: input.baseAddress! + done, count: n) }
             (output.baseAddress! + done).update(from: pendingOutput + position, count: n)
             position += n
             done += n
             if position == block {
-                filter.process(UnsafeBufferPointer(start: pendingInput, count: block),
-                               into: UnsafeMutableBufferPointer(start: pendingOutput, count: block))
+                filter.processPendingInput(into: UnsafeMutableBufferPointer(start: pendingOutput, count: block))
                 position = 0
             }
         }
@@ -306,7 +302,6 @@ package final class NotchFilter {
     /// Forgets all input: the next sample is filtered as the first one after `init`.
     package func reset() {
         filter.withHistory { $0.update(repeating: 0) }
-        pendingInput.update(repeating: 0, count: filter.blockFrames)
         pendingOutput.update(repeating: 0, count: filter.blockFrames)
         position = 0
     }

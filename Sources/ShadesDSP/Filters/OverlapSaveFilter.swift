@@ -122,6 +122,21 @@ package final class OverlapSaveFilter {
         fft.withSignal { frame in output.baseAddress!.update(from: frame.baseAddress! + m, count: block) }
     }
 
+    /// Lends the part of the FFT frame the next block's ``blockFrames`` new samples go in, to be filled
+    /// (in any number of calls) before ``processPendingInput(into:)``: a streaming caller's input needs no
+    /// buffer of its own. Between blocks nothing else writes there. The buffer must not escape `body`.
+    @inline(__always)
+    package func withPendingInput<R>(_ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+        let m = halfLength, block = blockFrames
+        return try fft.withSignal { frame in try body(UnsafeMutableBufferPointer(start: frame.baseAddress! + 2 * m, count: block)) }
+    }
+
+    /// Filters the block written through ``withPendingInput(_:)`` into `output` (``blockFrames`` samples),
+    /// as ``process(_:into:)`` filters the same samples.
+    package func processPendingInput(into output: UnsafeMutableBufferPointer<Float>) {
+        process(into: output) { _ in }
+    }
+
     /// Filters ``blockFrames`` samples of `input` into `output` (which may be the same memory).
     package func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         precondition(input.count == blockFrames, "one block at a time")

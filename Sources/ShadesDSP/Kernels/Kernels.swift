@@ -58,6 +58,31 @@ package enum Kernels {
                                            into output: UnsafeMutablePointer<Int16>) {
         table.interleave_stereo16!(left, right, frames, output)
     }
+
+    /// Two planes of Floats into `frames` interleaved stereo frames (left, right) at `output`.
+    package static func interleaveStereo(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int,
+                                         into output: UnsafeMutablePointer<Float>) {
+        table.interleave_stereo32!(left, right, frames, output)
+    }
+
+    /// SHA-256's compression of `count` 64-byte blocks at `blocks` into `state` (A … H) with the CPU's SHA
+    /// extensions (`shades_sha256_blocks`); false, having done nothing, when it has none.
+    package static func sha256Blocks(_ state: UnsafeMutablePointer<UInt32>, _ blocks: UnsafeRawPointer, count: Int) -> Bool {
+        shades_sha256_blocks(state, blocks.assumingMemoryBound(to: UInt8.self), count) != 0
+    }
+
+    /// `frames` interleaved stereo frames of Floats at `input` into two planes.
+    package static func deinterleaveStereo(_ input: UnsafePointer<Float>, frames: Int,
+                                           left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        table.deinterleave_stereo32!(input, frames, left, right)
+    }
+
+    /// `frames` interleaved stereo frames of 16-bit samples at `input` into two planes of Floats, each
+    /// times `scale` (a power of two, so exact: the same Floats as `Float(x) * scale`).
+    package static func deinterleaveStereo16(_ input: UnsafePointer<Int16>, frames: Int, scale: Float,
+                                             left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        table.deinterleave_stereo16!(input, frames, scale, left, right)
+    }
 }
 
 extension LaneRandom {

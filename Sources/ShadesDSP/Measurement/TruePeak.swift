@@ -43,29 +43,54 @@ package struct TruePeakMeter: Sendable {
     ///
     /// Outputs are computed in segments of 64 inputs; a segment whose inputs are too small to beat the
     /// peak so far is not interpolated (most of a music file, once its loud parts have been met). The
-    /// result is unchanged.
+    /// result is unchanged. The block is read where it is: only its first inputs (after the history) and
+    /// its last few (short of a group of 8) go through a small work buffer.
     package mutating func add(_ samples: UnsafeBufferPointer<Float>) {
-        guard !samples.isEmpty else { return }
+        guard !samples.isEmpty, let base = samples.baseAddress else { return }
         let keep = length - 1
-        // Work buffer: the last `keep` inputs, then the block, padded to whole groups of 8.
         let n = samples.count
-        let padded = (n + 7) / 8 * 8
-        if scratch.count < keep + padded { scratch = [Float](repeating: 0, count: keep + padded) }
-        scratch.withUnsafeMutableBufferPointer { work in
-            for i in 0..<keep { work[i] = history[i] }
-            _ = UnsafeMutableBufferPointer(rebasing: work[keep..<keep + n]).update(fromContentsOf: samples)
-            for i in n..<padded { work[keep + i] = 0 }
-        }
+        // Head: the inputs whose predecessors include the history. Body: whole groups of 8 after it, whose
+        // predecessors are all in the block. Tail: the rest (fewer than 8; the head is whole when there is one).
+        let span = (keep + 7) / 8 * 8
+        let head = min(n, span)
+        let body = (n - head) / 8 * 8
+        let tail = n - head - body
+        if scratch.count < keep + span + 8 { scratch = [Float](repeating: 0, count: keep + span + 8) }
         let (factor, length, bound) = (self.factor, self.length, self.interpolationBound)
-        scratch.withUnsafeBufferPointer { work in
+        var peak = peakBits
+        withUnsafeMutableBytes(of: &peak) { peakBytes in
+            let peakBits = peakBytes.baseAddress!.assumingMemoryBound(to: Int32.self)
             taps.withUnsafeBufferPointer { taps in
-                withUnsafeMutableBytes(of: &peakBits) { peak in
-                    Kernels.table.true_peak!(work.baseAddress!, n, keep, taps.baseAddress!, length, factor, bound,
-                                             peak.baseAddress!.assumingMemoryBound(to: Int32.self))
+                scratch.withUnsafeMutableBufferPointer { work in
+                    /// `count` inputs at `inputs + keep`, after their `keep` predecessors (readable to a group of 8).
+                    func interpolate(_ inputs: UnsafePointer<Float>, _ count: Int) {
+                        Kernels.table.true_peak!(inputs, count, keep, taps.baseAddress!, length, factor, bound, peakBits)
+                    }
+                    /// `count` inputs in the work buffer after their predecessors, padded with zeros.
+                    func interpolateWork(_ count: Int) {
+                        for i in count..<(count + 7) / 8 * 8 { work[keep + i] = 0 }
+                        interpolate(work.baseAddress!, count)
+                    }
+                    for i in 0..<keep { work[i] = history[i] }
+                    for i in 0..<head { work[keep + i] = base[i] }
+                    interpolateWork(head)
+                    if body > 0 { interpolate(base + head - keep, body) }
+                    if tail > 0 {
+                        let from = base + head + body - keep
+                        for i in 0..<keep + tail { work[i] = from[i] }
+                        interpolateWork(tail)
+                    }
                 }
             }
         }
-        for i in 0..<keep { history[i] = scratch[n + i] }
+        peakBits = peak
+        // The history: the last `keep` inputs of history + block.
+        if n >= keep {
+            for i in 0..<keep { history[i] = base[n - keep + i] }
+        } else {
+            for i in 0..<keep - n { history[i] = history[i + n] }
+            for i in 0..<n { history[keep - n + i] = base[i] }
+        }
     }
 
     /// The largest of eight magnitudes kept as bit patterns (non-negative Floats order like their bits).

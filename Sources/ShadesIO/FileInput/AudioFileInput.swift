@@ -116,7 +116,11 @@ package final class AudioFileInput {
     private func readFloat(_ frames: Int, into block: AudioBlock) -> Int {
         let buffer = Self.reserve(&interleaved, frames * channelCount)
         let got = file.read(interleaved: buffer)
-        deinterleave(UnsafePointer(buffer.baseAddress!), frames: got, into: block) { $0 }
+        if channelCount == 2 && got > 0 {
+            Kernels.deinterleaveStereo(buffer.baseAddress!, frames: got, left: block.channel(0).baseAddress!, right: block.channel(1).baseAddress!)
+        } else {
+            deinterleave(UnsafePointer(buffer.baseAddress!), frames: got, into: block) { $0 }
+        }
         return got
     }
 
@@ -125,7 +129,12 @@ package final class AudioFileInput {
     private func readPCM16(_ frames: Int, into block: AudioBlock) -> Int {
         let buffer = Self.reserve(&interleaved16, frames * channelCount)
         let got = file.read(interleaved: buffer)
-        deinterleave(UnsafePointer(buffer.baseAddress!), frames: got, into: block) { Float($0) * (1.0 / 32_768) }
+        if channelCount == 2 && got > 0 {
+            Kernels.deinterleaveStereo16(buffer.baseAddress!, frames: got, scale: 1.0 / 32_768,
+                                         left: block.channel(0).baseAddress!, right: block.channel(1).baseAddress!)
+        } else {
+            deinterleave(UnsafePointer(buffer.baseAddress!), frames: got, into: block) { Float($0) * (1.0 / 32_768) }
+        }
         return got
     }
 

@@ -49,7 +49,7 @@ package final class ReadAhead: @unchecked Sendable {
         frames.initialize(repeating: 0, count: Self.slotCount)
         for _ in 0..<Self.slotCount { free.signal() }
         // `read` owns the input and the resampler; only the reader thread touches them.
-        let task = ReaderTask { [self] in
+        let task: () -> Void = { [self] in
             var handed = 0
             do throws(ShadesError) {
                 try read { (body: (AudioBlock) throws(ShadesError) -> Int) throws(ShadesError) -> Bool in
@@ -76,35 +76,7 @@ package final class ReadAhead: @unchecked Sendable {
         }
         // A thread of its own, not a Dispatch worker: it blocks while the ring is full, and batch jobs
         // each have one.
-        #if os(Linux)
-        let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ReaderTask).run()
-            return nil
-        }, context)
-        if started == 0 {
-            pthread_detach(thread)
-            return
-        }
-        Unmanaged<AnyObject>.fromOpaque(context).release()
-        #elseif canImport(Darwin)
-        // Darwin's pthread_t is an optional pointer, and its start routine's argument is non-optional in
-        // the current SDKs: the cast to an optional fits either (as swift-nio's ThreadPosix does).
-        let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
-        var thread: pthread_t?
-        let started = pthread_create(&thread, nil, { context in
-            (Unmanaged<AnyObject>.fromOpaque((context as UnsafeMutableRawPointer?)!).takeRetainedValue() as! ReaderTask).run()
-            return nil
-        }, context)
-        if started == 0 {
-            if let thread { pthread_detach(thread) }
-            return
-        }
-        Unmanaged<AnyObject>.fromOpaque(context).release()
-        #endif
-        DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread of its own to be had
+        DedicatedThread.start(task)
     }
 
     // The reader thread holds `self` until it has finished, so nothing uses `frames` after this.
@@ -175,8 +147,46 @@ package final class ReadAhead: @unchecked Sendable {
     }
 }
 
-/// The reader thread's work: it alone uses what it captures.
-private final class ReaderTask: @unchecked Sendable {
+/// Starts work on a thread of its own (a pthread, detached), or on a Dispatch worker when no thread can be
+/// had: for work that blocks on its partner for long stretches (a reader ahead of its consumer, a writer
+/// behind its producer), which would hold a Dispatch worker other jobs need.
+enum DedicatedThread {
+    static func start(_ run: @escaping () -> Void) {
+        let task = ThreadWork(run: run)
+        #if os(Linux)
+        let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ThreadWork).run()
+            return nil
+        }, context)
+        if started == 0 {
+            pthread_detach(thread)
+            return
+        }
+        Unmanaged<AnyObject>.fromOpaque(context).release()
+        #elseif canImport(Darwin)
+        // Darwin's pthread_t is an optional pointer, and its start routine's argument is non-optional in
+        // the current SDKs: the cast to an optional fits either (as swift-nio's ThreadPosix does).
+        let context = Unmanaged.passRetained(task as AnyObject).toOpaque()
+        var thread: pthread_t?
+        let started = pthread_create(&thread, nil, { context in
+            (Unmanaged<AnyObject>.fromOpaque((context as UnsafeMutableRawPointer?)!).takeRetainedValue() as! ThreadWork).run()
+            return nil
+        }, context)
+        if started == 0 {
+            if let thread { pthread_detach(thread) }
+            return
+        }
+        Unmanaged<AnyObject>.fromOpaque(context).release()
+        #endif
+        DispatchQueue.global(qos: .userInitiated).async { task.run() }   // no thread of its own to be had
+    }
+}
+
+/// A dedicated thread's work: it alone uses what it captures.
+private final class ThreadWork: @unchecked Sendable {
     let run: () -> Void
     init(run: @escaping () -> Void) { self.run = run }
 }

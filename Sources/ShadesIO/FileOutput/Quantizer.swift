@@ -51,6 +51,10 @@ package enum Interleave {
 
     /// `planes[c]` (nil = silence) → `output[frame * planes.count + c]` for `frames` frames.
     package static func frames(_ planes: [UnsafePointer<Float>?], frames: Int, into output: UnsafeMutablePointer<Float>) {
+        if planes.count == 2, let left = planes[0], let right = planes[1] {
+            Kernels.interleaveStereo(left: left, right: right, frames: frames, into: output)
+            return
+        }
         interleave(planes, frames: frames, into: output)
     }
 
