@@ -413,6 +413,7 @@ static const shades_kernels KERNEL(table) = {
     .fir_general = KERNEL(fir_general),
     .partition_sums = KERNEL(partition_sums),
     .dot_products = KERNEL(dot_products),
+    .polyphase_complex = KERNEL(polyphase_complex),
     .white_gaussian = KERNEL(white_gaussian),
     .white_uniform = KERNEL(white_uniform),
     .unit_phasors = KERNEL(unit_phasors),

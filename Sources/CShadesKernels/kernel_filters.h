@@ -184,3 +184,49 @@ static void KERNEL(dot_products)(const float *line, size_t count, const float *t
         output[j] = lane_sum(even + odd);
     }
 }
+
+/// Complex polyphase interpolation, real part (`NarrowBandNoiseSource`): for each of `count` inputs k,
+/// `factor` outputs output[k·factor + p] = Σⱼ taps[2j][p]·re[k − j] + Σⱼ taps[2j + 1][p]·im[k − j], each sum
+/// fused multiply-adds in order j = 0 … length − 1 from 0, then the two added. `re` and `im` point at input 0
+/// with length − 1 samples of history before it; tap rows are `stride` Floats (factor rounded up to 8, the
+/// padding zero). Four inputs at a time (eight independent sums), then one: the same operations per output.
+static void KERNEL(polyphase_complex)(const float *re, const float *im, size_t count, const float *taps,
+                                      size_t length, size_t factor, size_t stride, float *output) {
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+        for (size_t p = 0; p < factor; p += 8) {
+            f8 a0 = splat8(0), a1 = splat8(0), a2 = splat8(0), a3 = splat8(0);
+            f8 b0 = splat8(0), b1 = splat8(0), b2 = splat8(0), b3 = splat8(0);
+            for (size_t j = 0; j < length; j++) {
+                f8 tr = load8(taps + 2 * j * stride + p), ti = load8(taps + (2 * j + 1) * stride + p);
+                const float *r = re + k - j, *i = im + k - j;
+                a0 = fma8(tr, splat8(r[0]), a0);
+                b0 = fma8(ti, splat8(i[0]), b0);
+                a1 = fma8(tr, splat8(r[1]), a1);
+                b1 = fma8(ti, splat8(i[1]), b1);
+                a2 = fma8(tr, splat8(r[2]), a2);
+                b2 = fma8(ti, splat8(i[2]), b2);
+                a3 = fma8(tr, splat8(r[3]), a3);
+                b3 = fma8(ti, splat8(i[3]), b3);
+            }
+            f8 y[4] = {a0 + b0, a1 + b1, a2 + b2, a3 + b3};
+            size_t n = factor - p < 8 ? factor - p : 8;
+            for (int m = 0; m < 4; m++) {
+                if (n == 8) store8(output + (k + m) * factor + p, y[m]);
+                else memcpy(output + (k + m) * factor + p, &y[m], n * sizeof(float));
+            }
+        }
+    }
+    for (; k < count; k++) {
+        for (size_t p = 0; p < factor; p += 8) {
+            f8 a = splat8(0), b = splat8(0);
+            for (size_t j = 0; j < length; j++) {
+                a = fma8(load8(taps + 2 * j * stride + p), splat8(*(re + k - j)), a);
+                b = fma8(load8(taps + (2 * j + 1) * stride + p), splat8(*(im + k - j)), b);
+            }
+            f8 y = a + b;
+            size_t n = factor - p < 8 ? factor - p : 8;
+            memcpy(output + k * factor + p, &y, n * sizeof(float));
+        }
+    }
+}

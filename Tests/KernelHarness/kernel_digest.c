@@ -140,6 +140,17 @@ static void check_filters(const shades_kernels *k) {
         report("dot_products", d);
         free(line), free(taps), free(out);
     }
+    {
+        digest d = start(2400);
+        // Ten phases (a partial group of 8) and seven inputs (four at a time, then one at a time).
+        const size_t count = 7, length = 5, factor = 10, stride = 16;
+        float *re = signal(length - 1 + count), *im = signal(length - 1 + count);
+        float *taps = floats(2 * length * stride, -0.3f, 0.3f), *out = floats(count * factor, 0, 0);
+        k->polyphase_complex(re + length - 1, im + length - 1, count, taps, length, factor, stride, out);
+        add(&d, out, count * factor * sizeof *out);
+        report("polyphase_complex", d);
+        free(re), free(im), free(taps), free(out);
+    }
 }
 
 // MARK: - Generators, quantiser, level

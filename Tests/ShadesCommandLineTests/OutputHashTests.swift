@@ -12,8 +12,8 @@ import ShadesTestSupport
 /// Every hash was recorded anew in 0.2.0, over the bytes with the writing version masked
 /// (``VersionNeutralBytes``), so a version number alone no longer changes them. 0.2.0 changed the decoded
 /// samples of white.flac (written in one pass at its expected level, within 0.02 dB) and of every sound
-/// drawn from the Gaussian generator (its square root is the correctly rounded instruction): CHANGELOG
-/// 0.2.0. The catalogue manifests list their assets' SHA-256s, which hold the version in their comment tags.
+/// drawn from the Gaussian generator (its square root is the correctly rounded instruction), and of every
+/// sound made of narrow-band noise (now made at a low rate and interpolated): CHANGELOG 0.2.0. The catalogue manifests list their assets' SHA-256s, which hold the version in their comment tags.
 @Suite struct OutputHashTests {
     static let presetsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Presets").path
@@ -34,7 +34,7 @@ import ShadesTestSupport
         ("render tone --frequency 6kHz --am 40 --duration 3s -o am-tone.wav",
          "am-tone.wav", "8265376e94c4864f106ed14367a67f4acb919ab72a4d901877ebf6660c71afb3"),
         ("render nbn --frequency 4kHz --width 0.5 --duration 6s -o nbn.wav",
-         "nbn.wav", "e25cf6643fba8a7e5ccadd2eb8af81ff032c4800c1309b8bee5082dd11410ded"),
+         "nbn.wav", "c4e3ce67ee234b7b3b5dea4bd214c3eaa5e41618855745582a8beb7859b1e506"),
         ("render tone --frequency 1kHz --pulse 200ms/200ms --ramp 25ms --duration 10s --channels right -o pulses.wav",
          "pulses.wav", "669c168e609fe505db3cab07d0053613dd4aca3ed9d73017275041669c1fa3a7"),
         ("render brown --am 10.3 --duration 60.05s --loop -o am-brown-loop.wav",
@@ -48,7 +48,7 @@ import ShadesTestSupport
          "out.wav", "259616b19a2454d5ea34a3ce739da02e10937507a5d0750079476527faea5a3a"),
         // Recorded anew when file names took frequencies to 0.01 Hz ("nbn-1189.21Hz.wav", was "1189.207Hz"):
         // every file's bytes are unchanged (56c53fbe…b7871 before).
-        ("stimuli pitch-match -o pitch", "pitch", "de7bddad60ac355f47930ec6378a65e88ea98336c5e90c1c9869de26d2fb0775"),
+        ("stimuli pitch-match -o pitch", "pitch", "9c5545193175155b5e3c0cf8537d4c9f0786575548e91655797fedab35293d9e"),
         // Audiometry and the catalogues recorded anew when comments took numbers for people (12 significant
         // digits: `duration=1s`, not `duration=1.0000000000000002s`): every file's samples are unchanged.
         ("stimuli audiometry --ear both -o audiometry", "audiometry", "8fc0894d0d0a2248d569dbbc50c7309e122168a07adcb2d42139c402cc7f1efd"),
@@ -87,13 +87,13 @@ import ShadesTestSupport
         ("render speech-noise --duration 3s -o speech.wav", "speech.wav", "5499edec668a4fd9d8b0201afca1e60b9f092f93197c2c75b2ebd332191998e6"),
         ("render high-tone-noise --corner 2kHz --slope 12 --duration 3s -o high-tone.wav", "high-tone.wav", "8fd8301bdd30fa0525279d0188033f2b4274dfda34c4fe413a12f5e960b4a23b"),
         ("render tinnitus-tone --frequency 6kHz --harmonics -12,-20 --duration 3s -o tonal.wav", "tonal.wav", "250aa8643b304c4d7b5d88d71e7ce992e35b20e83045f3430e68382543128adc"),
-        ("render tinnitus-hiss --frequency 6kHz --width 1 --duration 3s -o hiss.wav", "hiss.wav", "1e4e33985f98e8634fb43de244bbbf114f665432470805def417b7ed2118d60f"),
-        ("render tinnitus-pulse --frequency 500Hz --width 2 --heart-rate 72 --duration 3s -o pulsatile.wav", "pulsatile.wav", "d4b2be472cc509399214d96b18d69b2149a8685c74bcd96b58808a66f3c0deb3"),
+        ("render tinnitus-hiss --frequency 6kHz --width 1 --duration 3s -o hiss.wav", "hiss.wav", "c3c0dbd2949235601e6553d93ab4e1a6df2bdeb0811c94caf272874c2c7061d4"),
+        ("render tinnitus-pulse --frequency 500Hz --width 2 --heart-rate 72 --duration 3s -o pulsatile.wav", "pulsatile.wav", "dbec20af0c9aebc49e2f4a745408e3c9a6e97a2f40f30b40d0173ddd507d4753"),
         ("render tinnitus-roar --frequency 150Hz --width 2 --fluctuation 1 --fluctuation-depth 0.5 --duration 3s -o roar.wav",
-         "roar.wav", "744d117f7e7c4fcc552663ebf8fc2e74c2d0510259b7b93398f898068ea85c58"),
+         "roar.wav", "94dc11f410eca80da7935df73114b0442ea9f45447edfeccb3d82f3557092471"),
         ("render tinnitus-cricket --frequency 5kHz --chirp-rate 2.5 --syllables 3 --syllable-rate 30 --duration 3s -o cricket.wav",
          "cricket.wav", "59b9cc7fe1ac6468da2d7a07fe83cf7a092e7d61b155d5fff6b265e7216269e7"),
-        ("stimuli tinnitus-quality --frequency 6kHz --duration 2s -o quality", "quality", "023ba08608b3d06c15f27bc1313c009cd9fa2da471945d9fd2460488b5ffb071"),
+        ("stimuli tinnitus-quality --frequency 6kHz --duration 2s -o quality", "quality", "3f895a876eeeb7eb766f2e04b67babcf78ff7742a6488ab492a6fd4534d980e7"),
     ]
 
     /// SHA-256 of a file, or of a folder's files concatenated in name order, the version that wrote them

@@ -58,6 +58,12 @@ typedef struct {
     /// `count` outputs of a direct-form FIR: output[j] = Σᵤ taps[u]·line[j + u], u < `tap_count` (a multiple
     /// of 8); any `count`, each output computed alike.
     void (*dot_products)(const float *line, size_t count, const float *taps, size_t tap_count, float *output);
+    /// Complex polyphase interpolation by `factor`, real part (narrow-band noise): for each of `count` inputs
+    /// k, output[k·factor + p] = Σⱼ taps[2j][p]·re[k − j] + Σⱼ taps[2j + 1][p]·im[k − j], j < `length`, for p
+    /// < `factor`; `re`, `im` point at input 0 with length − 1 history samples before it; each tap row has
+    /// `stride` Floats (factor rounded up to a multiple of 8, padded with zeros).
+    void (*polyphase_complex)(const float *re, const float *im, size_t count, const float *taps, size_t length,
+                              size_t factor, size_t stride, float *output);
 
     // MARK: Generators, quantiser, level
     /// Fills `count` (a multiple of 16) unit-variance Gaussian samples (Box–Muller over 16 lanes).
