@@ -42,8 +42,10 @@ import ShadesTestSupport
 
     /// FuzzAudioFile, `list-subchunk-past-end.wav` (92 bytes): a LIST chunk whose sub-chunks announce
     /// 4 GB in a file of 92 bytes sent libsndfile 1.2's `sf_open` into an endless loop (libsndfile issue
-    /// 1118). It is refused before libsndfile sees it; an intact file with a LIST chunk still opens, even
-    /// when its last INFO string has an odd length and no padding byte (common in the wild).
+    /// 1118). So did `list-type-size-wraps.wav` (54 bytes, session 45): an unknown list type followed by a
+    /// size that wraps libsndfile's 32-bit count of the bytes read. Both are refused before libsndfile sees
+    /// them; an intact file with a LIST chunk still opens, even when its last INFO string has an odd length
+    /// and no padding byte (common in the wild), or its list type is one libsndfile does not know.
     @Test func aListChunkRunningPastTheFileIsRefusedBeforeLibsndfileSeesIt() throws {
         let folder = temporaryFolder("list-chunk")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -64,6 +66,11 @@ import ShadesTestSupport
         let fuzzed = fuzzCorpus("FuzzAudioFile").first { $0.name == "list-subchunk-past-end.wav" }
         let found = open(Array(try #require(fuzzed).bytes), "found.wav")
         #expect(found?.description.contains("LIST chunk at byte 36") == true, "\(String(describing: found))")
+        let wrapping = fuzzCorpus("FuzzAudioFile").first { $0.name == "list-type-size-wraps.wav" }
+        let wraps = open(Array(try #require(wrapping).bytes), "wraps.wav")
+        #expect(wraps?.description.contains("LIST chunk at byte 36: sub-chunk of 4294967287 bytes") == true, "\(String(describing: wraps))")
+        // A list type libsndfile does not know, then an intact sub-chunk: still read.
+        #expect(open(wav(list: Array("exif".utf8) + Array("ever".utf8) + [4, 0, 0, 0] + Array("0220".utf8)), "exif.wav") == nil)
         // An odd-length title, its padding byte missing at the end of the file: still read.
         #expect(open(wav(list: Array("INFO".utf8) + Array("INAM".utf8) + [5, 0, 0, 0] + Array("Rain!".utf8)), "odd.wav") == nil)
     }

@@ -60,6 +60,7 @@ enum ContainerCheck {
         var offset: Int64 = 12
         while let chunk = file.header(at: offset) {
             if chunk.id == "LIST" {
+                if let wrapping = wrappingSubChunk(file, listAt: offset, length: chunk.length) { return wrapping }
                 // The list type (INFO, adtl …), then sub-chunks up to the LIST's end or the file's.
                 let end = min(offset + 8 + chunk.length, file.size)
                 var sub = offset + 12
@@ -72,6 +73,35 @@ enum ContainerCheck {
             }
             // Streamed sizes (0xFFFFFFFF) and RF64's data size run past the end: nothing follows them.
             offset += 8 + chunk.length + (chunk.length & 1)
+        }
+        return nil
+    }
+
+    /// A sub-chunk of the LIST chunk at `offset` whose size wraps libsndfile's count of the bytes it has read,
+    /// described, or nil. libsndfile walks a LIST from its list type on: every marker but INFO and adtl is
+    /// followed by a 32-bit size, rounded up to even, and the bytes read are counted in 32 bits; a size that
+    /// wraps the count (FuzzAudioFile: an unknown list type followed by 0xFFFFFFF7) makes it skip about
+    /// 4 GB, which takes it minutes. A marker whose size does not fit in the file is refused too (libsndfile
+    /// would read a size past the end); an intact LIST ends where its last sub-chunk ends, so neither happens.
+    private static func wrappingSubChunk(_ file: ChunkFile, listAt offset: Int64, length: Int64) -> String? {
+        let listLength = min(length, file.size - offset - 8)
+        var read: Int64 = 0
+        while read < listLength {
+            let position = offset + 8 + read
+            guard let marker = file.bytes(at: position, count: 4) else { return nil }
+            read += 4
+            if marker == Array("INFO".utf8) || marker == Array("adtl".utf8) { continue }
+            guard let member = file.header(at: position) else {
+                return "LIST chunk at byte \(offset): sub-chunk at byte \(position) has no room for its size before the end of the file at \(file.size)"
+            }
+            read += 4
+            let counted = (member.length + (member.length & 1)) & 0xFFFF_FFFF   // libsndfile's UInt32 arithmetic
+            if read + counted >= 1 << 32 {
+                return "LIST chunk at byte \(offset): sub-chunk of \(member.length) bytes at byte \(position), more than the chunk holds"
+            }
+            // What libsndfile does next: a sub-chunk past the LIST's end ends the walk, so does one as long as it.
+            if read + counted > listLength || counted >= listLength { return nil }
+            read += counted
         }
         return nil
     }
