@@ -66,9 +66,15 @@ static int has_sha_extensions(void) {
 
 int shades_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
 #if defined(__x86_64__)
+    // Checked once; threads hashing at the same time may each check, so the flag is read and written
+    // atomically (relaxed: every thread computes the same value).
     static int available = -1;
-    if (available < 0) available = has_sha_extensions();
-    if (available) {
+    int known = __atomic_load_n(&available, __ATOMIC_RELAXED);
+    if (known < 0) {
+        known = has_sha_extensions();
+        __atomic_store_n(&available, known, __ATOMIC_RELAXED);
+    }
+    if (known) {
         sha256_blocks_extensions(state, data, blocks);
         return 1;
     }
