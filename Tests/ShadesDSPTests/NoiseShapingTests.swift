@@ -87,4 +87,32 @@ import Darwin
         let spread = (powers.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(renders - 1)).squareRoot() / mean
         #expect(abs(spread / predicted - 1) < 0.25, "\(colour): measured \(spread), predicted \(predicted)")
     }
+
+    /// The forecast of a render's power (what lets brown noise be written once at the gain that lands on
+    /// the level) against 100 renders of 5 s at 48 kHz per colour: the forecast reads the stream's own
+    /// white noise, so its error scatters far less than the power itself does (brown: under a tenth, pink:
+    /// a third), about as predicted, and without bias (the mean error within 4 standard errors). Measured:
+    /// pink within 25 % of its prediction; brown 0.0025 against 0.0020 predicted (+27 %, not explained:
+    /// the theory leaves out the Float filters' rounding, among other things), so up to +50 % is allowed.
+    @Test(arguments: [(NoiseColour.pink, 1 / 3.0), (.brown, 0.1)])
+    func powerForecastMatchesRenders(colour: NoiseColour, mostOfTheScatter: Double) throws {
+        let rate = 48_000.0, seconds = 5.0, renders = 100
+        let frames = Int(seconds * rate)
+        let forecast = NoisePowerForecast(colour: colour, sampleRate: rate, frames: frames)
+        let scatter = NoiseShapingDesign(colour: colour, sampleRate: rate).powerScatter(durationSeconds: seconds)
+        #expect(forecast.decimation == 32)
+        #expect(forecast.residualScatter < mostOfTheScatter * scatter, "\(colour): \(forecast.residualScatter) of \(scatter)")
+        let errors = try (1...renders).map { seed -> Double in
+            let seed = UInt64(seed) + 1_000 * UInt64(colour.beta + 2)
+            let buffer = try NoiseSource(colour: colour, sampleRate: rate, layout: .mono, levelDBFS: 0, seed: seed)
+                .renderBuffer(frameCount: frames)
+            let power = buffer.withChannel(0) { SignalLevel.sumOfSquares(UnsafeBufferPointer($0)) } / Double(frames)
+            return power / forecast.relativePower(key: SeedStream.noise.key(seed: seed, channel: 0)) - 1
+        }
+        let mean = errors.reduce(0, +) / Double(renders)
+        let spread = (errors.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(renders - 1)).squareRoot()
+        #expect((0.75...1.5).contains(spread / forecast.residualScatter), "\(colour): measured \(spread), predicted \(forecast.residualScatter)")
+        #expect(abs(mean) < 4 * spread / Double(renders).squareRoot(), "\(colour): mean error \(mean)")
+    }
 }
+

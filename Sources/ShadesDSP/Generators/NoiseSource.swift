@@ -16,6 +16,12 @@ package final class NoiseSource: AudioSource {
     /// Frames per internal chunk.
     static let chunkFrames = 4096
 
+    /// White-noise samples each signal draws before its first frame: one second of warm-up, rendered in
+    /// whole chunks and dropped.
+    static func warmUpSamples(sampleRate: Double) -> Int {
+        (Int(sampleRate) + chunkFrames - 1) / chunkFrames * chunkFrames
+    }
+
     /// - Parameters:
     ///   - colour: spectral exponent β in [−2, 2].
     ///   - sampleRate: Hz, 8,000 … 192,000.
@@ -44,7 +50,7 @@ package final class NoiseSource: AudioSource {
         let design = NoiseShapingDesign.shared(colour: colour, sampleRate: sampleRate)
         let gain = Float(Decibels.amplitude(levelDBFS) * design.normalisingGain)
         // Periodic: the warm-up is whole chunks ending where the period starts again.
-        let warmUpFrames = periodFrames == nil ? Int(sampleRate)
+        let warmUpFrames = periodFrames == nil ? Self.warmUpSamples(sampleRate: sampleRate)
             : (Int(Self.periodicWarmUpSeconds * sampleRate) + Self.chunkFrames - 1) / Self.chunkFrames * Self.chunkFrames
         let kernels = (0..<layout.signalCount).map { signal in
             let key = SeedStream.noise.key(seed: seed, channel: firstSignal + signal)

@@ -1,3 +1,4 @@
+import Dispatch
 import ShadesPlatform
 import ShadesDSP
 import ShadesIO
@@ -28,11 +29,12 @@ extension Renderer {
     /// ±0.1 LU; no listener or study needs the third decimal (CHANGELOG 0.2.0).
     package static let levelToleranceDB = 0.02
 
-    /// The chance a one-pass render must have of landing within ``levelToleranceDB`` for it to be tried: a
-    /// miss writes the file twice, and a write costs about 2.4 measuring passes (10 minutes of stereo brown
-    /// noise: one pass 0.24 CPU s, a miss 0.42–0.54, measure and write 0.33–0.35), so one pass pays
-    /// from about 0.6.
-    package static let onePassOdds = 0.6
+    /// What writing a file costs, in measuring passes (rendering the sound once without writing it), and
+    /// what forecasting a coloured noise's power costs (``NoisePowerForecast``). `perf record` of `render
+    /// brown --duration 10m` (0.29 CPU s, Intel Xeon family 6 model 207, AVX-512): the noise generator and
+    /// filters 41 %, the rest of the write 43 %, the forecast 16 %.
+    static let writeCost = 2.0
+    static let forecastCost = 0.4
 
     /// The chance that each of `signals` independent streams, their levels scattering by `scatterDB` (one
     /// standard deviation, dB), lands within ``levelToleranceDB``.
@@ -48,12 +50,13 @@ extension Renderer {
     /// only when complete, with the parameters in its comment tag.
     ///
     /// - A file played to its end: `FileSoundPasses` (decoded, resampled and notched once, kept, written).
-    /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) that will
-    ///   land within the tolerance in at least `onePassOdds` of renders (from their predicted level
-    ///   scatter) are written in one pass at that level and measured while written; a render further off
-    ///   is written again at the measured gain. Over 10 minutes at 48 kHz white noise scatters by
-    ///   0.0011 dB, pink by 0.007, AM pink by 0.01, half an octave of narrow-band noise at 4 kHz by 0.005
-    ///   (one pass), brown by 0.03 (two passes: a stereo render would land in a quarter of the seeds).
+    /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) are written
+    ///   in one pass and measured while written when that is expected to cost less than measuring first
+    ///   (``onePassGains(_:)``); a render that lands further off is written again at the measured gain.
+    ///   Over 10 minutes at 48 kHz white noise scatters by 0.0011 dB, pink by 0.007, AM pink by 0.01,
+    ///   half an octave of narrow-band noise at 4 kHz by 0.005: one pass at the asked level. Brown noise
+    ///   scatters by 0.03 dB; its power is forecast (``NoisePowerForecast``, to 0.0008 dB) and it is written
+    ///   once at the forecast gain.
     /// - Everything else takes two passes: measure, then write at the exact gain (tones and loops are
     ///   measured without rendering and written once).
     @discardableResult
@@ -94,10 +97,9 @@ extension Renderer {
             let written = try passes.write(to: try sink(chosen), gains: chosen.gains)
             return report(chosen, frames: passes.frames, written: written)
         }
-        let onePass = graph.level.measurement == .sustainedRMS && graph.knownMeasurements == nil
-            && (graph.levelScatterDB.map { landingOdds(scatterDB: $0, signals: graph.signalCount) >= onePassOdds } ?? false)
+        let onePass = graph.level.measurement == .sustainedRMS && graph.knownMeasurements == nil ? onePassGains(graph) : nil
         let signals = SourceGroups(channelCounts: graph.groupChannelCounts, make: graph.makeGroup)
-        guard onePass else {
+        guard let predicted = onePass else {
             let (measured, frames) = graph.measureForLevel()
             if let failure = graph.failures.error { throw failure }
             let chosen = try graph.level.gains(for: measured, format: sampleFormat)
@@ -105,23 +107,47 @@ extension Renderer {
             if let failure = graph.failures.error { throw failure }
             return report(chosen, frames: frames, written: written)
         }
-        // The expected gain: the stream's level is the asked one, times the modulation's ratio.
-        let expected = [Float](repeating: Float(graph.levelRatio), count: graph.signalCount)
-        var chosen = LevelGains(gains: expected, peak: 0, truePeakDBTP: nil)
+        var chosen = LevelGains(gains: predicted, peak: 0, truePeakDBTP: nil)
         let written = try sink(chosen).create { (writer: FileSink.Writer) throws(ShadesError) -> WrittenLevel in
-            let first = try writer.write(signals, frames: graph.frames, gains: expected,
+            let first = try writer.write(signals, frames: graph.frames, gains: predicted,
                                          meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: graph.signalCount))
             let measured = first.meters!
             let exact = try graph.level.gains(for: .sustained(graph.sustained(measured, frames: graph.frames)), format: sampleFormat)
-            let peakAsWritten = zip(measured, expected).map { Double($0.peak) * Double($1) }.max() ?? 0
-            let offDB = zip(expected, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
+            let peakAsWritten = zip(measured, predicted).map { Double($0.peak) * Double($1) }.max() ?? 0
+            let offDB = zip(predicted, exact.gains).map { abs(Decibels.fromAmplitude(Double($0) / Double($1))) }.max() ?? 0
             if offDB <= levelToleranceDB && peakAsWritten <= sampleFormat.clipLimit {
-                chosen = LevelGains(gains: expected, peak: peakAsWritten, truePeakDBTP: nil)
+                chosen = LevelGains(gains: predicted, peak: peakAsWritten, truePeakDBTP: nil)
                 return first.written
             }
             chosen = exact
             return try writer.write(signals, frames: graph.frames, gains: exact.gains, meters: [SignalMeasurement]?.none).written
         }
         return report(chosen, frames: graph.frames, written: written)
+    }
+
+    /// The gains to write a stream at in one pass, or nil when measuring it first is expected to cost less.
+    /// Expected costs, in measuring passes: measure then write, 1 + ``writeCost``; one pass at the asked
+    /// level, ``writeCost`` × (2 − the odds of landing within ``levelToleranceDB``), a miss being written
+    /// twice; a forecast, then one pass at the forecast gains, ``forecastCost`` + ``writeCost`` × (2 − its
+    /// odds). The stream's level is the asked one times the modulation's ratio, in expectation or as
+    /// forecast.
+    static func onePassGains(_ graph: SoundGraph) -> [Float]? {
+        guard let scatterDB = graph.levelScatterDB else { return nil }
+        let signals = graph.signalCount
+        let measureFirst = 1 + writeCost
+        let atAskedLevel = writeCost * (2 - landingOdds(scatterDB: scatterDB, signals: signals))
+        let expected = [Float](repeating: Float(graph.levelRatio), count: signals)
+        if let powerForecast = graph.powerForecast {
+            let forecast = powerForecast.forecast()
+            let odds = landingOdds(scatterDB: Decibels.fromPower(1 + forecast.residualScatter), signals: signals)
+            if forecastCost + writeCost * (2 - odds) < min(atAskedLevel, measureFirst) {
+                let powers = ResultSlots<Double>(count: signals)
+                DispatchQueue.concurrentPerform(iterations: signals) { s in
+                    powers[s] = forecast.relativePower(key: powerForecast.key(s))
+                }
+                return powers.values.map { Float(graph.levelRatio / $0.squareRoot()) }
+            }
+        }
+        return atAskedLevel < measureFirst ? expected : nil
     }
 }

@@ -45,6 +45,9 @@ public struct SoundGraph: Sendable {
     /// render's measured level around it, in dB. nil for everything else. A file whose scatter is small
     /// is written in one pass at the expected level and checked (``Renderer/renderFile(_:to:sampleFormat:)``).
     let levelScatterDB: Double?
+    /// For coloured-noise streams written as they are (no notch, shape, modulation, pulses or fades): each
+    /// signal's power over ``frames``, forecast before rendering. nil for everything else.
+    package internal(set) var powerForecast: PowerForecast?
     /// RMS of the written sound relative to the asked level's (below 1 when modulation keeps the peak).
     let levelRatio: Double
     /// True when each signal gets a gain of its own (a generator's independent signals); false: one gain.
@@ -137,9 +140,10 @@ public struct SoundGraph: Sendable {
         let signals = try generator.kind.signals(&context)
         var measured = signals.measured
         var powerScatter = signals.powerScatter
+        var powerForecast = signals.powerForecast
         if context.notches != nil || context.shape != nil {
             // The band's power is gone, or the shape changes it: measured, not at the asked level.
-            (measured, powerScatter) = (nil, nil)
+            (measured, powerScatter, powerForecast) = (nil, nil, nil)
         }
         let base = signals.make
         var chained = request.sound
@@ -149,6 +153,7 @@ public struct SoundGraph: Sendable {
         if chain.reshapesLevel {
             measured = nil  // the modulated sound is measured
             powerScatter = chain.powerScatterFactor.flatMap { factor in powerScatter.map { $0 * factor } }
+            powerForecast = nil
         }
         levelRatio = request.modulation?.levelRatio ?? 1
         let (makeSustained, makeFinal) = (chain.sustained, chain.final)
@@ -160,6 +165,7 @@ public struct SoundGraph: Sendable {
         groupChannelCounts = Array(repeating: 1, count: signals.layout.signalCount)
         knownMeasurements = measured
         levelScatterDB = request.pulses == nil && request.fades == nil ? powerScatter.map { Decibels.fromPower(1 + $0) } : nil
+        self.powerForecast = request.pulses == nil && request.fades == nil ? powerForecast : nil
         renderedFrequencyHz = signals.renderedFrequencyHz
         renderedModulationHz = chain.modulationRateHz
         notes = chain.notes

@@ -75,6 +75,11 @@ package struct ColouredNoise: GeneratorKind {
                              distribution: distribution, firstSignal: s)
         }
         signals.powerScatter = NoiseShapingDesign.shared(colour: colour, sampleRate: rate).powerScatter(durationSeconds: Double(frames) / rate)
+        if colour.beta != 0 {
+            signals.powerForecast = PowerForecast(
+                forecast: { NoisePowerForecast(colour: colour, sampleRate: rate, frames: frames) },
+                key: { s in SeedStream.noise.key(seed: seed, channel: s) })
+        }
         return signals
     }
 }

@@ -140,6 +140,8 @@ package struct GeneratorSignals {
     /// For a stream at the asked level in expectation: the relative standard deviation of its measured
     /// power over the file (nil: measured instead).
     package var powerScatter: Double? = nil
+    /// For a coloured-noise stream: its power over the file, forecast before rendering (nil: none).
+    package var powerForecast: PowerForecast? = nil
     /// The tone frequency rendered (a loop adjusts it), Hz.
     package var renderedFrequencyHz: Double? = nil
     /// Switching applied as pulses after the sustained sound (a tone switched at its own rate).
@@ -238,4 +240,13 @@ public enum HearingReference: Sendable, Equatable {
         if case .frequency(let hertz, _) = self { return hertz }
         return nil
     }
+}
+
+/// A coloured-noise stream's power over the file, forecast before it is rendered (``NoisePowerForecast``),
+/// so it can be written once at the gain that lands on the asked level.
+package struct PowerForecast: Sendable {
+    /// The forecast, made when a render asks for it (its design takes a few milliseconds).
+    package let forecast: @Sendable () -> NoisePowerForecast
+    /// The white-noise key of signal `s`.
+    package let key: @Sendable (_ signal: Int) -> UInt64
 }
