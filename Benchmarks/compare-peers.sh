@@ -222,7 +222,8 @@ PY
 # Real music from Debian's packages: asc-music (GPL MP3s, 22.05 kHz stereo) and planetblupi-music-ogg
 # (44.1 kHz stereo Ogg Vorbis). Without them, pink noise stands in. Preparing the inputs is not timed.
 if [ ${#file_jobs[@]} -gt 0 ]; then
-    for package in asc-music planetblupi-music-ogg; do
+    # SoX reads MP3 only with libsox-fmt-mp3 (Debian's sox alone says "no handler for file extension `mp3'").
+    for package in asc-music planetblupi-music-ogg libsox-fmt-mp3; do
         dpkg -s "$package" >/dev/null 2>&1 || apt_install "$package" || true
     done
     mp3s=(/usr/share/games/asc/music/*.mp3)
