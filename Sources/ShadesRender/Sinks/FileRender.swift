@@ -52,10 +52,10 @@ extension Renderer {
     /// - A file played to its end: `FileSoundPasses` (decoded, resampled and notched once, kept, written).
     /// - Streams at the asked level in expectation (noise, narrow-band noise, modulated or not) are written
     ///   in one pass and measured while written when that is expected to cost less than measuring first
-    ///   (``onePassGains(_:)``); a render that lands further off is written again at the measured gain.
+    ///   (`onePassGains(_:)`); a render that lands further off is written again at the measured gain.
     ///   Over 10 minutes at 48 kHz white noise scatters by 0.0011 dB, pink by 0.007, AM pink by 0.01,
     ///   half an octave of narrow-band noise at 4 kHz by 0.005: one pass at the asked level. Brown noise
-    ///   scatters by 0.03 dB; its power is forecast (``NoisePowerForecast``, to 0.0008 dB) and it is written
+    ///   scatters by 0.03 dB; its power is forecast (`NoisePowerForecast`, to 0.0008 dB) and it is written
     ///   once at the forecast gain.
     /// - Everything else takes two passes: measure, then write at the exact gain (tones and loops are
     ///   measured without rendering and written once).
