@@ -137,7 +137,9 @@ extension Renderer {
         let measureFirst = 1 + writeCost
         let atAskedLevel = writeCost * (2 - landingOdds(scatterDB: scatterDB, signals: signals))
         let expected = [Float](repeating: Float(graph.levelRatio), count: signals)
-        if let powerForecast = graph.powerForecast {
+        // A forecast costs at least `forecastCost + writeCost` (certain to land): skip designing it when one
+        // pass at the asked level costs no more.
+        if let powerForecast = graph.powerForecast, atAskedLevel > forecastCost + writeCost {
             let forecast = powerForecast.forecast()
             let odds = landingOdds(scatterDB: Decibels.fromPower(1 + forecast.residualScatter), signals: signals)
             if forecastCost + writeCost * (2 - odds) < min(atAskedLevel, measureFirst) {
