@@ -109,6 +109,21 @@ static void KERNEL(white_uniform)(float *output, size_t count, shades_lane_rando
     random_store(random, s);
 }
 
+static void KERNEL(replace_block_means)(float *samples, size_t count, size_t block, const float *unit_sums) {
+    const float inverse = 1.0f / (float)block;  // exact: a power of two
+    const float sum_to_mean = 1.0f / __builtin_sqrtf((float)block);
+    for (size_t b = 0; b < count / block; b++) {
+        float *x = samples + b * block;
+        f8 lanes = splat8(0);
+        for (size_t j = 0; j < block; j += 8) lanes = lanes + load8(x + j);
+        f8 four = __builtin_shufflevector(lanes, lanes, 0, 1, 2, 3, 0, 1, 2, 3)
+                  + __builtin_shufflevector(lanes, lanes, 4, 5, 6, 7, 4, 5, 6, 7);
+        float sum = (four[0] + four[2]) + (four[1] + four[3]);
+        f8 shift = splat8(unit_sums[b] * sum_to_mean - sum * inverse);
+        for (size_t j = 0; j < block; j += 8) store8(x + j, load8(x + j) + shift);
+    }
+}
+
 static void KERNEL(unit_phasors)(const uint32_t words[8], float cosines[8], float sines[8]) {
     u8 w;
     memcpy(&w, words, sizeof w);
@@ -170,62 +185,66 @@ static inline __attribute__((always_inline)) void square_sum_finish(square_sum *
 
 typedef int16_t i16x8 __attribute__((ext_vector_type(8)));
 typedef int16_t i16x16 __attribute__((ext_vector_type(16)));
+typedef uint16_t u16x16 __attribute__((ext_vector_type(16)));
 
-/// Σx² (exact) and the largest |x| of the 16-bit values written. Each square (at most 2³⁰) is added as its
-/// high and low 16 bits to 32-bit lanes: no lane crosses another per sample, and no lane overflows within
-/// `value_sums_fold_samples`; `value_sums_fold` then moves them into the 64-bit total.
+/// Rounded values clamped to 16 bits and narrowed: one saturating pack (packssdw, sqxtn).
+static inline __attribute__((always_inline)) i16x8 clamp_to_16_bits8(i8 x) {
+    return __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(x, (i8)-32768), (i8)32767), i16x8);
+}
+static inline __attribute__((always_inline)) i16x16 clamp_to_16_bits16(i32x16 x) {
+    return __builtin_convertvector(
+        __builtin_elementwise_min(__builtin_elementwise_max(x, (i32x16)-32768), (i32x16)32767), i16x16);
+}
+
+/// Σx² (exact) and the largest |x| of the 16-bit values written. Neighbouring values' squares are summed in
+/// pairs (pmaddwd: at most 2³¹, exact in 32 unsigned bits), each pair added as its high and low 16 bits to
+/// 32-bit lanes: no lane overflows within `value_sums_fold_samples`; `value_sums_fold` then moves them into
+/// the 64-bit total. The largest |x| is kept as 16 unsigned bits (|−32768| = 32768 fits).
 typedef struct {
-    u32x16 high, low;
-    i32x16 largest;
+    u8 high, low;
+    u16x16 largest;
     uint64_t total;
 } value_sums;
 
 /// Samples between folds: at most 4,096 adds per lane, so high < 2²⁷ and low < 2²⁸.
 static const size_t value_sums_fold_samples = 65536;
 
-static inline __attribute__((always_inline)) void value_sums_add8(value_sums *m, i8 values) {
-    u8 squares = (u8)(values * values);
-    m->high.lo += squares >> 16;
-    m->low.lo += squares & 0xFFFFu;
-    m->largest.lo = __builtin_elementwise_max(m->largest.lo, __builtin_elementwise_abs(values));
-}
-
-static inline __attribute__((always_inline)) void value_sums_add16(value_sums *m, i32x16 values) {
-    u32x16 squares = (u32x16)(values * values);
-    m->high += squares >> 16;
-    m->low += squares & 0xFFFFu;
-    m->largest = __builtin_elementwise_max(m->largest, __builtin_elementwise_abs(values));
+static inline __attribute__((always_inline)) void value_sums_add16(value_sums *m, i16x16 values) {
+    i32x16 wide = __builtin_convertvector(values, i32x16);
+    u32x16 squares = (u32x16)(wide * wide);
+    u8 pairs = __builtin_shufflevector(squares, squares, 0, 2, 4, 6, 8, 10, 12, 14)
+               + __builtin_shufflevector(squares, squares, 1, 3, 5, 7, 9, 11, 13, 15);
+    m->high += pairs >> 16;
+    m->low += pairs & 0xFFFFu;
+    m->largest = __builtin_elementwise_max(m->largest, (u16x16)__builtin_elementwise_abs(values));
 }
 
 static inline __attribute__((always_inline)) void value_sums_fold(value_sums *m) {
     uint64_t high = 0, low = 0;
-    for (int lane = 0; lane < 16; lane++) {
+    for (int lane = 0; lane < 8; lane++) {
         high += m->high[lane];
         low += m->low[lane];
     }
     m->total += (high << 16) + low;
-    m->high = (u32x16)0;
-    m->low = (u32x16)0;
+    m->high = (u8)0;
+    m->low = (u8)0;
 }
 
-/// Eight samples quantised with the next eight dither words, counted and stored (the values are within
-/// 16 bits: narrowing keeps them).
+/// Eight samples quantised with the next eight dither words, counted and stored.
 static inline __attribute__((always_inline)) void quantize8(f8 x, float scale, u8 s[4], value_sums *sums,
                                                            int16_t *output) {
-    i8 values = quantize_lanes(x, splat8(scale), random_next(s));
-    value_sums_add8(sums, values);
-    i16x8 narrow = __builtin_convertvector(values, i16x8);
-    memcpy(output, &narrow, sizeof narrow);
+    i16x8 values = clamp_to_16_bits8(round_with_dither(x, splat8(scale), random_next(s)));
+    value_sums_add16(sums, __builtin_shufflevector(values, (i16x8)0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    memcpy(output, &values, sizeof values);
 }
 
 /// Sixteen samples: the same as two calls of `quantize8`, in 16 lanes.
 static inline __attribute__((always_inline)) void quantize16_lanes(f16 x, float scale, u8 s[4], value_sums *sums,
                                                                   int16_t *output) {
     u8 first = random_next(s);
-    i32x16 values = quantize_lanes(x, (f16)scale, join(first, random_next(s)));
+    i16x16 values = clamp_to_16_bits16(round_with_dither(x, (f16)scale, join(first, random_next(s))));
     value_sums_add16(sums, values);
-    i16x16 narrow = __builtin_convertvector(values, i16x16);
-    memcpy(output, &narrow, sizeof narrow);
+    memcpy(output, &values, sizeof values);
 }
 
 static void KERNEL(quantize16)(const float *samples, size_t count, float scale, int16_t *output,
@@ -233,7 +252,7 @@ static void KERNEL(quantize16)(const float *samples, size_t count, float scale, 
                                double *input_sum_of_squares, float *input_peak) {
     u8 s[4];
     random_load(random, s);
-    value_sums sums = {(u32x16)0, (u32x16)0, (i32x16)0, 0};
+    value_sums sums = {(u8)0, (u8)0, (u16x16)0, 0};
     size_t whole = count - count % 8, i = 0;
     if (input_sum_of_squares) {
         // The input measured as `sum_of_squares_and_peak` measures it, while the samples are at hand.
@@ -416,6 +435,7 @@ static const shades_kernels KERNEL(table) = {
     .polyphase_complex = KERNEL(polyphase_complex),
     .white_gaussian = KERNEL(white_gaussian),
     .white_uniform = KERNEL(white_uniform),
+    .replace_block_means = KERNEL(replace_block_means),
     .unit_phasors = KERNEL(unit_phasors),
     .quantize16 = KERNEL(quantize16),
     .am_gains = KERNEL(am_gains),

@@ -45,11 +45,47 @@ static void KERNEL(block_iir_eight)(float *samples, size_t count, const float *d
 static inline __attribute__((always_inline)) f16 splat16(float x) { return (f16)x; }
 static inline __attribute__((always_inline)) f16 fma16(f16 a, f16 b, f16 c) { return fused(a, b, c); }
 
+/// y += x · column for the input at step position `i` (steps of 8: the whole vector).
+static inline __attribute__((always_inline)) void add_input8(f8 *y, float x, f8 column, int i) {
+    (void)i;
+    *y = fma8(splat8(x), column, *y);
+}
+/// The same for steps of 16. An input reaches no earlier output (its column's first `i` lanes are exact
+/// zeros), so where a 16-lane vector is two registers (AVX2, baseline) the inputs of the second half add to
+/// the upper register only: 8 of 96 multiply-adds a step, the same sums.
+static inline __attribute__((always_inline)) void add_input16(f16 *y, float x, f16 column, int i) {
+#if SHADES_SIXTEEN_LANES
+    (void)i;
+    *y = fma16(splat16(x), column, *y);
+#else
+    if (i < 8) *y = fma16(splat16(x), column, *y);
+    else y->hi = fma8(splat8(x), column.hi, y->hi);
+#endif
+}
+
+/// States in use, rounded up to a pair: the lanes above them hold zeros that stay zero (no input, no
+/// decay, no output), and their multiply-adds would only add zeros. Pink noise has 13 of 16.
+static inline __attribute__((always_inline)) int states_in_use(const float *diagonal16, const float *partner16,
+                                                               const float *state_from_input, int steps,
+                                                               const float *output_from_state, int outputs,
+                                                               const float *state16) {
+    int used = 16;
+    for (; used > 0; used--) {
+        int k = used - 1;
+        int idle = diagonal16[k] == 0 && partner16[k] == 0 && state16[k] == 0;
+        for (int i = 0; i < steps && idle; i++) idle = state_from_input[16 * i + k] == 0;
+        for (int j = 0; j < outputs && idle; j++) idle = output_from_state[outputs * k + j] == 0;
+        if (!idle) break;
+    }
+    return (used + 1) & ~1;
+}
+
 /// 9 to 16 states in one 16-lane vector, steps of `STEP` samples (8 or 16) with outputs in vectors `V`.
-#define BLOCK_IIR_SIXTEEN(NAME, V, STEP, LOADV, STOREV, SPLATV, FMAV)                                          \
+#define BLOCK_IIR_SIXTEEN(NAME, V, STEP, LOADV, STOREV, SPLATV, FMAV, ADD_INPUT)                               \
 static void KERNEL(NAME)(float *samples, size_t count, const float *diagonal16, const float *partner16,         \
                          const float *state_from_input, const float *output_from_input,                         \
                          const float *output_from_state, float *state16) {                                      \
+    int used = states_in_use(diagonal16, partner16, state_from_input, STEP, output_from_state, STEP, state16);   \
     f16 diagonal = load16(diagonal16), partner = load16(partner16), s = load16(state16);                        \
     f16 fromInput[STEP];                                                                                        \
     V outFromInput[STEP], outFromState[16];                                                                     \
@@ -65,11 +101,12 @@ static void KERNEL(NAME)(float *samples, size_t count, const float *diagonal16, 
         for (int i = 2; i < STEP; i += 2) {                                                                     \
             inputEven = fma16(splat16(x[i]), fromInput[i], inputEven);                                          \
             inputOdd = fma16(splat16(x[i + 1]), fromInput[i + 1], inputOdd);                                    \
-            yEven = FMAV(SPLATV(x[i]), outFromInput[i], yEven);                                                 \
-            yOdd = FMAV(SPLATV(x[i + 1]), outFromInput[i + 1], yOdd);                                           \
+            ADD_INPUT(&yEven, x[i], outFromInput[i], i);                                                        \
+            ADD_INPUT(&yOdd, x[i + 1], outFromInput[i + 1], i + 1);                                             \
         }                                                                                                       \
         V yStateEven = s[0] * outFromState[0], yStateOdd = s[1] * outFromState[1];                              \
         for (int k = 2; k < 16; k += 2) {                                                                       \
+            if (k >= used) break;                                                                               \
             yStateEven = FMAV(SPLATV(s[k]), outFromState[k], yStateEven);                                       \
             yStateOdd = FMAV(SPLATV(s[k + 1]), outFromState[k + 1], yStateOdd);                                 \
         }                                                                                                       \
@@ -81,9 +118,9 @@ static void KERNEL(NAME)(float *samples, size_t count, const float *diagonal16, 
     store16(state16, s);                                                                                        \
 }
 
-BLOCK_IIR_SIXTEEN(block_iir_sixteen, f8, 8, load8, store8, splat8, fma8)
+BLOCK_IIR_SIXTEEN(block_iir_sixteen, f8, 8, load8, store8, splat8, fma8, add_input8)
 // Steps of 16 samples: 16 outputs per multiply-add, half the state broadcasts per sample.
-BLOCK_IIR_SIXTEEN(block_iir_sixteen_wide, f16, 16, load16, store16, splat16, fma16)
+BLOCK_IIR_SIXTEEN(block_iir_sixteen_wide, f16, 16, load16, store16, splat16, fma16, add_input16)
 
 // MARK: - FIR
 

@@ -77,19 +77,17 @@ OVERLOADED LANE_F gaussian_radius(LANE_U words) {
     return square_root(-2.0f * log_of_unit_interval(u));
 }
 
-/// x × scale + TPDF dither from `words`, rounded and clamped to 16 bits (in 32-bit lanes). Exact zeros
-/// get no dither.
-OVERLOADED LANE_I quantize_lanes(LANE_F x, LANE_F scale, LANE_U words) {
-    LANE_F tpdf = (float_of_small(words >> 16) - float_of_small(words & 0xFFFFu)) * (1.0f / 65536);
-    // All ones where x ≠ 0.
-    LANE_U nonZero = (LANE_U)(((LANE_I)0 - magnitude_bits(x)) >> 31);
+/// x × scale + TPDF dither from `words`, rounded to an integer (in 32-bit lanes; exact while |x × scale| <
+/// 2²², the clamp to 16 bits is the caller's). Exact zeros get no dither.
+OVERLOADED LANE_I round_with_dither(LANE_F x, LANE_F scale, LANE_U words) {
+    // The difference of the word's two 16-bit halves, exact as an integer and as a Float.
+    LANE_I halves = (LANE_I)(words >> 16) - (LANE_I)(words & 0xFFFFu);
+    LANE_F tpdf = __builtin_convertvector(halves, LANE_F) * (1.0f / 65536);
+    // All ones where x ≠ 0 (−0 included; a NaN is ≠ 0).
+    LANE_U nonZero = (LANE_U)(x != 0.0f);
     LANE_F dither = as_float(as_bits(tpdf) & nonZero);
     // Round to nearest with the 1.5·2²³ trick (exact for |v| < 2²²).
-    LANE_I rounded = (LANE_I)(as_bits(x * scale + dither + 12582912.0f) - 0x4B400000u);
-    LANE_I aboveTop = rounded - 32767;
-    LANE_I belowTop = rounded - (aboveTop & ~(aboveTop >> 31));
-    LANE_I aboveBottom = belowTop + 32768;
-    return belowTop - (aboveBottom & (aboveBottom >> 31));
+    return (LANE_I)(as_bits(x * scale + dither + 12582912.0f) - 0x4B400000u);
 }
 
 #undef LANE_F

@@ -36,7 +36,9 @@ typedef struct {
                             const float *state_from_input, const float *output_from_input,
                             const float *output_from_state, float *state);
     /// 9 to 16 states, steps of 8: `state_from_input` 8 columns of 16, the output maps columns of 8
-    /// (8 from input, 16 from state).
+    /// (8 from input, 16 from state). Both sixteen-state kernels take the maps as `BlockIIRFilter` builds
+    /// them: an input reaches no earlier output (zeros above the diagonal of the output map from the
+    /// inputs), and states above those in use are zero in every map (their multiply-adds are skipped).
     void (*block_iir_sixteen)(float *samples, size_t count, const float *diagonal, const float *partner,
                               const float *state_from_input, const float *output_from_input,
                               const float *output_from_state, float *state);
@@ -70,6 +72,10 @@ typedef struct {
     void (*white_gaussian)(float *output, size_t count, shades_lane_random *random);
     /// Fills `count` (a multiple of 8) unit-variance uniform samples on (−√3, √3).
     void (*white_uniform)(float *output, size_t count, shades_lane_random *random);
+    /// Replaces the mean of each block of `block` samples (a multiple of 8) of `samples` (`count`, whole
+    /// blocks) by unit_sums[b] / √block, so the block sums to √block · unit_sums[b] (`BlockSummedWhiteNoise`):
+    /// x += unit_sums[b] · (1/√block) − Σx · (1/block), the sum in 8 lanes, then their halves.
+    void (*replace_block_means)(float *samples, size_t count, size_t block, const float *unit_sums);
     /// Eight points uniformly on the unit circle from eight random words: (cos θ, sin θ).
     void (*unit_phasors)(const uint32_t words[8], float cosines[8], float sines[8]);
     /// `count` samples × `gain` × 32768 + TPDF dither (from `random`), rounded and clamped to 16 bits;

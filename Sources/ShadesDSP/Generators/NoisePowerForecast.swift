@@ -5,9 +5,10 @@ import ShadesPlatform
 ///
 /// A noise's measured power scatters around its expectation through its lowest octaves, which hold few
 /// independent values (brown noise, 10 minutes at 48 kHz: 0.03 dB; 1 minute: 0.1 dB). Those octaves can
-/// be seen at a low rate. The stream's white noise is drawn again and summed in blocks of `decimation`
-/// samples: a white sequence at rate / `decimation`, of variance `decimation`, that holds the white
-/// noise's low band. The same colour, designed at that rate, shapes it. The low-rate noise's power departs
+/// be seen at a low rate. The sums of the stream's white noise over blocks of `decimation` samples are a
+/// white sequence at rate / `decimation` that holds the white noise's low band; the stream draws them
+/// first, from a stream of their own (``BlockSummedWhiteNoise``), so the forecast draws them alone. The
+/// same colour, designed at that rate, shapes them. The low-rate noise's power departs
 /// from its expectation by a relative amount δ; the stream's departs by `slope` × δ, give or take
 /// `residualScatter`.
 ///
@@ -21,9 +22,8 @@ import ShadesPlatform
 /// - `residualScatter` = √(var δ_y − cov² / var δ_z).
 ///
 /// Against 100 renders of 5 s at 48 kHz (`NoiseShapingTests`) the forecast's error scattered as predicted
-/// for pink noise and 27 % more for brown (0.0025 against 0.0020 of the power; not explained). Costs
-/// drawing the white noise once more, and no filtering at the full rate: 16 % of writing 10 minutes of
-/// stereo brown noise.
+/// for pink noise and 27 % more for brown (0.0025 against 0.0020 of the power; not explained). Costs one
+/// Gaussian value per block and filtering at the low rate.
 package struct NoisePowerForecast: Sendable {
     /// The stream's design at the full rate.
     package let design: NoiseShapingDesign
@@ -42,11 +42,18 @@ package struct NoisePowerForecast: Sendable {
     /// Lowest low rate, Hz: the decimation is the largest power of two that stays above it.
     static let lowestLowRateHz = 1_000.0
 
+    /// White-noise samples per low-rate sample at `sampleRate`: the largest power of two up to 256 whose
+    /// low rate stays at or above ``lowestLowRateHz`` (48 kHz: 32, a low rate of 1.5 kHz; 8 kHz: 8).
+    package static func decimation(sampleRate: Double) -> Int {
+        var decimation = 1
+        while sampleRate / Double(2 * decimation) >= lowestLowRateHz && decimation < 256 { decimation *= 2 }
+        return decimation
+    }
+
     /// The forecast of the first `frames` frames of `colour` (β ≠ 0) at `sampleRate`.
     package init(colour: NoiseColour, sampleRate: Double, frames: Int) {
         precondition(colour.beta != 0, "white noise's power scatters too little to forecast")
-        var decimation = 1
-        while sampleRate / Double(2 * decimation) >= Self.lowestLowRateHz && decimation < 256 { decimation *= 2 }
+        let decimation = Self.decimation(sampleRate: sampleRate)
         self.decimation = decimation
         self.frames = frames
         let design = NoiseShapingDesign.shared(colour: colour, sampleRate: sampleRate)
@@ -74,28 +81,27 @@ package struct NoisePowerForecast: Sendable {
     }
 
     /// The stream's mean square over its first ``frames`` frames relative to its expectation (1: the asked
-    /// level), for the white noise of `key`: drawn as ``NoiseSource`` draws it (its warm-up, then the
-    /// frames, in chunks), summed in blocks, shaped at the low rate by the stream's own Float filters and
+    /// level), for the white noise of `key`. The stream's block sums are drawn first, from a stream of their
+    /// own (``BlockSummedWhiteNoise``): they are drawn again here, chunk by chunk as ``NoiseSource`` draws
+    /// them (its warm-up, then the frames), shaped at the low rate by the stream's own Float filters and
     /// measured.
     package func relativePower(key: UInt64) -> Double {
-        let chunk = NoiseSource.chunkFrames
-        let sumsPerChunk = chunk / decimation
-        let warmUpChunks = NoiseSource.warmUpSamples(sampleRate: design.sampleRate) / chunk
+        let sumsPerChunk = NoiseSource.chunkFrames / decimation
+        let warmUpChunks = NoiseSource.warmUpSamples(sampleRate: design.sampleRate) / NoiseSource.chunkFrames
         let blocks = frames / decimation
         guard blocks > 0 else { return 1 }  // shorter than a block: nothing to forecast from
-        var random = LaneRandom(key: key)
+        var random = BlockSummedWhiteNoise.sumsRandom(key: key)
         let iir = BlockIIRFilter(cascade: IIRCascade(sections: lowRateDesign.sections))
         let fir = FIRFilter(taps: lowRateDesign.firTaps.map { Float($0 * lowRateDesign.normalisingGain) },
                             maximumFrames: sumsPerChunk)
-        let white = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk)
+        // Each block's sum over √decimation: the low-rate white noise, of unit variance.
         let sums = UnsafeMutableBufferPointer<Float>.allocate(capacity: sumsPerChunk)
-        defer { white.deallocate(); sums.deallocate() }
+        defer { sums.deallocate() }
         var sumOfSquares = 0.0
         var measured = 0
         var chunkIndex = 0
         while measured < blocks {
-            WhiteNoise.fill(white, distribution: .gaussian, random: &random)
-            for b in 0..<sumsPerChunk { sums[b] = Self.sum(white, from: b * decimation, count: decimation) }
+            WhiteNoise.fill(sums, distribution: .gaussian, random: &random)
             iir.process(sums)
             fir.process(sums)
             if chunkIndex >= warmUpChunks {
@@ -105,23 +111,8 @@ package struct NoisePowerForecast: Sendable {
             }
             chunkIndex += 1
         }
-        // The low-rate noise has the variance of its input, `decimation`.
-        let departure = sumOfSquares / Double(blocks) / Double(decimation) - 1
+        let departure = sumOfSquares / Double(blocks) - 1
         return 1 + slope * departure
-    }
-
-    /// Σ of `count` samples of `samples` from `start`, in a fixed order (the same bits on every CPU).
-    private static func sum(_ samples: UnsafeMutableBufferPointer<Float>, from start: Int, count: Int) -> Float {
-        guard count >= 16 else { return samples[start..<start + count].reduce(0, +) }
-        let raw = UnsafeRawPointer(samples.baseAddress! + start)
-        var lanes = SIMD16<Float>()
-        for offset in stride(from: 0, to: count, by: 16) {
-            lanes += raw.loadUnaligned(fromByteOffset: offset * 4, as: SIMD16<Float>.self)
-        }
-        let eight = lanes.lowHalf + lanes.highHalf
-        let four = eight.lowHalf + eight.highHalf
-        let two = four.lowHalf + four.highHalf
-        return two[0] + two[1]
     }
 
     /// Trapezoid integrals of the values of `integrand` over 0.1 Hz … `top` Hz on a logarithmic grid.

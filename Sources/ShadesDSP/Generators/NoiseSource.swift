@@ -90,9 +90,12 @@ package final class NoiseSource: AudioSource {
 
 /// One ear's noise: white noise, then the shaping filter, then the gain.
 struct ColouredNoiseKernel: ChunkKernel {
+    /// White noise (β = 0): drawn from `random`.
     private var random: LaneRandom
     private let distribution: WhiteDistribution
-    /// The white noise when it repeats (periodic noise), else nil: drawn from `random`.
+    /// Coloured noise that does not repeat: white noise whose block sums a forecast can read.
+    private var blockSummed: BlockSummedWhiteNoise?
+    /// The white noise when it repeats (periodic noise), else nil.
     private let periodic: PeriodicWhiteNoise?
     private let iir: BlockIIRFilter?
     private let fir: FIRFilter?
@@ -104,6 +107,8 @@ struct ColouredNoiseKernel: ChunkKernel {
         self.periodic = periodic
         self.distribution = distribution
         self.gain = gain
+        blockSummed = design.sections.isEmpty || periodic != nil ? nil
+            : BlockSummedWhiteNoise(key: key, sampleRate: design.sampleRate, maximumFrames: chunkFrames)
         if design.sections.isEmpty {
             iir = nil
             fir = nil
@@ -133,6 +138,8 @@ struct ColouredNoiseKernel: ChunkKernel {
     private mutating func fillWhite(_ output: UnsafeMutableBufferPointer<Float>) {
         if let periodic {
             periodic.fill(output)
+        } else if blockSummed != nil {
+            blockSummed!.fill(output)
         } else {
             WhiteNoise.fill(output, distribution: distribution, random: &random)
         }

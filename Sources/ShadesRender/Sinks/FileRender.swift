@@ -31,10 +31,11 @@ extension Renderer {
 
     /// What writing a file costs, in measuring passes (rendering the sound once without writing it), and
     /// what forecasting a coloured noise's power costs (``NoisePowerForecast``). `perf record` of `render
-    /// brown --duration 10m` (0.29 CPU s, Intel Xeon family 6 model 207, AVX-512): the noise generator and
-    /// filters 41 %, the rest of the write 43 %, the forecast 16 %.
-    static let writeCost = 2.0
-    static let forecastCost = 0.4
+    /// brown --duration 10m` (Intel Xeon family 6 model 207, AVX-512 kernels, session 47): the noise
+    /// generator and filters 53 %, the rest of the write 31 % (quantiser, interleaving, the file), the
+    /// forecast 1.8 % (it draws one value per 32 samples since `BlockSummedWhiteNoise`; 16 % before).
+    static let writeCost = 1.6
+    static let forecastCost = 0.035
 
     /// The chance that each of `signals` independent streams, their levels scattering by `scatterDB` (one
     /// standard deviation, dB), lands within ``levelToleranceDB``.
