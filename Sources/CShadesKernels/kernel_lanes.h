@@ -83,7 +83,7 @@ OVERLOADED LANE_I round_with_dither(LANE_F x, LANE_F scale, LANE_U words) {
     // The difference of the word's two 16-bit halves, exact as an integer and as a Float.
     LANE_I halves = (LANE_I)(words >> 16) - (LANE_I)(words & 0xFFFFu);
     LANE_F tpdf = __builtin_convertvector(halves, LANE_F) * (1.0f / 65536);
-    // All ones where x ≠ 0 (−0 included; a NaN is ≠ 0).
+    // All ones where x ≠ 0 (zero for +0 and −0; all ones for a NaN).
     LANE_U nonZero = (LANE_U)(x != 0.0f);
     LANE_F dither = as_float(as_bits(tpdf) & nonZero);
     // Round to nearest with the 1.5·2²³ trick (exact for |v| < 2²²).
