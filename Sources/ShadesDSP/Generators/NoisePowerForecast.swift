@@ -67,8 +67,8 @@ package struct NoisePowerForecast: Sendable {
             let ratio = sin(Double.pi * f * d / sampleRate) / (d * sin(Double.pi * f / sampleRate))
             return ratio * ratio
         }
-        let stream = Self.integrals(upTo: sampleRate / 2) { f in let s = density(design, f); return [s, s * s] }
-        let low = Self.integrals(upTo: lowNyquist) { f in
+        let stream = NoiseShapingDesign.logGridIntegrals(upTo: sampleRate / 2) { f in let s = density(design, f); return [s, s * s] }
+        let low = NoiseShapingDesign.logGridIntegrals(upTo: lowNyquist) { f in
             let (sy, sz) = (density(design, f), density(lowRateDesign, f))
             return [sz, sz * sz, sy * sz * keptFraction(f)]
         }
@@ -113,21 +113,5 @@ package struct NoisePowerForecast: Sendable {
         }
         let departure = sumOfSquares / Double(blocks) - 1
         return 1 + slope * departure
-    }
-
-    /// Trapezoid integrals of the values of `integrand` over 0.1 Hz … `top` Hz on a logarithmic grid.
-    private static func integrals(upTo top: Double, _ integrand: (Double) -> [Double]) -> [Double] {
-        let points = 4_000
-        let ratio = pow(top / 0.1, 1 / Double(points - 1))
-        var f = 0.1
-        var previous = integrand(f)
-        var sums = [Double](repeating: 0, count: previous.count)
-        for _ in 1..<points {
-            let next = min(f * ratio, top)
-            let values = integrand(next)
-            for i in sums.indices { sums[i] += (next - f) * (values[i] + previous[i]) / 2 }
-            (f, previous) = (next, values)
-        }
-        return sums
     }
 }

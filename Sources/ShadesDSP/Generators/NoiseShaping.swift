@@ -77,24 +77,33 @@ package struct NoiseShapingDesign: Sendable {
     /// Relative standard deviation of the mean square (the measured power) of `durationSeconds` of this
     /// noise from Gaussian white input: √(∫S² df / T) / ∫S df with S = |H(f)|², one-sided (Bendat &
     /// Piersol). White: √(2/N); pink, 10 minutes at 48 kHz: 0.0017 (0.007 dB); brown: 0.007 (0.03 dB):
-    /// the low octaves hold few independent values. Integrated on a logarithmic grid from 0.1 Hz.
+    /// the low octaves hold few independent values.
     package func powerScatter(durationSeconds: Double) -> Double {
         let nyquist = sampleRate / 2
         guard colour.beta != 0 else { return (1 / (durationSeconds * nyquist)).squareRoot() }
-        let points = 4_000
-        let ratio = pow(nyquist / 0.1, 1 / Double(points - 1))
-        var (power, squared) = (0.0, 0.0)
-        var (previousF, previousS) = (0.0, 0.0)
-        var f = 0.1
-        for _ in 0..<points {
-            let m = magnitude(atFrequency: min(f, nyquist))
-            let density = m * m
-            power += (f - previousF) * (density + previousS) / 2
-            squared += (f - previousF) * (density * density + previousS * previousS) / 2
-            (previousF, previousS) = (f, density)
-            f *= ratio
+        let sums = Self.logGridIntegrals(upTo: nyquist) { f in
+            let m = magnitude(atFrequency: f)
+            return [m * m, m * m * m * m]
         }
-        return (squared / durationSeconds).squareRoot() / power
+        return (sums[1] / durationSeconds).squareRoot() / sums[0]
+    }
+
+    /// Trapezoid integrals of the values of `integrand` over 0.1 Hz … `top` Hz on a logarithmic grid of
+    /// 4,000 points (the noise spectra's low octaves hold what matters: below 0.1 Hz the high-pass leaves
+    /// nothing).
+    package static func logGridIntegrals(upTo top: Double, _ integrand: (Double) -> [Double]) -> [Double] {
+        let points = 4_000
+        let ratio = pow(top / 0.1, 1 / Double(points - 1))
+        var f = 0.1
+        var previous = integrand(f)
+        var sums = [Double](repeating: 0, count: previous.count)
+        for _ in 1..<points {
+            let next = min(f * ratio, top)
+            let values = integrand(next)
+            for i in sums.indices { sums[i] += (next - f) * (values[i] + previous[i]) / 2 }
+            (f, previous) = (next, values)
+        }
+        return sums
     }
 
     /// Ideal magnitude f^(−β/2) with the same infrasonic high-pass (unnormalised): what loop mode uses.
