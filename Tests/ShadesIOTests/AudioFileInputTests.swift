@@ -5,11 +5,7 @@ import ShadesIO
 import ShadesTestSupport
 
 @Suite struct AudioFileInputTests {
-    let folder: String = {
-        let path = NSTemporaryDirectory() + "shades-input-tests-\(getpid())-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    let folder = temporaryFolder("input-tests")
 
     func writeNoise(_ name: String, frames: Int = 20_000, format: SampleFormat = .s16) throws -> (String, AudioBuffer) {
         let path = "\(folder)/\(name)"

@@ -5,11 +5,7 @@ import ShadesIO
 import ShadesTestSupport
 
 @Suite struct SoundFileTests {
-    let folder: String = {
-        let path = NSTemporaryDirectory() + "shades-io-tests-\(getpid())-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    let folder = temporaryFolder("io-tests")
 
     func ramp(channels: Int, frames: Int) -> AudioBuffer {
         let buffer = AudioBuffer(channelCount: channels, frameCapacity: frames)

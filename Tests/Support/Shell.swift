@@ -75,12 +75,24 @@ extension Shell {
     }
 }
 
-/// A new empty folder under the temporary directory.
+/// A new empty folder inside ``testFolders``.
 public func temporaryFolder(_ name: String) -> String {
-    let path = NSTemporaryDirectory() + "shades-\(name)-\(getpid())-\(UUID().uuidString)"
+    let path = testFolders + "/\(name)-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// The folder that holds this test process's temporary folders, `$TMPDIR/shades-tests-PID`, removed with
+/// everything in it when the process exits: the suites make a few thousand folders a run, and left in /tmp
+/// they slowed every later listing of it.
+public let testFolders: String = {
+    let path = testFoldersPath()
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: testFoldersPath()) }
+    return path
+}()
+
+private func testFoldersPath() -> String { NSTemporaryDirectory() + "shades-tests-\(getpid())" }
 
 /// Crash tests: a `shades` child killed with SIGKILL part-way, and what it left behind.
 public enum KillRun {
