@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Renders the same 10-minute stereo 48 kHz 16-bit WAV files with Shades, SoX and FFmpeg, several runs
-# each, and prints the mean wall-clock times, the ratios shades/ffmpeg and shades/sox per job, and
+# each, and prints the median wall-clock times, the ratios shades/ffmpeg and shades/sox per job, and
 # whether each job meets its goals. Then the file jobs against SoX: a 7-minute WAV notched,
 # a 22.05 kHz MP3 resampled to 48 kHz and notched, and the catalogue's music (three 5-minute 44.1 kHz
 # songs resampled and notched).
@@ -11,12 +11,14 @@
 # another (wall clock).
 # The CPU time (user + system) is printed beside each: on a machine shared with other work, Shades'
 # two threads get less of it than single-threaded tools, and the CPU ratio shows the work itself.
+# The tools of a job are timed in rounds (Benchmarks/interleaved-timing.py): each round runs each tool
+# once, so a busy spell of a shared machine slows them alike; the figures are each tool's medians.
 #
 # Usage: bash Benchmarks/compare-peers.sh        (from any directory)
 # Environment:
 #   SHADES_BIN   the shades executable to time (default: <repo>/.build-static/release/shades, built
 #                with `make build` if missing)
-#   RUNS         timed runs per command (default 5); WARMUP warm-up runs (default 1)
+#   RUNS         timed rounds (default 5); WARMUP untimed rounds first (default 1)
 #   JOBS         jobs to run, space-separated subset of
 #                "pink white brown tone am-pink nbn pulsed notch notch-rate catalogue-music" (default: all)
 # Exit status: 0 whether or not the goals are met (the table says); non-zero if a tool fails.
@@ -59,12 +61,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     apt_install "${missing[@]}"
 fi
-if ! command -v hyperfine >/dev/null 2>&1; then
-    echo "installing: hyperfine"
-    apt_install hyperfine || echo "hyperfine could not be installed; timing with a shell loop instead"
-fi
-have_hyperfine=0
-command -v hyperfine >/dev/null 2>&1 && have_hyperfine=1
+timer=(python3 "$script_dir/interleaved-timing.py")
 
 # --- Shades ----------------------------------------------------------------------------------------
 shades=${SHADES_BIN:-$repo_root/.build-static/release/shades} # what `make build` makes
@@ -116,64 +113,46 @@ job_commands() { # job_commands JOB: sets shades_cmd, sox_cmd, ffmpeg_cmd
     esac
 }
 
-# Times COMMAND (warm-up + runs) and writes its mean and standard deviation in seconds to RESULT.
-time_command() { # time_command NAME COMMAND RESULT
-    local name=$1 cmd=$2 result=$3
-    if [ "$have_hyperfine" = 1 ]; then
-        hyperfine -N --warmup "$warmup" --runs "$runs" --prepare 'rm -f out.wav' \
-            --export-json "$name.json" --command-name "$name" --style none "$cmd" >/dev/null 2>"$name.err" ||
-            { cat "$name.err" >&2; return 1; }
-        # hyperfine's warnings (outliers, slow first run), one line each.
-        grep -o 'Warning: .*' "$name.err" | sed 's/\. .*//; s/^/      hyperfine /' || true
-        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["mean"], r["stddev"] or 0, r["user"] + r["system"])' \
-            "$name.json" >"$result"
-    else
-        local i t0 t1 times=()
-        for ((i = 0; i < warmup + runs; i++)); do
-            rm -f out.wav
-            t0=$(date +%s%N)
-            $cmd >/dev/null
-            t1=$(date +%s%N)
-            [ "$i" -ge "$warmup" ] && times+=("$(((t1 - t0)))")
-        done
-        python3 -c 'import statistics,sys; t=[int(x)/1e9 for x in sys.argv[1:]]; print(statistics.mean(t), statistics.stdev(t) if len(t)>1 else 0, 0)' \
-            "${times[@]}" >"$result"
-    fi
-    # Level of the last output (first minute), to show the files are comparable and unclipped.
-    sox out.wav -n trim 0 60 stats 2>&1 | awk -v n="$name" '
-        /^RMS lev dB/ {rms=$4} /^Pk lev dB/ {pk=$4} /^Length s/ {len=$3}
-        END {printf "%s %s %s\n", rms, pk, len}' >"$result.level"
-    local frames
-    frames=$(soxi -s out.wav)
-    echo "$frames" >"$result.frames"
-    if [ "$frames" != $((duration_s * 48000)) ]; then
-        echo "warning: $name wrote $frames frames, expected $((duration_s * 48000))" >&2
-    fi
+# Times the three commands of a job in rounds and reads each tool's medians (wall s, its standard
+# deviation, CPU s) and the level and length of its last output.
+time_synth_job() { # time_synth_job JOB
+    local job=$1 tool m s c frames
+    "${timer[@]}" "$warmup" "$runs" 'rm -f out.wav' out.wav \
+        "$job-shades" "$shades_cmd" "$job-sox" "$sox_cmd" "$job-ffmpeg" "$ffmpeg_cmd"
+    for tool in shades sox ffmpeg; do
+        read -r m s c <"$job-$tool.result"
+        wall[$job-$tool]=$m
+        sd[$job-$tool]=$s
+        cpu[$job-$tool]=$c
+        # Level of the first minute, to show the files are comparable and unclipped.
+        level[$job-$tool]=$(sox "$job-$tool-out.wav" -n trim 0 60 stats 2>&1 | awk '
+            /^RMS lev dB/ {rms=$4} /^Pk lev dB/ {pk=$4} /^Length s/ {len=$3}
+            END {printf "%s %s %s\n", rms, pk, len}')
+        frames=$(soxi -s "$job-$tool-out.wav")
+        if [ "$frames" != $((duration_s * 48000)) ]; then
+            echo "warning: $job-$tool wrote $frames frames, expected $((duration_s * 48000))" >&2
+        fi
+        rm -f "$job-$tool-out.wav"
+    done
 }
 
-echo "Shades vs SoX vs FFmpeg: 10-minute stereo 48 kHz s16 WAV, $warmup warm-up + $runs timed runs each"
+echo "Shades vs SoX vs FFmpeg: 10-minute stereo 48 kHz s16 WAV, $warmup untimed + $runs timed rounds"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "timer: $([ "$have_hyperfine" = 1 ] && hyperfine --version || echo 'shell loop')"
+echo "timer: Benchmarks/interleaved-timing.py (each round runs every tool of a job once; medians)"
 echo "versions: $("$shades" --version 2>/dev/null || echo 'shades (no --version)'); $(sox --version 2>&1 | sed 's/^.*SoX/SoX/'); $(ffmpeg -version | head -1 | cut -d' ' -f1-3)"
 echo "shades: $shades (built $(date -r "$shades" "+%Y-%m-%d %H:%M"))"
 echo "work dir: $work"
 echo
 
-declare -A mean sd cpu level
+declare -A wall sd cpu level
 for job in "${synth_jobs[@]}"; do
     job_commands "$job"
     echo "== $job"
     for tool in shades sox ffmpeg; do
         var=${tool}_cmd
-        cmd=${!var}
-        echo "  $tool: $cmd"
-        time_command "$job-$tool" "$cmd" "$work/$job-$tool.result"
-        read -r m s c <"$work/$job-$tool.result"
-        mean[$job-$tool]=$m
-        sd[$job-$tool]=$s
-        cpu[$job-$tool]=$c
-        level[$job-$tool]=$(cat "$work/$job-$tool.result.level")
+        echo "  $tool: ${!var}"
     done
+    time_synth_job "$job"
 done
 echo
 
@@ -183,23 +162,23 @@ jobs = sys.argv[1:]
 # Goals: Shades' wall-clock time at most this share of FFmpeg's, and its CPU time at most cpu_goal of it.
 cpu_goal = 0.5
 goal = {"pink": 0.35, "brown": 0.35, "am-pink": 0.35, "nbn": 0.35, "white": 0.25, "tone": 0.25, "pulsed": 0.25}
-mean = {$(for k in "${!mean[@]}"; do printf '"%s": %s, ' "$k" "${mean[$k]}"; done)}
+wall = {$(for k in "${!wall[@]}"; do printf '"%s": %s, ' "$k" "${wall[$k]}"; done)}
 sd = {$(for k in "${!sd[@]}"; do printf '"%s": %s, ' "$k" "${sd[$k]}"; done)}
 cpu = {$(for k in "${!cpu[@]}"; do printf '"%s": %s, ' "$k" "${cpu[$k]}"; done)}
 level = {$(for k in "${!level[@]}"; do printf '"%s": "%s", ' "$k" "${level[$k]}"; done)}
-print("Mean wall-clock time per 10-minute file (± standard deviation), seconds; CPU: user + system, seconds")
+print("Median wall-clock time per 10-minute file (± standard deviation), seconds; CPU: median user + system, seconds")
 header = (f"{'job':<8} {'shades':>13} {'sox':>13} {'ffmpeg':>13} {'shades/ffmpeg':>13} {'shades/sox':>10}"
           f" {'CPU shades':>10} {'CPU ffmpeg':>10} {'CPU ratio':>9}  goal")
 print(header)
 print("-" * len(header))
 for job in jobs:
-    s, x, f = (mean[f"{job}-{t}"] for t in ("shades", "sox", "ffmpeg"))
+    s, x, f = (wall[f"{job}-{t}"] for t in ("shades", "sox", "ffmpeg"))
     rf, rx = s / f, s / x
     cs, cf = cpu[f"{job}-shades"], cpu[f"{job}-ffmpeg"]
     g = goal.get(job, 0.25)
     verdict = (f"wall ≤{g:g}×: " + ("met" if rf <= g else "NOT met")
                + f", CPU ≤{cpu_goal:g}×: " + ("met" if cf > 0 and cs / cf <= cpu_goal else "NOT met"))
-    cell = lambda t: f"{mean[f'{job}-{t}']:.3f}±{sd[f'{job}-{t}']:.3f}"
+    cell = lambda t: f"{wall[f'{job}-{t}']:.3f}±{sd[f'{job}-{t}']:.3f}"
     cpu_ratio = f"{cs / cf:.3f}" if cf > 0 else "-"
     print(f"{job:<8} {cell('shades'):>13} {cell('sox'):>13} {cell('ffmpeg'):>13} {rf:>13.3f} {rx:>10.3f}"
           f" {cs:>10.3f} {cf:>10.3f} {cpu_ratio:>9}  {verdict}")
@@ -213,7 +192,7 @@ for job in jobs:
         cells.append(f"{t} {rms}/{pk}")
     print(f"  {job:<6} " + "   ".join(cells))
 print()
-met = sum(1 for job in jobs if mean[f"{job}-shades"] / mean[f"{job}-ffmpeg"] <= goal.get(job, 0.25)
+met = sum(1 for job in jobs if wall[f"{job}-shades"] / wall[f"{job}-ffmpeg"] <= goal.get(job, 0.25)
           and cpu[f"{job}-ffmpeg"] > 0 and cpu[f"{job}-shades"] / cpu[f"{job}-ffmpeg"] <= cpu_goal)
 print(f"Both goals met for {met} of {len(jobs)} jobs.")
 PY
@@ -228,20 +207,7 @@ if [ ${#file_jobs[@]} -gt 0 ]; then
     done
     mp3s=(/usr/share/games/asc/music/*.mp3)
     oggs=(/usr/share/planetblupi/music/*.ogg)
-    declare -A file_mean file_sd file_cpu file_cmd file_goal file_what
-    time_file_job() { # time_file_job JOB TOOL COMMAND
-        local name=$1-$2
-        if [ "$have_hyperfine" = 1 ]; then
-            hyperfine -N --warmup "$warmup" --runs "$runs" --prepare "rm -rf out.wav out-catalogue sox-out" \
-                --export-json "$name.json" --style none "$3" >/dev/null 2>"$name.err" || { cat "$name.err" >&2; exit 1; }
-            read -r file_mean[$name] file_sd[$name] file_cpu[$name] < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["mean"], r["stddev"] or 0, r["user"] + r["system"])' "$name.json")
-        else
-            rm -rf out.wav out-catalogue sox-out
-            local t0 t1
-            t0=$(date +%s%N); bash -c "$3" >/dev/null; t1=$(date +%s%N)
-            file_mean[$name]=$(python3 -c "print(($t1 - $t0) / 1e9)"); file_sd[$name]=0; file_cpu[$name]=0
-        fi
-    }
+    declare -A file_wall file_sd file_cpu file_cmd file_goal file_what
 fi
 for job in "${file_jobs[@]}"; do
     case $job in
@@ -297,16 +263,20 @@ JSON
     echo "== $job: ${file_what[$job]}"
     for tool in shades sox; do
         echo "  $tool: ${file_cmd[$job-$tool]}"
-        time_file_job "$job" "$tool" "${file_cmd[$job-$tool]}"
+    done
+    "${timer[@]}" "$warmup" "$runs" 'rm -rf out.wav out-catalogue sox-out' - \
+        "$job-shades" "${file_cmd[$job-shades]}" "$job-sox" "${file_cmd[$job-sox]}"
+    for tool in shades sox; do
+        read -r file_wall[$job-$tool] file_sd[$job-$tool] file_cpu[$job-$tool] <"$job-$tool.result"
     done
 done
 if [ ${#file_jobs[@]} -gt 0 ]; then
     echo
-    echo "Mean wall-clock time (± standard deviation) and CPU (user + system), seconds"
+    echo "Median wall-clock time (± standard deviation) and CPU (median user + system), seconds"
     printf '%-16s %14s %14s %10s %10s %10s  %s\n' job shades sox shades/sox "CPU shades" "CPU sox" goal
     for job in "${file_jobs[@]}"; do
-        python3 - "$job" "${file_mean[$job-shades]}" "${file_sd[$job-shades]}" "${file_cpu[$job-shades]}" \
-            "${file_mean[$job-sox]}" "${file_sd[$job-sox]}" "${file_cpu[$job-sox]}" "${file_goal[$job]}" <<'PY'
+        python3 - "$job" "${file_wall[$job-shades]}" "${file_sd[$job-shades]}" "${file_cpu[$job-shades]}" \
+            "${file_wall[$job-sox]}" "${file_sd[$job-sox]}" "${file_cpu[$job-sox]}" "${file_goal[$job]}" <<'PY'
 import sys
 job = sys.argv[1]
 s, sd_s, c_s, x, sd_x, c_x, goal = map(float, sys.argv[2:])
