@@ -101,8 +101,7 @@ extension Generator: SoundSourceKind {
         helpByFlag[flag] ?? "."
     }
 
-    /// ``help(forFlag:)`` of every flag in ``flags``, made once, in one walk over each kind's fields
-    /// (building a kind's fields for each of ~100 flags took a millisecond of every parse).
+    /// ``help(forFlag:)`` of every flag in ``flags``, made once, in one walk over each kind's fields.
     private static let helpByFlag: [String: String] = {
         var sentences: [String: [String]] = [:]
         for kind in kinds {
