@@ -67,10 +67,10 @@ package struct NoisePowerForecast: Sendable {
             let ratio = sin(Double.pi * f * d / sampleRate) / (d * sin(Double.pi * f / sampleRate))
             return ratio * ratio
         }
-        let stream = NoiseShapingDesign.logGridIntegrals(upTo: sampleRate / 2) { f in let s = density(design, f); return [s, s * s] }
+        let stream = NoiseShapingDesign.logGridIntegrals(upTo: sampleRate / 2) { f in let s = density(design, f); return SIMD4(s, s * s, 0, 0) }
         let low = NoiseShapingDesign.logGridIntegrals(upTo: lowNyquist) { f in
             let (sy, sz) = (density(design, f), density(lowRateDesign, f))
-            return [sz, sz * sz, sy * sz * keptFraction(f)]
+            return SIMD4(sz, sz * sz, sy * sz * keptFraction(f), 0)
         }
         let varianceY = stream[1] / (stream[0] * stream[0])
         let varianceZ = low[1] / (low[0] * low[0])

@@ -83,24 +83,24 @@ package struct NoiseShapingDesign: Sendable {
         guard colour.beta != 0 else { return (1 / (durationSeconds * nyquist)).squareRoot() }
         let sums = Self.logGridIntegrals(upTo: nyquist) { f in
             let m = magnitude(atFrequency: f)
-            return [m * m, m * m * m * m]
+            return SIMD4(m * m, m * m * m * m, 0, 0)
         }
         return (sums[1] / durationSeconds).squareRoot() / sums[0]
     }
 
-    /// Trapezoid integrals of the values of `integrand` over 0.1 Hz … `top` Hz on a logarithmic grid of
-    /// 4,000 points (the noise spectra's low octaves hold what matters: below 0.1 Hz the high-pass leaves
-    /// nothing).
-    package static func logGridIntegrals(upTo top: Double, _ integrand: (Double) -> [Double]) -> [Double] {
+    /// Trapezoid integrals of the (up to four) values of `integrand` over 0.1 Hz … `top` Hz on a
+    /// logarithmic grid of 4,000 points (the noise spectra's low octaves hold what matters: below 0.1 Hz
+    /// the high-pass leaves nothing).
+    package static func logGridIntegrals(upTo top: Double, _ integrand: (Double) -> SIMD4<Double>) -> SIMD4<Double> {
         let points = 4_000
         let ratio = pow(top / 0.1, 1 / Double(points - 1))
         var f = 0.1
         var previous = integrand(f)
-        var sums = [Double](repeating: 0, count: previous.count)
+        var sums = SIMD4<Double>()
         for _ in 1..<points {
             let next = min(f * ratio, top)
             let values = integrand(next)
-            for i in sums.indices { sums[i] += (next - f) * (values[i] + previous[i]) / 2 }
+            sums += (next - f) * (values + previous) / 2
             (f, previous) = (next, values)
         }
         return sums
