@@ -120,7 +120,7 @@ public struct MinimumResidualInhibitionLevel: Sendable {
     ///   - widthOctaves: the band's width, 0.1 … 3 octaves (1 by default: the "1 octave width" pulsed
     ///     narrow-band noises of Bourez, Fournier & Noreña, hal-03420699).
     ///   - thresholdDBFS: the listener's threshold for the band, dBFS, if known.
-    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS.
+    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −18 dBFS.
     ///   - stepDB: 1, 2 or 5 dB; 2 by default (Shades' own, below the 3 dB mean test–retest difference of 2024).
     ///   - bursts: the masker's bursts and silences.
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,

@@ -64,7 +64,8 @@ struct MatchCommand: ParsableCommand {
                 throw ShadesError.usage("--octave-confusion applies to --simulate, which is not given (allowed: --octave-confusion with --simulate)")
             }
             let level = try self.level.dBFS() ?? -30
-            try Parameter.level.check(level)
+            // The balance raises the tone up to the same highest level as loudness-match's, never to full scale.
+            try Parameter(.level, unit: .dBFS, range: .atMost(LoudnessMatch.highestLevelDBFS, unit: .dBFS)).check(level)
             let console = try ProcedureConsole(device: soundCard.device, procedure: "match")
             defer { console.close() }
             result = try InteractiveMatch(levelDBFS: level, console: console).run(procedure)
@@ -136,9 +137,11 @@ private struct InteractiveMatch {
         }
     }
 
-    /// A tone at `f` playing until enter; up/down move it by 1 dB. Returns the level, dB re the start.
+    /// A tone at `f` playing until enter; up/down move it by 1 dB, up to −6 dBFS (``LoudnessMatch/highestLevelDBFS``:
+    /// its peak 3 dB below full scale). Returns the level, dB re the start.
     private func balance(_ f: Double) throws -> Double {
         var db = 0.0
+        let highestDB = LoudnessMatch.highestLevelDBFS - levelDBFS
         let voice = try console.play(Sound(.tone(frequencyHz: f)), levelDBFS: levelDBFS, fadeInSeconds: 0.05)
         defer { console.engine.stop(voice, fadeSeconds: 0.05) }
         console.dropTypedKeys()
@@ -146,7 +149,7 @@ private struct InteractiveMatch {
             console.status("\(formatNumber(f.rounded())) Hz tone, \(formatSigned(db, digits: 0)) dB: up/down until as loud as your "
                            + "tinnitus, enter: done ")
             switch console.key() {
-            case .up: db = min(40, db + 1)
+            case .up: db = min(highestDB, db + 1)
             case .down: db = max(-40, db - 1)
             case .enter: return db
             case .quit: throw console.stopped("match")

@@ -16,7 +16,9 @@ struct PlayCommand: ParsableCommand {
         discussion: """
             Plays until Ctrl-C (a 0.3 s fade, exit 0), the end of --timer, or the end of a music file. \
             The sound options are those of `shades render`; --fade-in and --fade-out (or --fade) shape the \
-            start and the timer's end. In a terminal: up/down or +/- volume, space pause, q quit.
+            start and the timer's end. A level whose samples would pass full scale in the first 10 s is \
+            refused, as render refuses one. In a terminal: up/down or +/- volume (2 dB steps, up no further \
+            than the loudest sample so far allows below full scale), space pause, q quit.
 
             Examples:
               shades play pink --am 10 --level -30
@@ -73,7 +75,7 @@ struct PlayCommand: ParsableCommand {
                 throw ShadesError.usage("--fade-in \(formatNumber(fadeIn)) s is longer than --timer \(formatNumber(timerSeconds)) s (allowed: a fade-in up to the timer)")
             }
         }
-        let (source, what, gainDB, length, notchDelayFrames) = try makeSource()
+        let (source, what, gainDB, length, notchDelayFrames, peak) = try makeSource()
         if timerSeconds == nil && length == nil && sound.flags.fadeOut != nil {
             // An endless sound ends only by Ctrl-C (its own short fade) or a timer: the fade-out would not be heard.
             throw ShadesError.usage("--fade-out applies to --timer, which is not given (allowed: --fade-out with --timer, or with a music file)")
@@ -93,7 +95,7 @@ struct PlayCommand: ParsableCommand {
         let end = [timerSeconds, length].compactMap({ $0 }).min()
         if let end { engine.setTimer(seconds: end, fadeOutSeconds: min(end, fadeOut ?? (timerSeconds != nil ? 5 : 0.05))) }
 
-        let session = LiveSession(engine: engine, what: what, endSeconds: end,
+        let session = LiveSession(engine: engine, what: what, endSeconds: end, measuredPeak: peak,
                                   showsStatus: !quiet && isatty(2) != 0, readsKeys: !quiet && isatty(0) != 0)
         try output.start()
         session.run()
@@ -156,10 +158,10 @@ struct PlayCommand: ParsableCommand {
         return Int((seconds * sampleRate).rounded())
     }
 
-    /// The stream to play, what to call it, its gain in dB, its length in seconds (nil: endless) and the
+    /// The stream to play, what to call it, its gain in dB, its length in seconds (nil: endless), the
     /// notch's delay in frames (the longest kernel's half length: how far ahead of its output a notched
-    /// file is read; 0 without a notch).
-    private func makeSource() throws -> (any AudioSource, String, Double, Double?, Int) {
+    /// file is read; 0 without a notch) and its peak measured before playing (linear; 0 when not measured).
+    private func makeSource() throws -> (any AudioSource, String, Double, Double?, Int, Double) {
         if let preset {
             if source != nil { throw ShadesError.usage("give a SOURCE or --preset, not both") }
             // A preset plays as the catalogue built it: the sound options would be ignored.
@@ -176,7 +178,7 @@ struct PlayCommand: ParsableCommand {
             let asset = try PresetAssets.sound(id: preset, presetsFolder: presets, tinnitusFrequencyHz: try tinnitusFrequency.hertz())
             // The catalogue file's samples, looped, at the catalogue's loudness (as the app plays them).
             let (loop, gain) = try asset.makeLoop()
-            return (loop, "preset \(preset)", gain, nil, 0)
+            return (loop, "preset \(preset)", gain, nil, 0, 0)
         }
         for (flag, given) in [("--presets", presets != nil), ("--tinnitus-frequency", tinnitusFrequency.tinnitusFrequency != nil)] where given {
             throw ShadesError.usage("\(flag) applies to --preset, which is not given (allowed: \(flag) with --preset)")
@@ -193,7 +195,7 @@ struct PlayCommand: ParsableCommand {
         }
         if let am = sound.flags.am { what += ", AM \(am)" }
         if let notch = sound.flags.notch { what += ", notch \(notch)" }
-        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, graph.notchDelayFrames)
+        return (stream.source, what, 0, stream.frames.map { Double($0) / request.sampleRate }, graph.notchDelayFrames, stream.peak)
     }
 
 }
@@ -207,12 +209,21 @@ private final class LiveSession {
     let showsStatus: Bool
     let readsKeys: Bool
     private var volumeDB = 0.0
+    /// The largest |sample| measured before playing or played so far, divided by the volume's gain, linear:
+    /// the volume rises only while it keeps that at or below full scale.
+    private var loudestBeforeVolume: Float
+    /// The highest volume since the peak was last taken, dB: what the samples of that peak were played at,
+    /// at most (the volume ramps to a new value over 50 ms).
+    private var loudestVolumeSincePeak = 0.0
+    /// The largest |sample| since the status line was last drawn, linear.
+    private var recentPeak: Float = 0
     private var paused = false
     private var finishing = false
     private var savedTerminal: termios?
 
-    init(engine: PlayerEngine, what: String, endSeconds: Double?, showsStatus: Bool, readsKeys: Bool) {
+    init(engine: PlayerEngine, what: String, endSeconds: Double?, measuredPeak: Double, showsStatus: Bool, readsKeys: Bool) {
         (self.engine, self.what, self.endSeconds, self.showsStatus, self.readsKeys) = (engine, what, endSeconds, showsStatus, readsKeys)
+        loudestBeforeVolume = Float(measuredPeak)
     }
 
     func run() {
@@ -224,6 +235,7 @@ private final class LiveSession {
         let rate = engine.sampleRate
         while true {
             if InterruptHandling.takeRequest() { finish() }
+            notePeak()
             if readsKeys { handleKeys() }
             engine.collectGarbage()
             if showsStatus { drawStatus() }
@@ -268,8 +280,25 @@ private final class LiveSession {
         }
     }
 
+    /// Takes the engine's peak since the last call into ``recentPeak`` and ``loudestBeforeVolume``.
+    private func notePeak() {
+        let peak = engine.takePeak()
+        recentPeak = max(recentPeak, peak)
+        loudestBeforeVolume = max(loudestBeforeVolume, peak / Float(Decibels.amplitude(loudestVolumeSincePeak)))
+        loudestVolumeSincePeak = volumeDB
+    }
+
+    /// Moves the volume by `dB`, within −60 … +12 dB and, upwards, no further than the loudest sample so
+    /// far allows without passing full scale (whole dB).
     private func changeVolume(by dB: Double) {
-        volumeDB = min(12, max(-60, volumeDB + dB))
+        var target = min(12, max(-60, volumeDB + dB))
+        if dB > 0, loudestBeforeVolume > 0 {
+            let ceiling = (-Decibels.fromAmplitude(Double(loudestBeforeVolume))).rounded(.down)
+            target = min(target, max(volumeDB, ceiling))
+        }
+        guard target != volumeDB else { return }
+        volumeDB = target
+        loudestVolumeSincePeak = max(loudestVolumeSincePeak, volumeDB)
         engine.setMasterGain(volumeDB)
     }
 
@@ -277,13 +306,17 @@ private final class LiveSession {
         let elapsed = Double(engine.framesPlayed) / engine.sampleRate
         var time = clock(elapsed)
         if let endSeconds { time += " / \(clock(max(0, endSeconds - elapsed))) left" }
-        let peak = engine.takePeak()
+        let peak = recentPeak
+        recentPeak = 0
         let peakDB = peak > 0 ? 20 * log10(Double(peak)) : -120
-        let filled = max(0, min(20, Int(((peakDB + 60) / 3).rounded())))
-        let meter = String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled)
+        let filled = max(0, min(10, Int(((peakDB + 60) / 6).rounded())))
+        let meter = String(repeating: "#", count: filled) + String(repeating: "-", count: 10 - filled)
         let state = finishing ? "ending" : (paused ? "paused" : "playing")
-        let line = "\(state) \(what)  \(time)  [\(meter)] \(peakDB > -120 ? String(format: "%.0f", peakDB) : "-inf") dBFS  volume \(formatSigned(volumeDB, digits: 0)) dB"
-        printToStandardError("\r\u{1B}[K" + line)
+        let levels = "  \(time)  [\(meter)] \(peakDB > -120 ? String(format: "%.0f", peakDB) : "-inf") dBFS  vol \(formatSigned(volumeDB, digits: 0)) dB"
+        // One row: redrawn with a carriage return, it must not wrap. What plays is shortened to fit.
+        let room = (terminalColumns(2) ?? maximumScreenColumns) - 1 - state.count - 1 - levels.count
+        let name = what.count <= room ? what : String(what.prefix(max(0, room - 1))) + "…"
+        printToStandardError("\r\u{1B}[K" + state + " " + name + levels)
     }
 
     private func clock(_ seconds: Double) -> String {

@@ -46,7 +46,7 @@ struct RateOption: ParameterOptions {
 struct LevelOption: ParameterOptions {
     @Option(parsing: .unconditional, help: """
         RMS level in dBFS (-20, -20dBFS; default -20, or the sound's own: \(Generator.levelNotes); -30 for match's \
-        tones before their loudness balance).
+        tones before their loudness balance, which raises them to -6 at most).
         """)
     var level: String?
 

@@ -18,8 +18,9 @@ import ShadesTestSupport
 
     /// Every kind of stream the graph makes, stereo at 48 kHz, at its live gain (as `play` gets it).
     static func sounds(music: String, shortMusic: String) throws -> [(String, any AudioSource)] {
-        func stream(_ sound: Sound, seconds: Double = 30, loop: Bool = false) throws -> any AudioSource {
-            try SoundGraph(RenderRequest(sound: sound, durationSeconds: seconds, sampleRate: rate, loop: loop)).makeLiveStream().source
+        func stream(_ sound: Sound, seconds: Double = 30, loop: Bool = false, levelDBFS: Double = -20) throws -> any AudioSource {
+            try SoundGraph(RenderRequest(sound: sound, durationSeconds: seconds, sampleRate: rate, level: .rms(dBFS: levelDBFS), loop: loop))
+                .makeLiveStream().source
         }
         func generator(_ g: Generator, notches: [NotchSpec]? = nil, modulation: Modulation? = nil, pulses: Pulses? = nil,
                        fades: Fades? = nil) -> Sound {
@@ -38,7 +39,8 @@ import ShadesTestSupport
             ("tone pulsed with fades", try stream(generator(.tone(frequencyHz: 1_000), pulses: Pulses(), fades: Fades(inSeconds: 0.1, outSeconds: 0.1)))),
             ("narrow-band noise", try stream(Sound(.narrowBandNoise(centreHz: 4_000, widthOctaves: 0.5)))),
             ("coordinated reset", try stream(Sound(.coordinatedReset(CoordinatedResetPattern(tinnitusFrequencyHz: 4_000))))),
-            ("spectral ripple", try stream(Sound(.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4_000))))),
+            // At its own level: its peaks are about 24 dB above its RMS (at −20 dBFS it would clip, and is refused).
+            ("spectral ripple", try stream(Sound(.spectralRipple(SpectralRipple(tinnitusFrequencyHz: 4_000))), levelDBFS: -30)),
             ("mix with swells", try stream(.mix([Layer(Sound(.generator(.noise(colour: .brown, distribution: .gaussian)), swell: Swell(periodSeconds: 4))),
                                                    Layer(Sound(pink), gainDB: -6)]))),
             ("binaural beat", try stream(Sound(.binauralBeat(carrierHz: 200, beatHz: 10)))),
@@ -135,6 +137,26 @@ import ShadesTestSupport
         engine.collectGarbage()
         #expect(engine.readerUnderruns == 0 && engine.droppedCommands == 0)
         return problems
+    }
+
+    /// A live generator plays at the asked level where a file render would measure it first: an FM tone (it
+    /// played at full scale, −3 dBFS RMS) and notched noise, each ear over the 10 s measured to within 0.05 dB;
+    /// a level whose samples would pass full scale is refused.
+    @Test func liveGeneratorsPlayAtTheAskedLevel() throws {
+        var fmTone = Sound(.tone(frequencyHz: 1_000))
+        fmTone.frequencyModulation = FrequencyModulation(rateHz: 10, depthCents: 100)
+        for sound in [fmTone, Sound(.noise(colour: .pink, distribution: .gaussian)).notched(at: 4_000)] {
+            let request = RenderRequest(sound: sound, durationSeconds: 60, sampleRate: Self.rate, level: .rms(dBFS: -20))
+            let buffer = try SoundGraph(request).makeLiveStream().source.renderBuffer(frameCount: 10 * Int(Self.rate))
+            for c in 0..<2 {
+                let x = buffer.samples(channel: c)
+                let rms = Decibels.fromPower(x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count))
+                #expect(abs(rms + 20) < 0.05, "\(sound): channel \(c) at \(rms) dBFS")
+            }
+        }
+        let loud = RenderRequest(sound: .noise(colour: .brown, distribution: .gaussian), durationSeconds: 60, sampleRate: Self.rate,
+                                 levelDBFS: -3)
+        #expect(throws: ShadesError.self) { try SoundGraph(loud).makeLiveStream() }
     }
 
     /// `play`'s stream of notched music, prepared for real time (partitioned notch, reader ahead), gives

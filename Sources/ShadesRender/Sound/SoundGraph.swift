@@ -212,14 +212,16 @@ public struct SoundGraph: Sendable {
         measureSustained(meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: signalCount))
     }
 
-    /// The sustained sound measured by `meters` (one per signal), and the frames measured.
-    func measureSustained<M: SampleMeter>(meters: [M]) -> (meters: [M], frames: Int) {
-        measure(meters: meters, sustained: true)
+    /// The sustained sound measured by `meters` (one per signal), and the frames measured (`limit`: only the
+    /// first frames of a generator).
+    func measureSustained<M: SampleMeter>(meters: [M], limit: Int? = nil) -> (meters: [M], frames: Int) {
+        measure(meters: meters, sustained: true, limit: limit)
     }
 
     /// The sound (by default as written, with pulses and fades) measured by `meters` (one per signal) over
     /// ``frames`` or a file's whole decoded length, and the frames measured.
-    package func measure<M: SampleMeter>(meters: [M], sustained: Bool = false) -> (meters: [M], frames: Int) {
+    /// `limit` measures only the first frames of a generator.
+    package func measure<M: SampleMeter>(meters: [M], sustained: Bool = false, limit: Int? = nil) -> (meters: [M], frames: Int) {
         let chunkFrames = layout == nil ? FileChain.blockFrames : FileSink.defaultChunkFrames
         if playsFileToEnd {
             let (source, file) = makeChain(0, sustained)
@@ -227,7 +229,7 @@ public struct SoundGraph: Sendable {
             return FileSink.measure(SourceGroups([source]), length: .untilEndOf(file), meters: meters, chunkFrames: chunkFrames)
         }
         let groups = SourceGroups(channelCounts: groupChannelCounts, make: { makeChain($0, sustained).source })
-        return FileSink.measure(groups, length: .frames(frames), meters: meters, chunkFrames: chunkFrames)
+        return FileSink.measure(groups, length: .frames(min(frames, limit ?? frames)), meters: meters, chunkFrames: chunkFrames)
     }
 
     /// Gain per signal bringing its sustained RMS to the asked level.
@@ -270,26 +272,65 @@ public struct SoundGraph: Sendable {
 
 extension SoundGraph {
     /// A stream for live playback at the gain the `level` policy chooses, as a file render would: a
-    /// generator at its expected gains (no measuring pass, so it starts at once); a mix or a file measured
-    /// first (a file decoded to its end: its RMS, or its true peak under a ceiling). Not for a loudness
-    /// target (the catalogue's: `CatalogueAsset.makeLoop()`).
+    /// generator at its known or expected gains, or, where a file render measures first, at the gains its
+    /// first 10 s measure; a mix or a file measured first (a file decoded to its end: its
+    /// RMS, or its true peak under a ceiling). A level whose samples would pass full scale is refused. Not for
+    /// a loudness target (the catalogue's: `CatalogueAsset.makeLoop()`).
     public struct LiveStream {
         public let source: any AudioSource
         /// Frames until the sound ends (a file's decoded length), nil for an endless stream.
         public let frames: Int?
-        /// The gain applied to a mix or a file, dB (0 for a generator, set to its level by construction).
+        /// The gain applied to a mix or a file, dB (0 for a generator: its gains are inside the stream).
         public let gainDB: Double
+        /// The largest |sample| measured before playing, linear, at the stream's gain (a generator: known or
+        /// over its first 10 s; a file or a mix: over its length; under a ceiling its true peak); at most 1. A
+        /// player's volume may rise by its inverse.
+        public let peak: Double
     }
 
+    /// Seconds of a generator measured before it plays live, whose peak must fit below full scale: enough to
+    /// refuse a level that clips, short enough to start at once (10 s of pink noise take about 5 ms, of a
+    /// spectral ripple 0.25 s). Noise's peaks grow slowly with time: an hour's are about 2 dB above those of
+    /// its first 10 s.
+    package static let liveClipCheckSeconds = 10.0
+
     public func makeLiveStream() throws(ShadesError) -> LiveStream {
-        if layout != nil { return LiveStream(source: makeSource(), frames: nil, gainDB: 0) }
+        if layout != nil {
+            let (gains, peak) = liveGainsAndPeak()
+            if case .rms(let levelDBFS) = level, peak > 1 {
+                // A measured noise may peak higher later: the level named fits the span measured.
+                let span = knownMeasurements == nil ? " its first \(formatNumber(min(Self.liveClipCheckSeconds, Double(frames) / sampleRate))) s" : ""
+                throw .runtime("level \(formatNumber(levelDBFS)) dBFS would clip when played (peak \(formatSigned(Decibels.fromAmplitude(peak), digits: 2)) "
+                               + "dBFS\(span.isEmpty ? "" : " in" + span)); the highest level that fits\(span) is \(formatFloor(levelDBFS - Decibels.fromAmplitude(peak))) dBFS")
+            }
+            return LiveStream(source: makeSource(gains: gains), frames: nil, gainDB: 0, peak: peak)
+        }
         if level.measurement == .loudness {
             throw .usage("a loudness target needs the whole sound rendered first (allowed live: an RMS level or a true-peak ceiling)")
         }
         let (measured, measuredFrames) = measureForLevel()
         if let failure = failures.error { throw failure }
-        let gain = try level.gains(for: measured, format: .f32).gains.first ?? 1
+        let gains = try level.gains(for: measured, format: .f32)
+        let gain = gains.gains.first ?? 1
         let scaled = try! MixSource(layers: [MixSource.Layer(source: makeChain(0, false).source, gain: gain)])
-        return LiveStream(source: scaled, frames: playsFileToEnd ? measuredFrames : nil, gainDB: Decibels.fromAmplitude(Double(gain)))
+        return LiveStream(source: scaled, frames: playsFileToEnd ? measuredFrames : nil, gainDB: Decibels.fromAmplitude(Double(gain)),
+                          peak: gains.peak)
+    }
+
+    /// A generator's gains for live playback and its largest |sample| at them, linear (a sound card clips what
+    /// passes 1). Tones and loops: known (measured when synthesised). Else its sustained sound is measured
+    /// over its first ``liveClipCheckSeconds`` (pulses and fades only lower the peak): noise whose level is
+    /// expected (coloured and narrow-band noise, modulated or not) plays at its expected gains, as a file
+    /// render writes it in one pass; a sound whose level is neither known nor expected (a frequency-modulated
+    /// tone, a notched or shaped noise, pulsed noise), which a file render measures first, plays at the gains
+    /// that bring those seconds to the level.
+    private func liveGainsAndPeak() -> (gains: [Float], peak: Double) {
+        if let known = knownMeasurements { return gainsAndPeak(for: known) }
+        let probeFrames = Int(min(Self.liveClipCheckSeconds, Double(frames) / sampleRate) * sampleRate)
+        let (meters, _) = measureSustained(meters: Array(repeating: SignalMeasurement(sumOfSquares: 0, peak: 0), count: signalCount),
+                                           limit: probeFrames)
+        if levelScatterDB == nil { return gainsAndPeak(for: meters, frames: probeFrames) }
+        let gains = expectedGains
+        return (gains, zip(meters, gains).map { Double($0.peak) * Double($1) }.max() ?? 0)
     }
 }
