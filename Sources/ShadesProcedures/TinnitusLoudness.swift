@@ -5,7 +5,9 @@ import ShadesRender
 /// the threshold there, moves up or down in steps of 1 or 2 dB as the listener says it is softer or louder than
 /// the tinnitus, until "equal" (or, after six reversals, the mean of the last four reversal levels). The match
 /// is reported as sensation level, dB above the threshold at that frequency (Henry et al. 2013, "Tinnitus
-/// Evaluation"; Neff et al. 2019 set their stimuli in dB SL). Levels are the tone's RMS in dBFS.
+/// Evaluation"; Neff et al. 2019 set their stimuli in dB SL). A tone still softer than the tinnitus at the
+/// highest level (−6 dBFS), never having been louder, ends the procedure without a match. Levels are the
+/// tone's RMS in dBFS.
 public struct LoudnessMatch: Sendable {
     /// The listener's judgement of the tone against the tinnitus.
     public enum Answer: String, Sendable, Codable {
@@ -29,9 +31,10 @@ public struct LoudnessMatch: Sendable {
         public let frequencyHz: Double
         /// The threshold at the frequency, dBFS (tone RMS).
         package let thresholdDBFS: Double
-        /// The tone as loud as the tinnitus, dBFS, and its sensation level (dB above the threshold).
-        public let levelDBFS: Double
-        public let sensationLevelDB: Double
+        /// The tone as loud as the tinnitus, dBFS, and its sensation level (dB above the threshold); nil when
+        /// the tone was still softer than the tinnitus at the highest level (−6 dBFS).
+        public let levelDBFS: Double?
+        public let sensationLevelDB: Double?
         package let stepDB: Double
         package let trials: [Trial]
         package let method: String
@@ -44,7 +47,8 @@ public struct LoudnessMatch: Sendable {
     public private(set) var levelDBFS: Double?
     package private(set) var trials: [Trial] = []
     private var reversals: [Double] = []
-    private var matched: Double?
+    /// The match once done: the level, or nil when the tinnitus was louder than the highest level.
+    private var matched: Double??
 
     /// The highest tone level, dBFS (a pure tone's peak 3 dB below full scale).
     package static let highestLevelDBFS = -6.0
@@ -70,6 +74,9 @@ public struct LoudnessMatch: Sendable {
         guard let level = levelDBFS else { return }
         trials.append(Trial(levelDBFS: level, answer: answer))
         if answer == .equal { return finish(level) }
+        // Softer at the highest level, and never louder: the tone cannot be made as loud as the tinnitus.
+        // (After a "louder" the staircase goes on: the reversals decide.)
+        if answer == .softer, level >= Self.highestLevelDBFS, !trials.contains(where: { $0.answer == .louder }) { return finish(nil) }
         let direction = answer == .softer ? 1.0 : -1.0
         if let previous = trials.dropLast().last, previous.answer != .equal, previous.answer != answer { reversals.append(level) }
         if reversals.count >= 6 || trials.count >= Self.maximumTrials {
@@ -83,11 +90,11 @@ public struct LoudnessMatch: Sendable {
     public var result: Result? {
         guard let matched else { return nil }
         return Result(procedure: "loudness match", frequencyHz: frequencyHz, thresholdDBFS: thresholdDBFS, levelDBFS: matched,
-                      sensationLevelDB: matched - thresholdDBFS, stepDB: stepDB, trials: trials,
+                      sensationLevelDB: matched.map { $0 - thresholdDBFS }, stepDB: stepDB, trials: trials,
                       method: "tone at the tinnitus frequency from 10 dB above threshold, up/down in \(formatNumber(stepDB)) dB steps until as loud as the tinnitus")
     }
 
-    private mutating func finish(_ level: Double) {
+    private mutating func finish(_ level: Double?) {
         matched = level
         levelDBFS = nil
     }
@@ -128,14 +135,16 @@ public struct MinimumMaskingLevel: Sendable {
     package private(set) var trials: [Trial] = []
     private var masked: Double?
 
-    /// The highest noise level, dBFS RMS (Gaussian noise: peaks about 12 dB higher).
-    package static let highestLevelDBFS = -12.0
+    /// The highest noise level, dBFS RMS. Band noise's peaks reach 16 dB above its RMS within an hour (an
+    /// octave at 6 kHz at −12 dBFS for an hour, `render nbn`: peak +3.96 dBFS), so −18 keeps them below
+    /// full scale.
+    package static let highestLevelDBFS = -18.0
 
     /// - Parameters:
     ///   - frequencyHz: the band's centre, 125 … 16,000 Hz.
     ///   - widthOctaves: the band's width, 0.1 … 3 octaves.
     ///   - thresholdDBFS: the listener's threshold for the band, dBFS, if known.
-    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −12 dBFS.
+    ///   - startDBFS: the first level (default: the threshold, else −70 dBFS), −130 … −18 dBFS.
     ///   - stepDB: 1 or 2 dB.
     public init(frequencyHz: Double, widthOctaves: Double = 1, thresholdDBFS: Double? = nil, startDBFS: Double? = nil,
                 stepDB: Double = 2) throws(ShadesError) {
@@ -146,7 +155,7 @@ public struct MinimumMaskingLevel: Sendable {
         try checkStep(stepDB, as: .mmlStep)
         let start = startDBFS ?? thresholdDBFS ?? -70
         guard start.isFinite, (-130...Self.highestLevelDBFS).contains(start) else {
-            throw ShadesError(parameter: .startLevel, value: "\(formatNumber(start)) dBFS", allowed: "-130 … -12 dBFS")
+            throw ShadesError(parameter: .startLevel, value: "\(formatNumber(start)) dBFS", allowed: "-130 … \(formatNumber(Self.highestLevelDBFS)) dBFS")
         }
         (self.frequencyHz, self.widthOctaves, self.thresholdDBFS, self.stepDB) = (frequencyHz, widthOctaves, thresholdDBFS, stepDB)
         levelDBFS = start

@@ -97,7 +97,7 @@ final class ProcedureConsole {
     func stopped(_ procedure: String) -> ShadesError {
         if statusRows > 0 { printToStandardError("\n") }
         statusRows = 0
-        return ShadesError.runtime("\(procedure) stopped with q before its end: nothing was written")
+        return ShadesError.runtime("\(procedure) stopped before its end (q or Ctrl-C): nothing was written")
     }
 
     // MARK: Keys

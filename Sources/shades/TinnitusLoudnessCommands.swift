@@ -161,8 +161,12 @@ struct LoudnessMatchCommand: ParsableCommand {
             if threshold == nil { threshold = try measureThreshold(atHz: f, ears: try tinnitus.ears(), console: console) }
             result = try matchLive(try LoudnessMatch(frequencyHz: f, thresholdDBFS: threshold!, stepDB: stepDB), layout: layout, console: console)
         }
-        try tinnitus.write(result, summary: "tinnitus as loud as a \(formatNumber(f, roundedTo: 2)) Hz tone at \(formatNumber(result.levelDBFS)) dBFS: "
-                           + "\(formatSigned(result.sensationLevelDB, digits: 1)) dB above the threshold (\(formatNumber(result.thresholdDBFS)) dBFS)")
+        let tone = "a \(formatNumber(f, roundedTo: 2)) Hz tone"
+        let summary = result.levelDBFS.map { level in
+            "tinnitus as loud as \(tone) at \(formatNumber(level)) dBFS: "
+                + "\(formatSigned(level - result.thresholdDBFS, digits: 1)) dB above the threshold (\(formatNumber(result.thresholdDBFS)) dBFS)"
+        } ?? "the tinnitus was louder than \(tone) at the highest level, \(formatNumber(LoudnessMatch.highestLevelDBFS)) dBFS: no match"
+        try tinnitus.write(result, summary: summary)
     }
 
     /// The tone plays on; up/down move it a step, enter ends.
@@ -178,7 +182,7 @@ struct LoudnessMatchCommand: ParsableCommand {
         defer { console.engine.stop(voice, fadeSeconds: 0.1) }
         while let level = match.levelDBFS {
             console.engine.setGain(voice, gainDB: level - start)
-            console.ask("tone \(formatSigned(level - match.thresholdDBFS, digits: 0)) dB above your threshold: up softer, down louder, enter equal ")
+            console.ask("tone \(formatSigned(level - match.thresholdDBFS, digits: 0)) dB above your threshold; tone softer: up, louder: down, equal: enter ")
             switch console.key() {
             case .up: match.answer(.softer)
             case .down: match.answer(.louder)

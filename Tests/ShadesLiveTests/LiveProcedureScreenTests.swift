@@ -141,7 +141,7 @@ extension LivePlaybackTests {
                                   startAfter: 1)
         defer { screen.stop() }
         screen.send("Enter")
-        let patterns = [#"tone [+-]\d+ dB above your threshold: up softer, down louder, enter equal"#]
+        let patterns = [#"tone [+-]\d+ dB above your threshold; tone softer: up, louder: down, equal: enter"#]
         try screen.check(try screen.waitForStatus { $0.hasPrefix("tone +10 dB") }, statusPatterns: patterns)
         screen.send("Up")
         try screen.check(try screen.waitForStatus { $0.hasPrefix("tone +12 dB") }, statusPatterns: patterns)

@@ -11,13 +11,19 @@ import ShadesProcedures
 @Suite struct TinnitusLoudnessTests {
     @Test(arguments: [1.0, 2.0])
     func loudnessLandsWithinHalfAStep(stepDB: Double) throws {
-        for threshold in [-95.0, -80, -62.5] {
+        for threshold in [-95.0, -80, -62.5, -30] {
             for sl in stride(from: -5.0, through: 45, by: 0.7) {
                 let target = threshold + sl
                 let result = SimulatedTinnitus(loudnessDBFS: target).run(try LoudnessMatch(frequencyHz: 6_000, thresholdDBFS: threshold, stepDB: stepDB))
-                #expect(abs(result.sensationLevelDB - sl) <= stepDB / 2 + 1e-9 || target > LoudnessMatch.highestLevelDBFS,
-                        "threshold \(threshold), SL \(sl): matched \(result.sensationLevelDB)")
-                #expect(result.levelDBFS - result.thresholdDBFS == result.sensationLevelDB)
+                if let matched = result.sensationLevelDB, let level = result.levelDBFS {
+                    #expect(abs(matched - sl) <= stepDB / 2 + 1e-9, "threshold \(threshold), SL \(sl): matched \(matched)")
+                    #expect(level - result.thresholdDBFS == matched)
+                } else {
+                    // No match only when the tinnitus is louder than the highest tone, by more than half a step,
+                    // and the last answer was "softer" at that level.
+                    #expect(target > LoudnessMatch.highestLevelDBFS + stepDB / 2, "threshold \(threshold), SL \(sl): no match")
+                    #expect(result.trials.last?.levelDBFS == LoudnessMatch.highestLevelDBFS && result.trials.last?.answer == .softer)
+                }
                 #expect(result.trials.first?.levelDBFS == min(-6, threshold + 10))
                 for (a, b) in zip(result.trials, result.trials.dropFirst()) {
                     let moved = b.levelDBFS - a.levelDBFS
@@ -27,12 +33,29 @@ import ShadesProcedures
         }
     }
 
+    /// A tinnitus louder than the highest tone ends without a match; one "louder" before keeps the staircase going.
+    @Test func aTinnitusLouderThanTheHighestToneHasNoMatch() throws {
+        var match = try LoudnessMatch(frequencyHz: 6_000, thresholdDBFS: -20, stepDB: 2)
+        while match.levelDBFS != nil { match.answer(.softer) }
+        let none = try #require(match.result)
+        #expect(none.levelDBFS == nil && none.sensationLevelDB == nil)
+        #expect(none.trials.map(\.levelDBFS) == [-10, -8, -6] && none.trials.allSatisfy { $0.answer == .softer })
+
+        var wavering = try LoudnessMatch(frequencyHz: 6_000, thresholdDBFS: -20, stepDB: 2)
+        wavering.answer(.softer)   // −10 → −8
+        wavering.answer(.softer)   // −8 → −6
+        wavering.answer(.louder)   // −6 → −8
+        wavering.answer(.softer)   // −8 → −6
+        wavering.answer(.softer)   // at −6 again: after a "louder", the staircase goes on
+        #expect(wavering.levelDBFS == -6)
+    }
+
     @Test func aListenerWhoNeverSaysEqualEndsAtTheMeanOfTheReversals() throws {
         var match = try LoudnessMatch(frequencyHz: 4_000, thresholdDBFS: -70, stepDB: 2)
         // Softer below −61 dBFS, louder from there: the tone swings between −62 and −60.
         while let level = match.levelDBFS { match.answer(level < -61 ? .softer : .louder) }
         let result = try #require(match.result)
-        #expect(result.levelDBFS == -61 && result.trials.count < 12, "\(result.levelDBFS) after \(result.trials.count)")
+        #expect(result.levelDBFS == -61 && result.trials.count < 12, "\(String(describing: result.levelDBFS)) after \(result.trials.count)")
         #expect(throws: ShadesError.self) { try LoudnessMatch(frequencyHz: 6_000, thresholdDBFS: -80, stepDB: 3) }
         #expect(throws: ShadesError.self) { try LoudnessMatch(frequencyHz: 20_000, thresholdDBFS: -80) }
         #expect(throws: ShadesError.self) { try LoudnessMatch(frequencyHz: 6_000, thresholdDBFS: 0) }
