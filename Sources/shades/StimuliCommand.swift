@@ -18,7 +18,7 @@ struct StimuliCommand: ParsableCommand {
 
     /// Options every set shares.
     struct SetOptions: ParsableArguments {
-        @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder (created if missing).")
+        @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder: new, empty, or holding a set, which the new set replaces whole (created if missing).")
         var output: String
 
         @OptionGroup var level: LevelOption
@@ -71,7 +71,7 @@ struct StimuliCommand: ParsableCommand {
             let list = try frequencies.list()
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2 else {
-                throw ShadesError(parameter: .pulse, value: "'\(pulse)'", allowed: "on/off times such as 200ms/200ms")
+                throw ShadesError(.pulse, .other("is not an on/off pair"), value: .text("'\(pulse)'"), allowed: AllowedValues(note: "on/off times such as 200ms/200ms"))
             }
             let pulses = Pulses(onSeconds: try ValueParsing.seconds(String(parts[0]), parameter: .pulseOn),
                                 offSeconds: try ValueParsing.seconds(String(parts[1]), parameter: .pulseOff),

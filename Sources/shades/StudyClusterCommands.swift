@@ -61,7 +61,7 @@ extension StudyCommand {
             let path = SlurmScript.scriptPath(folder)
             _ = try FolderCreation.create(try FolderCreation.missingFolders(for: SlurmScript.logFolder(folder) + "/task.log"))
             try AtomicFile.write(Array(script.text(studyName: header.study).utf8), to: path)
-            print("wrote \(path): \(script.tasks) tasks for \(header.patientCount) patients; submit it with: sbatch \(path)")
+            print("wrote \(path): \(counted(script.tasks, "task")) for \(counted(header.patientCount, "patient")); submit it with: sbatch \(path)")
         }
     }
 

@@ -49,6 +49,17 @@ import ShadesStudy
         return section.split(separator: "\n").filter { $0.hasPrefix("shades study ") }.map { $0.split(separator: " ").dropFirst().map(String.init) }
     }
 
+    /// Hashing the plan's inputs opened a FIFO as the patients' CSV and waited for a writer for ever.
+    @Test func aFIFOAsThePatientsIsRefusedWithoutWaiting() throws {
+        let folder = temporaryFolder("study-fifo")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo("\(folder)/patients.csv", 0o644) == 0)
+        let result = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
+        #expect(result.status == 1 && result.stderr == "shades: error: patients' CSV: patients.csv is a named pipe (FIFO), not a file\n",
+                "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/study"))
+    }
+
     @Test func theExampleStudyPlansBuildsAndChecksFromTheReadme() throws {
         let folder = temporaryFolder("study-example")
         defer { try? FileManager.default.removeItem(atPath: folder) }

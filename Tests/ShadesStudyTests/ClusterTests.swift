@@ -43,5 +43,26 @@ import ShadesStudy
         bad = script
         bad.tasks = 0
         #expect(throws: ShadesError.self) { try bad.validate() }
+        // sbatch's own formats of a time limit and a memory size, and nothing else.
+        for time in ["90", "30:00", "04:00:00", "2-12", "1-00:30", "1-00:00:00", "UNLIMITED"] {
+            bad = script
+            bad.time = time
+            #expect(throws: Never.self, "\(time)") { try bad.validate() }
+        }
+        for time in ["forever", "1:2:3:4", "1-2-3", "-5", "1:", "2h"] {
+            bad = script
+            bad.time = time
+            #expect(throws: ShadesError.self, "\(time)") { try bad.validate() }
+        }
+        for memory in ["4096", "4G", "500M", "1T", "0"] {
+            bad = script
+            bad.memory = memory
+            #expect(throws: Never.self, "\(memory)") { try bad.validate() }
+        }
+        for memory in ["lots", "-4G", "4GB", "G", "4.5G"] {
+            bad = script
+            bad.memory = memory
+            #expect(throws: ShadesError.self, "\(memory)") { try bad.validate() }
+        }
     }
 }

@@ -76,9 +76,14 @@ package struct SHA256: Sendable {
         return hexString(hasher.finalize())
     }
 
-    /// The digest of the file at `path` as 64 lowercase hex digits, read in 1 MiB pieces; nil when unreadable.
+    /// The digest of the file at `path` as 64 lowercase hex digits, read in 1 MiB pieces; nil when unreadable
+    /// or not a regular file (opened without waiting: a FIFO would block a plain open until a writer came).
     package static func hex(ofFile path: String) -> String? {
-        guard let file = fopen(path, "rb") else { return nil }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let file = fdopen(descriptor, "rb") else { close(descriptor); return nil }
         defer { fclose(file) }
         let size = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)

@@ -252,6 +252,7 @@ package enum StimulusSets {
         if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
             throw .runtime("cannot write into \(folder): it is a file")
         }
+        let previousFiles = try filesOfPreviousSet(in: folder)
         let name = folder.split(separator: "/").last.map(String.init) ?? folder
         let staging = AtomicFile.directory(of: folder) + "/.\(name).\(getpid()).tmp"
         try? manager.removeItem(atPath: staging)
@@ -293,7 +294,10 @@ package enum StimulusSets {
             // One step for an interrupt: the set is moved in whole, or not at all.
             try InterruptCleanup.uninterrupted {
                 try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                for name in entries.map(\.file) + ["index.json"] {
+                let names = entries.map(\.file) + ["index.json"]
+                // The set replaces the one the folder held: its files that this set does not have go too.
+                for name in previousFiles where !names.contains(name) { try manager.removeItem(atPath: "\(folder)/\(name)") }
+                for name in names {
                     let target = "\(folder)/\(name)"
                     if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
                     try manager.moveItem(atPath: "\(staging)/\(name)", toPath: target)
@@ -305,6 +309,22 @@ package enum StimulusSets {
             throw .runtime("cannot write into \(folder): \(fileSystemReason(error))")
         }
         return index
+    }
+
+    /// The files of the set that `folder` holds (those its index.json lists, and index.json), [] for a new or
+    /// empty folder. A folder holding anything else (hidden files aside) is refused: a set replaces only a set.
+    static func filesOfPreviousSet(in folder: String) throws(ShadesError) -> [String] {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: folder).filter({ !$0.hasPrefix(".") }), !names.isEmpty else { return [] }
+        let listed = manager.contents(atPath: "\(folder)/index.json")
+            .flatMap { try? JSONDecoder().decode(StimulusIndex.self, from: $0) }
+            .map { Set($0.files.map(\.file) + ["index.json"]) }
+        let allowed = "allowed: a new or empty folder, or a set `shades stimuli` wrote"
+        guard let listed else { throw .usage("-o \(folder) holds files but no index.json of a stimulus set (\(allowed))") }
+        if let stranger = names.sorted().first(where: { !listed.contains($0) }) {
+            throw .usage("-o \(folder): \(stranger) is not a file of the set it holds (\(allowed))")
+        }
+        return names
     }
 
     /// "1000Hz", "1189.21Hz", "6349.6Hz": to 0.01 Hz (a quarter-octave grid's names stay apart).

@@ -39,6 +39,31 @@ public struct SlurmScript: Sendable {
                                   allowed: AllowedValues(note: "letters, digits, '-', ':', '_', '.', e.g. 02:00:00, 4G"))
             }
         }
+        guard Self.isTimeLimit(time) else {
+            throw ShadesError(.timeLimit, .other("is not an sbatch time"), value: .text("'\(time)'"),
+                              allowed: AllowedValues(note: "MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED, e.g. 02:00:00, 1-00:00:00"))
+        }
+        guard Self.isMemory(memory) else {
+            throw ShadesError(.taskMemory, .other("is not an sbatch memory size"), value: .text("'\(memory)'"),
+                              allowed: AllowedValues(note: "a whole number of megabytes, or with K, M, G or T, e.g. 4G, 500M"))
+        }
+    }
+
+    /// sbatch's time limits: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes,
+    /// days-hours:minutes:seconds, or UNLIMITED (INFINITE).
+    static func isTimeLimit(_ text: String) -> Bool {
+        if ["UNLIMITED", "INFINITE"].contains(text.uppercased()) { return true }
+        let days = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard days.count <= 2 else { return false }
+        let clock = days.last!.split(separator: ":", omittingEmptySubsequences: false)
+        let fields = days.dropLast() + clock
+        return clock.count <= 3 && fields.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+    }
+
+    /// sbatch's memory sizes: a whole number of megabytes, or with a unit K, M, G or T.
+    static func isMemory(_ text: String) -> Bool {
+        let digits = text.last.map { "KMGTkmgt".contains($0) } == true ? text.dropLast() : Substring(text)
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// The script's text.

@@ -39,6 +39,7 @@ public struct StudyPlan: Sendable {
 
         /// `path` read and hashed; refused when it cannot be read.
         init(_ path: String, what: String) throws(ShadesError) {
+            do throws(ShadesError) { try CommandPaths.checkReadableFile(path) } catch { throw error.within(what) }
             guard let sha = SHA256.hex(ofFile: path) else { throw ShadesError.input("\(what) \(path) cannot be read") }
             (self.path, self.sha256) = (path, sha)
         }
