@@ -112,7 +112,7 @@ struct CatalogueCommand: ParsableCommand {
                 throw error
             }
             if terminal { print("") }
-            print("catalogue: \(manifest.sounds.count) sounds in \(manifest.categories.count) categories in \(output) (manifest.json, index.html)")
+            print("catalogue: \(counted(manifest.sounds.count, "sound")) in \(counted(manifest.categories.count, "category", "categories")) in \(output) (manifest.json, index.html)")
         }
     }
 

@@ -51,7 +51,11 @@ struct MeterCommand: ParsableCommand {
 
     func run() throws {
         if device?.lowercased() == "list" {
-            for d in try AudioInput.devices() {
+            let devices = try AudioInput.devices()
+            guard !devices.isEmpty else {
+                throw ShadesError.runtime("no audio input device found: no sound card with an input and no audio server reachable (for PulseAudio set XDG_RUNTIME_DIR or PULSE_SERVER)")
+            }
+            for d in devices {
                 print("\(d.index)\(d.isDefault ? "*" : " ") \(d.name) (\(d.hostAPI), \(d.maximumInputChannels) input channels, \(Int(d.defaultSampleRate)) Hz)")
             }
             return

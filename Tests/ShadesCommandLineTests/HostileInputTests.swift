@@ -285,6 +285,8 @@ import ShadesRender
         ("stimuli residual-inhibition --frequency 4k --masker -5 -o d", "--masker -5 s is out of range"),
         ("stimuli residual-inhibition --frequency 4k --onset 1e15 -o d", "--onset 1e+15 s is out of range"),
         ("analyze in.wav --reference in.wav --notch 1e15", "--notch 1e+15 Hz is out of range"),
+        ("analyze in.wav --reference in.wav --notch 20kHz", "--notch 20000 Hz is out of range"),
+        ("match --level -3", "--level -3 dBFS is out of range (allowed: at most -6 dBFS)"),
         ("analyze in.wav --colour 5", "--colour 5 is out of range"),
         ("mml --frequency 4k --threshold -5 --simulate 10dB", "--threshold -5 dBFS is out of range"),
         ("catalogue build presets --tinnitus-frequency -5", "--tinnitus-frequency -5 Hz is out of range"),
@@ -294,6 +296,36 @@ import ShadesRender
     func messagesNameTheOptionAsTyped(command: String, expected: String) throws {
         _ = try Shell.run(["render", "pink", "--duration", "0.1s", "-o", "in.wav"], in: folder)
         try expectRefused(command, expected)
+    }
+
+    /// Live sound never passes full scale, and a result at the procedure's ceiling is not a level.
+    @Test func levelsThatWouldClipOrAreNoMatchAreRefused() throws {
+        var result = try Shell.run(["play", "brown", "--level", "-3", "--timer", "1s"], in: folder)
+        #expect(result.status == 1 && result.stderr.hasPrefix("shades: error: level -3 dBFS would clip when played (peak +")
+                && result.stderr.contains("in its first 10 s); the highest level that fits its first 10 s is -1"), "\(result.stderr)")
+        result = try Shell.run(["loudness-match", "--frequency", "6kHz", "--threshold", "-20", "--simulate", "20dB", "-o", "loud.json"], in: folder)
+        #expect(result.status == 0 && result.stdout == "the tinnitus was louder than a 6000 Hz tone at the highest level, -6 dBFS: no match\n",
+                "\(result.stdout)\(result.stderr)")
+        result = try Shell.run(["stimuli", "residual-inhibition", "--reference-from", "loud.json", "-o", "ri"], in: folder)
+        #expect(result.status == 2 && result.stderr.contains("--reference-from loud.json has no level (the loudness match found none)"),
+                "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/ri"))
+    }
+
+    /// A stimulus set goes into a new or empty folder, or replaces the set a folder holds, whole: a file it
+    /// did not write is never replaced.
+    @Test func aStimulusSetReplacesOnlyASet() throws {
+        try FileManager.default.createDirectory(atPath: "\(folder)/mine", withIntermediateDirectories: false)
+        try "precious".write(toFile: "\(folder)/mine/pulsed-tone-1000Hz-left.wav", atomically: false, encoding: .utf8)
+        try expectRefused("stimuli audiometry --frequencies 1k -o mine", "-o mine holds files but no index.json of a stimulus set")
+        #expect(try String(contentsOfFile: "\(folder)/mine/pulsed-tone-1000Hz-left.wav", encoding: .utf8) == "precious")
+
+        #expect(try Shell.run(["stimuli", "audiometry", "--frequencies", "1k,2k", "-o", "set"], in: folder).status == 0)
+        #expect(try Shell.run(["stimuli", "audiometry", "--frequencies", "4k", "-o", "set"], in: folder).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(folder)/set").sorted()
+                == ["index.json", "pulsed-tone-4000Hz-left.wav", "pulsed-tone-4000Hz-right.wav"])
+        try "notes".write(toFile: "\(folder)/set/notes.txt", atomically: false, encoding: .utf8)
+        try expectRefused("stimuli audiometry --frequencies 4k -o set", "-o set: notes.txt is not a file of the set it holds")
     }
 
     /// A sound too short to carry its source would be silent (or a fragment whose level can never be met).

@@ -56,10 +56,10 @@ package struct NotchCheckAccumulator: Sendable {
     ///   - segmentLength: as for ``SpectrumAccumulator``; nil picks the default for the rate.
     package init(sampleRate: Double, band: OctaveBand?, segmentLength: Int? = nil) throws(ShadesError) {
         let probe = try SpectrumAccumulator(sampleRate: sampleRate, segmentLength: segmentLength)
-        if let band, band.lowerEdgeHz >= sampleRate / 2 {
+        if let band, band.upperEdgeHz >= sampleRate / 2 {
             throw Parameter.bandCentre.outOfRange(
-                band.centreHz, range: .above(0, below: sampleRate / 2 * pow(2, band.widthOctaves / 2), unit: .hertz),
-                note: "so the band starts below Nyquist (\(formatLimit(sampleRate / 2)) Hz)")
+                band.centreHz, range: .above(0, below: sampleRate / 2 / pow(2, band.widthOctaves / 2), unit: .hertz),
+                note: "for this width, so the band ends below Nyquist (\(formatLimit(sampleRate / 2)) Hz)")
         }
         let length = probe.segmentLength
         self.sampleRate = sampleRate

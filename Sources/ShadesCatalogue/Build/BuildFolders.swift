@@ -109,7 +109,10 @@ extension CatalogueBuilder {
             } catch where error.code == EEXIST {
                 continue
             } catch {
-                throw .runtime("cannot create \(path): \(error.reason)")
+                // Named by the folder the user gave: the hidden one is the build's own.
+                let denied = error.code == EACCES || error.code == EPERM || error.code == EROFS
+                let reason = denied ? FolderCreation.notWritable(parent) ?? error.reason : error.reason
+                throw .runtime("cannot build into \(folder): \(reason)")
             }
         }
         throw .runtime("cannot create a temporary folder beside \(folder)")

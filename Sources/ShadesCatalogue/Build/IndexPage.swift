@@ -1,4 +1,5 @@
 import ShadesAnalysis
+import ShadesDSP
 /// `index.html` of a catalogue: every category with its sounds, each with a player, its loudness,
 /// length and spectrum. One self-contained file (inline CSS, inline SVG, no scripts), English titles
 /// with German underneath.
@@ -118,7 +119,3 @@ package enum IndexPage {
     }
 }
 
-/// "1 sound", "15 sounds".
-func counted(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
-    "\(count) " + (count == 1 ? singular : plural ?? singular + "s")
-}

@@ -35,7 +35,7 @@ package final class FIRFilter {
 
     /// Filters `samples` in place (at most `maximumFrames`, a multiple of 8).
     package func process(_ samples: UnsafeMutableBufferPointer<Float>) {
-        process(into: samples) { input in input.update(fromContentsOf: UnsafeBufferPointer(samples)) }
+        process(into: samples) { input in _ = input.update(fromContentsOf: UnsafeBufferPointer(samples)) }
     }
 
     /// Filters `output.count` new samples (at most `maximumFrames`, a multiple of 8) into `output`, the

@@ -122,7 +122,7 @@ package final class NarrowBandNoiseSource: AudioSource {
         guard upper < nyquist, lower > 0 else {
             throw Parameter.frequency.outOfRange(
                 centreHz, range: .above(0, below: nyquist * pow(2, -widthOctaves / 2), unit: .hertz),
-                note: "for a band \(formatNumber(widthOctaves)) octaves wide: its edges (here \(formatLimit(lower)) … "
+                note: "for a band \(formatNumber(widthOctaves)) \(widthOctaves == 1 ? "octave" : "octaves") wide: its edges (here \(formatLimit(lower)) … "
                     + "\(formatLimit(upper)) Hz) must lie below Nyquist (\(formatLimit(nyquist)) Hz)")
         }
         return (lower, upper)

@@ -118,7 +118,7 @@ package final class FrequencyModulatedToneSource: AudioSource {
             phase += cyclesPerFrame * curve.ratio(atFrame: position + i)
             phase -= phase.rounded(.down)
         }
-        for c in 1..<max(1, block.channelCount) { block.channel(c).update(from: UnsafeBufferPointer(out)) }
+        for c in 1..<max(1, block.channelCount) { _ = block.channel(c).update(from: UnsafeBufferPointer(out)) }
         phaseCycles = phase
         position += block.frameCount
     }

@@ -53,3 +53,8 @@ extension String {
         self = (value < 0 && rounded != 0 ? "-" : "") + text
     }
 }
+
+/// "1 sound", "15 sounds", "2 categories" (`plural` when adding "s" is wrong).
+package func counted(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(count) " + (count == 1 ? singular : plural ?? singular + "s")
+}

@@ -27,7 +27,7 @@ extension Sound {
     /// the modifiers' and each generator field's.
     package static let jsonKeys: [ParameterID: String] = {
         var keys: [ParameterID: String] = [.layerGain: Mix.layerKeys[0], .ears: Mix.layerKeys[1]]
-        for row in Sound.modifierKinds.flatMap { $0.parameters } where keys[row.parameter] == nil { keys[row.parameter] = row.key }
+        for row in Sound.modifierKinds.flatMap({ $0.parameters }) where keys[row.parameter] == nil { keys[row.parameter] = row.key }
         for kind in Generator.kinds {
             for row in kind.keyRows where keys[row.parameter.id] == nil { keys[row.parameter.id] = row.key }
         }

@@ -166,7 +166,8 @@ extension Sound {
     }
 
     /// Each modifier flag's modifier and help, made once: every command-line parse asks for each flag.
-    private static let modifierByFlag: [String: (kind: any ModifierKind.Type, help: String)] = {
+    // Immutable once made; `any ModifierKind.Type` is not Sendable, so the compiler cannot see that.
+    nonisolated(unsafe) private static let modifierByFlag: [String: (kind: any ModifierKind.Type, help: String)] = {
         var byFlag: [String: (kind: any ModifierKind.Type, help: String)] = [:]
         for kind in modifierKinds { for (flag, help) in kind.flagHelp where byFlag[flag] == nil { byFlag[flag] = (kind, help) } }
         return byFlag
