@@ -257,7 +257,7 @@ import ShadesTestSupport
         #expect(validationErrors(catalogue(sound("s", layer: tone), defaults: #"{ "rate": 96000 }"#)).isEmpty)
         // A band whose upper edge passes Nyquist, and a notch above what the rate carries.
         #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "nbn", "frequency": 20000, "width": 1 }"#)))
-                .first?.message.hasPrefix("sound 's': frequency 20000 Hz is out of range (allowed: above 0 and below 16970.6 Hz, for a band 1 octaves wide") == true)
+                .first?.message.hasPrefix("sound 's': frequency 20000 Hz is out of range (allowed: above 0 and below 16970.6 Hz, for a band 1 octave wide") == true)
         #expect(validationErrors(catalogue(sound("s", layer: #"{ "source": "pink", "notch": [ { "centreHz": 22000 } ] }"#)))
                 .first?.message.hasPrefix("sound 's': notch.centreHz 22000 Hz is out of range") == true)
     }
