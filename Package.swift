@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound", .when(platforms: [.linux]))]),
         .target(name: "ShadesAudioDevice", dependencies: ["ShadesDSP", "CPortAudio", "CALSAQuiet", "ShadesPlatform"]),
         .target(name: "ShadesProcedures", dependencies: ["ShadesDSP", "ShadesRender", "ShadesPlatform"]),
-        .target(name: "ShadesStudy", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesProcedures", "ShadesCatalogue"]),
+        .target(name: "ShadesStudy", dependencies: ["ShadesDSP", "ShadesIO", "ShadesRender", "ShadesAnalysis", "ShadesProcedures", "ShadesCatalogue", "ShadesPlatform"]),
         /// SIGINT, SIGTERM and SIGHUP handled on a normal thread: the handler only stores the signal and writes
         /// to a pipe (async-signal-safe); a watcher thread does the cleanup.
         .target(name: "CInterrupts"),

@@ -85,10 +85,12 @@ cp "$song" "$inputs/song.mp3"
     echo "id,site,arm,tinnitusHz,audiogram,mml,music" > patients.csv
     for i in 1 2 3 4 5 6; do
         "$shades" audiometry --simulate-audiogram 250:5,500:5,1000:10,2000:10,4000:15,8000:20 --seed $i -o a/P$i.json > /dev/null
-        "$shades" mml --frequency 6kHz --threshold -$((70 + i % 7)) --simulate 20dB -o m/P$i.json > /dev/null
+        tinnitus=$([ $((i % 5)) = 0 ] && echo "left=6000 right=7000" || echo $((4000 + 250 * (i % 9))))
+        # The MML at the patient's tinnitus frequency (a plan refuses one whose band misses it).
+        "$shades" mml --frequency "$([ $((i % 5)) = 0 ] && echo 6000 || echo "$tinnitus")" --threshold -$((70 + i % 7)) \
+            --simulate 20dB -o m/P$i.json > /dev/null
         mkdir -p songs/P$i
         "$shades" render pink --duration 2s --am 0.5 --seed $i -o songs/P$i/song.flac > /dev/null
-        tinnitus=$([ $((i % 5)) = 0 ] && echo "left=6000 right=7000" || echo $((4000 + 250 * (i % 9))))
         site=$([ $((i % 2)) = 0 ] && echo Ulm || echo Regensburg)
         echo "P$i,$site,,$tinnitus,a/P$i.json,m/P$i.json,songs/P$i" >> patients.csv
     done

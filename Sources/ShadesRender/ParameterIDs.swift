@@ -44,12 +44,3 @@ extension Parameter {
     /// The patient's tinnitus frequency, Hz; below Nyquist where it is used.
     package static let tinnitusFrequency = Parameter(.tinnitusFrequency, unit: .hertz, range: Parameter.frequency.range)
 }
-
-extension ShadesError {
-    /// A bad value of `parameter`, as text: `problem` says what is wrong ("is out of range", "cannot be
-    /// combined with loop"), `allowed` what is allowed.
-    package init(parameter: ParameterID, value: String, problem: String = "is out of range", allowed: String) {
-        self.init(parameter, problem == "is out of range" ? .outOfRange : .other(problem), value: .text(value),
-                  allowed: AllowedValues(note: allowed))
-    }
-}

@@ -66,28 +66,6 @@ package enum ValueParsing {
         return seed
     }
 
-    // MARK: The old path: parameters named by strings
-
-    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    package static func seconds(_ text: String, parameter: String) throws(ShadesError) -> Double {
-        try seconds(text, parameter: ParameterID(legacyName: parameter))
-    }
-
-    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    package static func hertz(_ text: String, parameter: String) throws(ShadesError) -> Double {
-        try hertz(text, parameter: ParameterID(legacyName: parameter))
-    }
-
-    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    package static func decibels(_ text: String, parameter: String) throws(ShadesError) -> Double {
-        try decibels(text, parameter: ParameterID(legacyName: parameter))
-    }
-
-    /// The old path: `parameter` mapped by ``ParameterID/init(legacyName:)``. Pass a ``ParameterID``.
-    package static func loudness(_ text: String, parameter: String) throws(ShadesError) -> Double {
-        try loudness(text, parameter: ParameterID(legacyName: parameter))
-    }
-
     private static func parse(_ text: String, parameter: ParameterID, form: Form) throws(ShadesError) -> Double {
         let trimmed = text.trimmingSpaces.lowercased()
         var body = Substring(trimmed)

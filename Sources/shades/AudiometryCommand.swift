@@ -15,7 +15,7 @@ struct AudiometryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiometry",
         abstract: "Measure hearing thresholds per ear with pulsed tones (modified Hughson-Westlake), live or simulated.",
-        usage: "shades audiometry [--ear <ear>] [--frequencies <list>] [--extended] [<options>] -o audiogram.json",
+        usage: "shades audiometry [--frequencies <list>] [<options>] -o <file>",
         discussion: """
             Each tone is three 200 ms pulses (25 ms ramps) in one ear; press space when you hear it. It starts \
             audible, goes 10 dB down after each response and 5 dB up after each miss; the threshold is the \
@@ -32,14 +32,14 @@ struct AudiometryCommand: ParsableCommand {
                 --false-alarms 0.05 --misses 0.05
             """)
 
-    @OptionGroup var ear: EarOption
+    @OptionGroup var ear: EarOption<AudiometryHelp.Ear>
 
-    @OptionGroup var frequencies: AudiometricFrequencyOptions
+    @OptionGroup var frequencies: AudiometricFrequencyOptions<AudiometryHelp.Frequencies>
 
     @Option(parsing: .unconditional, help: "Calibration JSON of the headphones (levels in dB HL); without it, dB re full scale.")
     var calibration: String?
 
-    @OptionGroup var startLevel: StartLevelOption
+    @OptionGroup var startLevel: StartLevelOption<AudiometryHelp.StartLevel>
 
     @Option(name: .customLong("simulate-audiogram"), parsing: .unconditional, help: "Answer with a simulated listener of these thresholds in dB HL, e.g. 250:10,1000:20,4000:50 (no audio).")
     var simulateAudiogram: String?
@@ -50,7 +50,7 @@ struct AudiometryCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "With --simulate-audiogram: probability of no response to an audible tone, 0 … 0.5.")
     var misses: String?
 
-    @OptionGroup var seed: SeedOption
+    @OptionGroup var seed: SeedOption<ProcedureHelp.Seed>
 
     @OptionGroup var result: ResultOptions
 

@@ -37,14 +37,14 @@ struct CatalogueCommand: ParsableCommand {
         @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder.")
         var output: String = "catalogue"
 
-        @OptionGroup var tinnitusFrequency: TinnitusFrequencyOption
+        @OptionGroup var tinnitusFrequency: TinnitusFrequencyOption<CatalogueHelp.TinnitusFrequency>
 
         @OptionGroup var match: FromMatchOption
 
         @Option(parsing: .unconditional, help: "With --tinnitus-frequency: every readable file in this folder as notched music.")
         var music: String?
 
-        @OptionGroup var sampleRate: RateOption
+        @OptionGroup var sampleRate: RateOption<CatalogueHelp.Rate>
 
         @Option(parsing: .unconditional, help: "wav or flac.")
         var format: String?

@@ -9,7 +9,7 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
     static let configuration = CommandConfiguration(
         commandName: "mril",
         abstract: "Find the minimum residual-inhibition level: band-noise bursts rising until the tinnitus is reduced in the silences between them.",
-        usage: "shades mril --frequency <f> [--width <octaves>] [--envelope triangular|trapezoidal] [<options>] [-o <file>]",
+        usage: "shades mril --frequency <f> [--width <octaves>] [<options>] [-o <file>]",
         discussion: """
             Narrow-band noise centred on the tinnitus frequency (--width octaves) plays as repeated --burst long \
             bursts --silence apart (--envelope triangular: rising over the first half and falling over the \
@@ -22,19 +22,19 @@ struct MRILCommand: ParsableCommand, ParameterOptions {
             silences: u unchanged, r reduced, g gone. The first level with r or g is the MRIL, the first with g \
             the complete MRIL. Levels are the noise's RMS at a burst's peak, dBFS. The JSON (levelDBFS: the MRIL) \
             is read by `stimuli residual-inhibition --reference-from`. \
-            \(TinnitusOptions.earsOfAnAudiogram) \
+            \(MaskingHelp.earsOfAnAudiogram) \
             Examples:
               shades mril --frequency 6kHz --audiogram audiogram.json -o mril.json
               shades mril --frequency 6kHz --threshold -80 --simulate 20dB \\
                 --simulate-mril 6dB --json
             """)
 
-    @OptionGroup var tinnitus: TinnitusOptions
+    @OptionGroup var tinnitus: TinnitusOptions<SetHelp.Seed>
 
     @Option(parsing: .unconditional, help: "Noise band width in octaves, 0.1 … 3 (default 1, the band of Bourez, Fournier & Noreña's pulsed noises).")
     var width: String?
 
-    @OptionGroup var startLevel: StartLevelOption
+    @OptionGroup var startLevel: StartLevelOption<MaskingHelp.StartLevel>
 
     @Option(parsing: .unconditional, help: "Step of the level, 1, 2 or 5 dB (default 2, below the 3 dB test–retest difference of Front. Audiol. Otol. 2024).")
     var step: String = "2"

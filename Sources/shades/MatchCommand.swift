@@ -38,11 +38,11 @@ struct MatchCommand: ParsableCommand {
     @Flag(name: .customLong("octave-confusion"), help: "With --simulate: a listener who matches an octave low.")
     var octaveConfusion = false
 
-    @OptionGroup var seed: SeedOption
+    @OptionGroup var seed: SeedOption<ProcedureHelp.Seed>
 
     @OptionGroup var result: ResultOptions
 
-    @OptionGroup var level: LevelOption
+    @OptionGroup var level: LevelOption<ProcedureHelp.MatchLevel>
 
     @OptionGroup var soundCard: OutputDeviceOption
 

@@ -15,7 +15,7 @@ struct MeterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meter",
         abstract: "Measure the sound level of an input device live: LAeq, LAFmax, LCpeak every second, dB SPL and noise dose with a calibration.",
-        usage: "shades meter [--device <device>] [--duration <duration>] [--calibration <calibration>] [--json] [-o <file>]",
+        usage: "shades meter [--duration <duration>] [--calibration <cal>] [<options>]",
         discussion: """
             Records from the input device (PortAudio) until --duration or Ctrl-C and prints, once a second, the \
             RMS, LAeq (A-weighted equivalent level), LAFmax (largest A-weighted fast level) and LCpeak \
@@ -32,11 +32,11 @@ struct MeterCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Input device: an index or part of a name from `--device list`; 'list' lists them.")
     var device: String?
 
-    @OptionGroup var length: DurationOption
+    @OptionGroup var length: DurationOption<MeterHelp.Duration>
 
     @OptionGroup var calibration: SPLCalibrationOption
 
-    @OptionGroup var sampleRate: RateOption
+    @OptionGroup var sampleRate: RateOption<MeterHelp.Rate>
 
     @Option(parsing: .unconditional, help: "Channels to record, 1 … 64 (default: up to 2, as the device has).")
     var channels: String?

@@ -48,7 +48,7 @@ struct NotchFilterCommand: ParsableCommand, ParameterOptions {
     static let configuration = CommandConfiguration(
         commandName: "notch-filter",
         abstract: "Write a notch's impulse response (float WAV) and a PipeWire filter-chain configuration that applies it.",
-        usage: "shades notch-filter --frequency <frequency> [<options>] --output <output>",
+        usage: "shades notch-filter --frequency <frequency> [<options>] -o <file>",
         discussion: """
             The same linear-phase notch as `shades notch` (at least 100 dB deep in the band), as a convolution \
             kernel for PipeWire's builtin convolver: a stereo virtual sink that notches everything played into \
@@ -70,7 +70,7 @@ struct NotchFilterCommand: ParsableCommand, ParameterOptions {
 
     @OptionGroup var shape: NotchShapeOptions
 
-    @OptionGroup var sampleRate: RateOption
+    @OptionGroup var sampleRate: RateOption<NotchHelp.FilterRate>
 
     @Option(name: .shortAndLong, parsing: .unconditional, help: "The impulse response (.wav, 32-bit float; mono, or stereo per ear with --audiogram).")
     var output: String
@@ -96,7 +96,7 @@ struct NotchFilterCommand: ParsableCommand, ParameterOptions {
         let design = try NotchDesign(notches: notches, sampleRate: rate)
         try CommandPaths.checkOutput(output, inputs: [])
         guard output.lowercased().hasSuffix(".wav") else {
-            throw ShadesError(parameter: "output", value: output, allowed: "a .wav file (PipeWire's convolver reads WAV)")
+            throw ShadesError(parameter: .output, value: output, allowed: "a .wav file (PipeWire's convolver reads WAV)")
         }
         for (flag, given) in [("--max-gain", maxGain != nil), ("--parametric", parametric != nil)] where given && audiogram == nil {
             throw ShadesError.usage("\(flag) applies to --audiogram, which is not given (allowed: \(flag) with --audiogram)")
@@ -192,12 +192,12 @@ struct NotchCommand: ParsableCommand {
 
     @OptionGroup var shape: NotchShapeOptions
 
-    @OptionGroup var sampleRate: RateOption
+    @OptionGroup var sampleRate: RateOption<NotchHelp.Rate>
 
     @Option(parsing: .unconditional, help: "Resampler quality with --rate: best (passband to 0.95 × the lower Nyquist, 140 dB; the default), medium (0.90, 120 dB) or fastest (0.80, 100 dB).")
     var quality: Resampler.Quality?
 
-    @OptionGroup var sampleFormat: SampleFormatOption
+    @OptionGroup var sampleFormat: SampleFormatOption<NotchHelp.Format>
 
     @Option(parsing: .unconditional, help: "Highest true peak of the output in dBTP, -20 … 0.")
     var ceiling: String?
@@ -206,7 +206,7 @@ struct NotchCommand: ParsableCommand {
 
     @OptionGroup var printing: JSONOption
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: "Output file (.wav or .flac), or a folder (ending in / or existing) for one or more inputs.")
+    @Option(name: .shortAndLong, parsing: .unconditional, help: "Output file (.wav or .flac) in an existing folder, or a folder (ending in /, made if missing) for one or more inputs.")
     var output: String
 
     func run() throws {
@@ -288,7 +288,7 @@ struct NotchCommand: ParsableCommand {
                 let name = input.lastPathComponent.deletingPathExtension
                 path = (output.hasSuffix("/") ? output : output + "/") + "\(name)-notched.\(ext)"
             }
-            try CommandPaths.checkOutput(path, inputs: read, createsFolders: true)
+            try CommandPaths.checkOutput(path, inputs: read, createsFolders: toFolder)
             if let other = jobs.first(where: { PathIdentity($0.outputPath) == PathIdentity(path) }) {
                 throw ShadesError.usage("-o \(output): \(other.inputPath) and \(input) would both be written to \(path) "
                                         + "(allowed: inputs of different names)")

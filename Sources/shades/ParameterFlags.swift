@@ -10,9 +10,12 @@ enum ParameterFlags {
     /// The option groups commands share, whose flags every command's messages use (a command's own
     /// declarations, below, win over them).
     static let sharedGroups: [any ParameterOptions.Type] = [
-        RateOption.self, LevelOption.self, SeedOption.self, ChannelsOption.self, SampleFormatOption.self, ContainerOption.self,
-        DurationOption.self, OutputDeviceOption.self, SPLCalibrationOption.self, EarOption.self, AudiometricFrequencyOptions.self,
-        StartLevelOption.self, TinnitusFrequencyOption.self, FromMatchOption.self, ResultOptions.self, AudiogramShapingOptions.self,
+        // The flags are the same whatever a command's help says: one wording of each stands for all.
+        RateOption<SoundHelp.Rate>.self, LevelOption<SoundHelp.Level>.self, SeedOption<SoundHelp.Seed>.self,
+        ChannelsOption<SoundHelp.Channels>.self, SampleFormatOption<SoundHelp.Format>.self, ContainerOption.self,
+        DurationOption<SoundHelp.Duration>.self, OutputDeviceOption.self, SPLCalibrationOption.self, EarOption<AudiometryHelp.Ear>.self,
+        AudiometricFrequencyOptions<AudiometryHelp.Frequencies>.self, StartLevelOption<AudiometryHelp.StartLevel>.self,
+        TinnitusFrequencyOption<CatalogueHelp.TinnitusFrequency>.self, FromMatchOption.self, ResultOptions.self, AudiogramShapingOptions.self,
     ]
 
     /// The options of `render` and `play`, and the names other commands share with them: the shared groups',

@@ -42,7 +42,7 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The presets folder for --preset (default Presets).")
     var presets: String?
 
-    @OptionGroup var tinnitusFrequency: TinnitusFrequencyOption
+    @OptionGroup var tinnitusFrequency: TinnitusFrequencyOption<SoundHelp.TinnitusFrequency>
 
     @OptionGroup var soundCard: OutputDeviceOption
 

@@ -44,9 +44,9 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("\(Generator.sourceNames.joined(separator: ", ")), or a sound file (music)."))
     var source: String?
 
-    @OptionGroup var length: DurationOption
+    @OptionGroup var length: DurationOption<SoundHelp.Duration>
 
-    @OptionGroup var sampleFormat: SampleFormatOption
+    @OptionGroup var sampleFormat: SampleFormatOption<SoundHelp.Format>
 
     @OptionGroup var sound: SoundOptions
 
@@ -94,7 +94,7 @@ struct RenderCommand: ParsableCommand {
     func stream() throws {
         let format = sampleFormat.format ?? .s16
         guard format != .s24 else {
-            throw ShadesError(parameter: "format", value: "s24", allowed: "s16 or f32 for a stream on standard output (-o -)")
+            throw ShadesError(parameter: .sampleFormat, value: "s24", allowed: "s16 or f32 for a stream on standard output (-o -)")
         }
         if isatty(1) != 0 { throw ShadesError.usage("-o - writes a WAV stream: pipe it into a player or file (e.g. | aplay)") }
         let request = try sound.makeRequest(source: source, duration: length.duration, defaultSeconds: 3_600)

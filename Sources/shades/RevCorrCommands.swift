@@ -33,7 +33,7 @@ extension StimuliCommand {
                   shades stimuli revcorr --count 200 --seed 3 -o revcorr/
                 """)
 
-        @OptionGroup var set: StimuliCommand.SetOptions
+        @OptionGroup var set: StimuliCommand.SetOptions<SetHelp.Level>
 
         @Option(parsing: .unconditional, help: "Number of stimuli, 1 … 20000 (default 200: the paper's two blocks of 100).")
         var count: String = "200"
@@ -59,9 +59,9 @@ extension StimuliCommand {
         @Option(parsing: .unconditional, help: "Length of each stimulus (default 500ms).")
         var duration: String = "500ms"
 
-        @OptionGroup var layout: ChannelsOption
+        @OptionGroup var layout: ChannelsOption<SetHelp.Channels>
 
-        @OptionGroup var seed: SeedOption
+        @OptionGroup var seed: SeedOption<SetHelp.Seed>
 
         static let parameters: [ParameterID: String] = [.stimulusCount: "count", .binCount: "bins", .binLow: "from", .binHigh: "to",
                                                          .binScale: "scale", .filledBins: "filled", .unfilledLevel: "unfilled"]
@@ -112,7 +112,7 @@ struct RevCorrCommand: ParsableCommand {
     struct Reconstruct: ParsableCommand, ParameterOptions {
         static let configuration = CommandConfiguration(
             abstract: "Estimate the tinnitus spectrum from the answers to a `stimuli revcorr` set.",
-            usage: "shades revcorr reconstruct <answers> [--index <index.json>] [--method linear|ridge|cs] [-o <file>]",
+            usage: "shades revcorr reconstruct <answers> [--index <index.json>] [<options>]",
             discussion: """
                 ANSWERS is a CSV file, one `stimulus,answer` per line (an optional header line `stimulus,answer`; \
                 # comments), or a JSON array of {"stimulus": …, "answer": …}: the stimulus is a file name of \
@@ -210,7 +210,7 @@ struct RevCorrCommand: ParsableCommand {
     struct Simulate: ParsableCommand, ParameterOptions {
         static let configuration = CommandConfiguration(
             abstract: "Answer a `stimuli revcorr` set as a simulated listener with a known tinnitus spectrum (CSV).",
-            usage: "shades revcorr simulate --index <index.json> --frequency <f> [--width <octaves>] [--noise <sd>] -o <answers.csv>",
+            usage: "shades revcorr simulate --index <f> --frequency <hz> [<options>] -o <csv>",
             discussion: """
                 The simulated tinnitus is a peak at --frequency, --width octaves wide at half its height (40 dB, \
                 Gaussian in log frequency) in the set's bins. It answers yes when a stimulus' bin levels correlate \
@@ -233,7 +233,7 @@ struct RevCorrCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: "SD of the noise added to the correlation, 0 … 1 (default 0.1).")
         var noise: String = "0.1"
 
-        @OptionGroup var seed: SeedOption
+        @OptionGroup var seed: SeedOption<ProcedureHelp.SimulationSeed>
 
         @Option(name: .shortAndLong, parsing: .unconditional, help: "The answers CSV to write.")
         var output: String

@@ -38,9 +38,31 @@ struct Shades: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }  // --help, --version
+            if let unknown = unknownSubcommand(in: Array(CommandLine.arguments.dropFirst())) { fail(unknown, code: 2) }
             let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid input"
             fail(message, code: 2)
         }
+    }
+
+    /// "command 'rendr' is not a shades command (did you mean 'render'?)" when a word where a command's
+    /// subcommand goes names none (ArgumentParser says only "Unexpected argument"); nil when the words name one.
+    static func unknownSubcommand(in arguments: [String]) -> String? {
+        var command: any ParsableCommand.Type = Shades.self
+        var path = ["shades"]
+        for word in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty, !word.hasPrefix("-") else { return nil }
+            let names = subcommands.map { $0._commandName } + ["help"]
+            guard let next = subcommands.first(where: { $0._commandName == word || $0.configuration.aliases.contains(word) }) else {
+                if word == "help" { return nil }
+                // A short word is near every short name: at most an edit per two letters (rendr, plann: yes; x, ab: no).
+                let hint = suggestion(for: word, among: names, noun: "commands", maxEdits: min(3, word.count / 2))
+                return "command '\(word)' is not a \(path.joined(separator: " ")) command\(hint)"
+            }
+            command = next
+            path.append(word)
+        }
+        return nil
     }
 
     static func fail(_ message: String, code: Int32) -> Never {

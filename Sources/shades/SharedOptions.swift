@@ -15,6 +15,12 @@ protocol ParameterOptions: ParsableArguments {
     static var parameters: [ParameterID: String] { get }
 }
 
+/// One command's wording of a shared option's help, so that its notes speak of that command only (a
+/// command's `--rate` says what its own default is, not another command's).
+protocol OptionHelp {
+    static var text: String { get }
+}
+
 extension ParameterOptions {
     /// The flag of each of ``parameters``: its property's name as ArgumentParser spells it.
     static var flags: [ParameterID: String] { parameters.mapValues(longFlag) }
@@ -27,14 +33,11 @@ func longFlag(_ property: some StringProtocol) -> String {
 }
 
 /// `--rate`: the sample rate, Hz.
-struct RateOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        Sample rate in Hz, 8000 … 192000 (48000, 44.1kHz …). Default 48000; a sound file keeps its own (notch \
-        resamples only when asked), a catalogue takes its presets'.
-        """)
+struct RateOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var rate: String?
 
-    static let parameters: [ParameterID: String] = [.rate: "rate"]
+    static var parameters: [ParameterID: String] { [.rate: "rate"] }
 
     /// The rate given, nil without `--rate`.
     func hertz() throws(ShadesError) -> Double? {
@@ -43,14 +46,11 @@ struct RateOption: ParameterOptions {
 }
 
 /// `--level`: an RMS level, dBFS.
-struct LevelOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        RMS level in dBFS (-20, -20dBFS; default -20, or the sound's own: \(Generator.levelNotes); -30 for match's \
-        tones before their loudness balance, which raises them to -6 at most).
-        """)
+struct LevelOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var level: String?
 
-    static let parameters: [ParameterID: String] = [.level: "level"]
+    static var parameters: [ParameterID: String] { [.level: "level"] }
 
     /// The level given, nil without `--level`.
     func dBFS() throws(ShadesError) -> Double? {
@@ -59,14 +59,11 @@ struct LevelOption: ParameterOptions {
 }
 
 /// `--seed`: the seed of a sound's noise or of a procedure's random choices.
-struct SeedOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        Random seed: the same seed and values give a byte-identical file or the same run (default 1 or the \
-        sound's own; match and audiometry draw a fresh one).
-        """)
+struct SeedOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var seed: String?
 
-    static let parameters: [ParameterID: String] = [.seed: "seed"]
+    static var parameters: [ParameterID: String] { [.seed: "seed"] }
 
     /// The seed given, nil without `--seed`.
     func value() throws(ShadesError) -> UInt64? {
@@ -81,25 +78,19 @@ struct SeedOption: ParameterOptions {
 }
 
 /// `--channels`: the layout of a sound.
-struct ChannelsOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        mono, stereo (independent noise per ear), diotic (the same in both ears), left or right (default stereo; \
-        diotic for stimuli).
-        """)
+struct ChannelsOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var channels: ChannelLayout?
 
-    static let parameters: [ParameterID: String] = [.layout: "channels"]
+    static var parameters: [ParameterID: String] { [.layout: "channels"] }
 }
 
 /// `--format`: the sample format of the files written.
-struct SampleFormatOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        Sample format: s16 (TPDF-dithered), s24 or f32 (WAV only). Default s16; s24 with a notch (16-bit dither \
-        would fill it); for stimuli the first that carries the set's quietest file (s16 down to -69.9 dBFS).
-        """)
+struct SampleFormatOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var format: SampleFormat?
 
-    static let parameters: [ParameterID: String] = [.sampleFormat: "format"]
+    static var parameters: [ParameterID: String] { [.sampleFormat: "format"] }
 }
 
 /// `--container`: the file type of the files written into a folder.
@@ -120,14 +111,11 @@ struct ContainerOption: ParameterOptions {
 }
 
 /// `--duration`: how long a sound or a recording lasts.
-struct DurationOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        Length: 90s, 10m, 1h, 1.5s, 50ms or plain seconds (render: optional with --pulse-count; meter: until \
-        Ctrl-C without it).
-        """)
+struct DurationOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var duration: String?
 
-    static let parameters: [ParameterID: String] = [.duration: "duration"]
+    static var parameters: [ParameterID: String] { [.duration: "duration"] }
 }
 
 /// `--device`: the sound card a command plays through.
@@ -160,32 +148,26 @@ struct SPLCalibrationOption: ParameterOptions {
 }
 
 /// `--ear`: the ears a procedure or a stimulus set is for.
-struct EarOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        left, right or both: in turn, right first, for audiometry (a file per ear for stimuli); the same sound in \
-        both ears for loudness-match and mml.
-        """)
+struct EarOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var ear: String = "both"
 
-    static let parameters: [ParameterID: String] = [.ear: "ear"]
+    static var parameters: [ParameterID: String] { [.ear: "ear"] }
 
     /// The ears, right first.
     func ears() throws -> [Ears] { try parseEars(ear) }
 }
 
 /// `--frequencies` and `--extended`: the frequencies of audiometry, Hz.
-struct AudiometricFrequencyOptions: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        Comma-separated frequencies, e.g. 125,250,1kHz,6kHz (default 125,250,500,1k,2k,3k,4k,6k,8k; \
-        audiometry: 125 … 16000 Hz).
-        """)
+struct AudiometricFrequencyOptions<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var frequencies: String?
 
     @Flag(help: "Add the extended high frequencies 9–16 kHz.")
     var extended = false
 
     /// A frequency of audiometry is one of the list.
-    static let parameters: [ParameterID: String] = [.frequencies: "frequencies", .frequency: "frequencies"]
+    static var parameters: [ParameterID: String] { [.frequencies: "frequencies", .frequency: "frequencies"] }
 
     /// `--frequencies` (else the audiometric frequencies) and `--extended` (the high ones added), Hz.
     func list() throws -> [Double] {
@@ -196,14 +178,11 @@ struct AudiometricFrequencyOptions: ParameterOptions {
 }
 
 /// `--start-level`: the first level of a procedure.
-struct StartLevelOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        The first level: audiometry's tone (default 30 dB HL, or -40 dBFS without a calibration), mml's noise in \
-        dBFS (default the threshold, else -70).
-        """)
+struct StartLevelOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var startLevel: String?
 
-    static let parameters: [ParameterID: String] = [.startLevel: "startLevel"]
+    static var parameters: [ParameterID: String] { [.startLevel: "startLevel"] }
 
     /// The level given, dB; nil without `--start-level`.
     func decibels() throws(ShadesError) -> Double? {
@@ -212,14 +191,11 @@ struct StartLevelOption: ParameterOptions {
 }
 
 /// `--tinnitus-frequency`: the frequency the catalogue's personalised sounds are made for.
-struct TinnitusFrequencyOption: ParameterOptions {
-    @Option(parsing: .unconditional, help: """
-        The tinnitus frequency of the personalised sounds, e.g. 6kHz (catalogue build: adds their category; play: \
-        for their --preset ids).
-        """)
+struct TinnitusFrequencyOption<Help: OptionHelp>: ParameterOptions {
+    @Option(parsing: .unconditional, help: ArgumentHelp(Help.text))
     var tinnitusFrequency: String?
 
-    static let parameters: [ParameterID: String] = [.tinnitusFrequency: "tinnitusFrequency"]
+    static var parameters: [ParameterID: String] { [.tinnitusFrequency: "tinnitusFrequency"] }
 
     /// The frequency given, Hz, within the allowed range; nil without `--tinnitus-frequency`.
     func hertz() throws(ShadesError) -> Double? {

@@ -8,16 +8,16 @@ import ShadesPlatform
 /// The options that describe a sound (everything but its name, length and destination), shared by
 /// `shades render` and `shades play`.
 struct SoundOptions: ParsableArguments {
-    @OptionGroup var sampleRate: RateOption
+    @OptionGroup var sampleRate: RateOption<SoundHelp.Rate>
 
     @Option(name: .customLong("sound"), parsing: .unconditional, help: "A sound in the preset format's JSON (Presets/README.md) instead of SOURCE.")
     var soundFile: String?
 
-    @OptionGroup var layout: ChannelsOption
+    @OptionGroup var layout: ChannelsOption<SoundHelp.Channels>
 
-    @OptionGroup var level: LevelOption
+    @OptionGroup var level: LevelOption<SoundHelp.Level>
 
-    @OptionGroup var seed: SeedOption
+    @OptionGroup var seed: SeedOption<SoundHelp.Seed>
 
     @Flag(help: "Make a seamless loop: noise shaped over the whole length, a tone adjusted to whole cycles.")
     var loop = false
@@ -102,7 +102,12 @@ struct SoundOptions: ParsableArguments {
         let name = source.lowercased()
         guard Generator.kind(named: name) != nil else {
             guard access(source, F_OK) == 0 else {
-                throw ShadesError.usage("source '\(source)' is neither a sound (allowed: \(Generator.sourceNames.joined(separator: ", "))) nor an existing sound file")
+                // A word with no '/' or '.' was meant as a sound's name: suggest the nearest one.
+                let looksLikeName = !source.contains("/") && !source.contains(".")
+                let sounds = looksLikeName
+                    ? suggestion(for: source, among: Generator.sourceNames, noun: "sounds", maxEdits: min(3, source.count / 2))
+                    : " (allowed: \(Generator.sourceNames.joined(separator: ", ")))"
+                throw ShadesError.usage("source '\(source)' is neither a sound\(sounds) nor an existing sound file")
             }
             try refuseGeneratorOptions(for: "a sound file")
             return Sound.file(path: source)

@@ -16,16 +16,16 @@ struct StimuliCommand: ParsableCommand {
         abstract: "Write a folder of study stimuli and an index.json describing each file.",
         subcommands: [Audiometry.self, PitchMatch.self, ResidualInhibition.self, TinnitusQuality.self, RevCorr.self])
 
-    /// Options every set shares.
-    struct SetOptions: ParsableArguments {
+    /// Options every set shares; `Level` words `--level`'s help for the set (its default, or that it has none).
+    struct SetOptions<Level: OptionHelp>: ParsableArguments {
         @Option(name: .shortAndLong, parsing: .unconditional, help: "Output folder: new, empty, or holding a set, which the new set replaces whole (created if missing).")
         var output: String
 
-        @OptionGroup var level: LevelOption
+        @OptionGroup var level: LevelOption<Level>
 
-        @OptionGroup var sampleRate: RateOption
+        @OptionGroup var sampleRate: RateOption<SetHelp.Rate>
 
-        @OptionGroup var sampleFormat: SampleFormatOption
+        @OptionGroup var sampleFormat: SampleFormatOption<SetHelp.Format>
 
         @OptionGroup var fileType: ContainerOption
 
@@ -49,11 +49,11 @@ struct StimuliCommand: ParsableCommand {
                   shades stimuli audiometry --ear both -o audiometry/
                 """)
 
-        @OptionGroup var set: SetOptions
+        @OptionGroup var set: SetOptions<SetHelp.Level>
 
-        @OptionGroup var ear: EarOption
+        @OptionGroup var ear: EarOption<AudiometryHelp.SetEar>
 
-        @OptionGroup var frequencies: AudiometricFrequencyOptions
+        @OptionGroup var frequencies: AudiometricFrequencyOptions<AudiometryHelp.SetFrequencies>
 
         @Option(parsing: .unconditional, help: "On/off times of the pulses.")
         var pulse: String = "200ms/200ms"
@@ -97,7 +97,7 @@ struct StimuliCommand: ParsableCommand {
                   shades stimuli pitch-match -o pitch/
                 """)
 
-        @OptionGroup var set: SetOptions
+        @OptionGroup var set: SetOptions<SetHelp.Level>
 
         @Option(parsing: .unconditional, help: "Lowest frequency.")
         var from: String = "1kHz"
@@ -111,9 +111,9 @@ struct StimuliCommand: ParsableCommand {
         @Option(name: .customLong("octave-check"), parsing: .unconditional, help: "Also write tones at F/2, F and 2F.")
         var octaveCheck: String?
 
-        @OptionGroup var layout: ChannelsOption
+        @OptionGroup var layout: ChannelsOption<SetHelp.Channels>
 
-        @OptionGroup var seed: SeedOption
+        @OptionGroup var seed: SeedOption<SetHelp.Seed>
 
         func run() throws {
             let (level, rate, container) = try set.parsed()
@@ -151,7 +151,7 @@ extension StimuliCommand {
                   shades stimuli residual-inhibition --reference-from mml.json -o ri/
                 """)
 
-        @OptionGroup var set: SetOptions
+        @OptionGroup var set: SetOptions<SetHelp.NoLevel>
 
         @Option(parsing: .unconditional, help: "Tinnitus frequency: the band's centre (default: --reference-from's).")
         var frequency: String?
@@ -192,9 +192,9 @@ extension StimuliCommand {
         @Option(parsing: .unconditional, help: "Probe length.")
         var probe: String = "5s"
 
-        @OptionGroup var layout: ChannelsOption
+        @OptionGroup var layout: ChannelsOption<SetHelp.Channels>
 
-        @OptionGroup var seed: SeedOption
+        @OptionGroup var seed: SeedOption<SetHelp.Seed>
 
         func run() throws {
             if set.level.level != nil {
@@ -241,7 +241,7 @@ func parseFrequencyList(_ text: String) throws -> [Double] {
 
 /// Writes the set into `-o`, after checking that none of its files is one of `inputs`, in the sample format
 /// its quietest file needs (or the asked one, refused when it cannot carry that file).
-func writeSet(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions, container: Container,
+func writeSet<Level>(_ items: [StimulusSets.Item], name: String, options: StimuliCommand.SetOptions<Level>, container: Container,
               inputs: [CommandInput] = [], bins: (edgesHz: [Double], scale: String)? = nil) throws {
     let files = items.map { "\($0.entry.file).\(container.rawValue)" } + ["index.json"]
     try CommandPaths.checkOutput(files: files, inFolder: options.output, inputs: inputs)

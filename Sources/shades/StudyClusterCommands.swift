@@ -10,6 +10,7 @@ extension StudyCommand {
         static let configuration = CommandConfiguration(
             commandName: "slurm",
             abstract: "Write the sbatch script that builds a planned study as a Slurm job array.",
+            usage: "shades study slurm <study> [--tasks <n>] [--partition <p>] [<options>]",
             discussion: """
                 Writes STUDY/slurm/build.sbatch: an array of TASKS tasks, task I building shard I/TASKS \
                 (shades study build --shard), one log per task in STUDY/slurm/logs/, this shades binary by \
@@ -54,14 +55,18 @@ extension StudyCommand {
             guard !folder.path.contains(where: \.isWhitespace) else {
                 throw ShadesError(.parameter, "study folder '\(folder.path)' has a space (allowed: a path without spaces, as #SBATCH lines need)")
             }
+            // More tasks than patients would leave tasks with nothing to build.
+            let tasks = min(taskCount ?? max(1, min(1000, (header.patientCount + 99) / 100)), max(1, header.patientCount))
             let script = SlurmScript(studyPath: folder.path, shadesPath: try FileSystem.executablePath(),
-                                     tasks: taskCount ?? max(1, min(1000, (header.patientCount + 99) / 100)), maxRunning: running,
+                                     tasks: tasks, maxRunning: running,
                                      partition: partition, time: time, cpus: cpuCount, memory: mem)
             try script.validate()
             let path = SlurmScript.scriptPath(folder)
             _ = try FolderCreation.create(try FolderCreation.missingFolders(for: SlurmScript.logFolder(folder) + "/task.log"))
             try AtomicFile.write(Array(script.text(studyName: header.study).utf8), to: path)
-            print("wrote \(path): \(counted(script.tasks, "task")) for \(counted(header.patientCount, "patient")); submit it with: sbatch \(path)")
+            let fewer = taskCount.map { $0 > script.tasks } == true ? " (one per patient, not --tasks \(taskCount!))" : ""
+            print("wrote \(path): \(counted(script.tasks, "task"))\(fewer) for \(counted(header.patientCount, "patient")); "
+                  + "submit it with: sbatch \(SlurmScript.shellWord(path))")
         }
     }
 

@@ -58,6 +58,7 @@ struct StudyCommand: ParsableCommand {
             let studyProtocol = try StudyProtocolReader.read(json: bytes, path: protocolFile)
             let (plan, allocation) = try StudyPlan.make(studyProtocol, patientsPath: patients)
             let study = StudyFolder(output)
+            try plan.checkWritable(into: study, allocation: allocation)
             let made = try FolderCreation.create(try FolderCreation.missingFolders(for: study.allocationKeyPath))
             do {
                 _ = try FolderCreation.create(try FolderCreation.missingFolders(for: study.planHeaderPath))
@@ -81,6 +82,7 @@ struct StudyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "build",
             abstract: "Build patients' folders from the plan: STUDY/patients/SHARD/ID/, each whole or not at all.",
+            usage: "shades study build <study> [--patient <id> ...] [<options>]",
             discussion: """
                 Each patient's sounds are rendered, named by neutral codes (CODE.flac), with a manifest.json \
                 that holds no arm, recipe or level, and the unblinding key in STUDY/key/patients/. A patient \

@@ -9,15 +9,15 @@ import ShadesIO
 import ShadesRender
 import ShadesProcedures
 
-/// The options `loudness-match` and `mml` share: the frequency, the ear, where the threshold comes from, the
-/// simulated tinnitus and the output.
-struct TinnitusOptions: ParameterOptions {
+/// The options `loudness-match`, `mml` and `mril` share: the frequency, the ear, where the threshold comes from,
+/// the simulated tinnitus and the output; `SeedHelp` words `--seed`'s help (the noise's, or none for a tone).
+struct TinnitusOptions<SeedHelp: OptionHelp>: ParameterOptions {
     @Option(parsing: .unconditional, help: "The tinnitus frequency, 125 Hz … 16 kHz, e.g. 6kHz.")
     var frequency: String?
 
     @OptionGroup var match: FromMatchOption
 
-    @OptionGroup var ear: EarOption
+    @OptionGroup var ear: EarOption<MaskingHelp.Ear>
 
     @Option(parsing: .unconditional, help: "The threshold at the frequency from this audiogram (`shades audiometry -o`; the better ear for both).")
     var audiogram: String?
@@ -31,21 +31,14 @@ struct TinnitusOptions: ParameterOptions {
         """)
     var simulate: String?
 
-    @OptionGroup var seed: SeedOption
+    @OptionGroup var seed: SeedOption<SeedHelp>
 
     @OptionGroup var result: ResultOptions
 
     @OptionGroup var soundCard: OutputDeviceOption
 
     /// The threshold is the reference of the procedures' levels; the simulated tinnitus a listener.
-    static let parameters: [ParameterID: String] = [.reference: "threshold", .listener: "simulate"]
-
-    /// How `--ear` chooses the threshold of `--audiogram`, for the help.
-    static let earsOfAnAudiogram = """
-        With --audiogram, --ear both (the default) takes the better threshold of the ears the audiogram has \
-        thresholds for (the one ear's, with a warning, when it holds one ear's); --ear left or right needs that \
-        ear's.
-        """
+    static var parameters: [ParameterID: String] { [.reference: "threshold", .listener: "simulate"] }
 
     func frequencyHz() throws -> Double {
         switch (frequency, match.fromMatch) {
@@ -124,12 +117,12 @@ struct LoudnessMatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loudness-match",
         abstract: "Match the tinnitus loudness with a tone at its frequency: dB above the threshold there (dB SL), live or simulated.",
-        usage: "shades loudness-match --frequency <f> [--audiogram <file> | --threshold <dBFS>] [<options>] [-o <file>]",
+        usage: "shades loudness-match --frequency <f> [--threshold <dBFS>] [<options>]",
         discussion: """
             A tone at the tinnitus frequency plays from 10 dB above the threshold; up arrow when it is softer than \
             the tinnitus, down arrow when louder (steps of --step dB), enter when as loud. The threshold comes from \
             --audiogram (its calibration for dB HL), --threshold, or is measured first (audiometry at the \
-            frequency). \(TinnitusOptions.earsOfAnAudiogram) The JSON (levelDBFS, sensationLevelDB) is read by \
+            frequency). \(MaskingHelp.earsOfAnAudiogram) The JSON (levelDBFS, sensationLevelDB) is read by \
             `stimuli residual-inhibition --reference-from`. \
             Examples:
               shades loudness-match --frequency 6kHz --audiogram audiogram.json \\
@@ -137,7 +130,7 @@ struct LoudnessMatchCommand: ParsableCommand {
               shades loudness-match --frequency 6kHz --threshold -80 --simulate 12dB --json
             """)
 
-    @OptionGroup var tinnitus: TinnitusOptions
+    @OptionGroup var tinnitus: TinnitusOptions<MaskingHelp.NoSeed>
 
     @Option(parsing: .unconditional, help: "Step of the tone, 1 or 2 dB.")
     var step: String = "2"
@@ -207,18 +200,18 @@ struct MMLCommand: ParsableCommand {
             --start-level) and rises in 2 dB steps; after each step say whether you still hear your tinnitus \
             (y or n). The first level at which it is covered is the MML; the JSON is read by `stimuli \
             residual-inhibition --reference-from` (its masker at --above dB over the MML, 10 in clinical \
-            protocols). \(TinnitusOptions.earsOfAnAudiogram) \
+            protocols). \(MaskingHelp.earsOfAnAudiogram) \
             Examples:
               shades mml --frequency 6kHz --width 1 --audiogram audiogram.json -o mml.json
               shades mml --frequency 6kHz --threshold -80 --simulate 20dB --json
             """)
 
-    @OptionGroup var tinnitus: TinnitusOptions
+    @OptionGroup var tinnitus: TinnitusOptions<SetHelp.Seed>
 
     @Option(parsing: .unconditional, help: "Noise band width in octaves, 0.1 … 3.")
     var width: String?
 
-    @OptionGroup var startLevel: StartLevelOption
+    @OptionGroup var startLevel: StartLevelOption<MaskingHelp.StartLevel>
 
     func run() throws {
         let (f, layout, threshold) = try tinnitus.noiseProcedureInputs()

@@ -7,7 +7,7 @@ extension StimuliCommand {
         static let configuration = CommandConfiguration(
             commandName: "tinnitus-quality",
             abstract: "One sound per tinnitus-quality cluster, for the patient to choose the one most like their tinnitus.",
-            usage: "shades stimuli tinnitus-quality [--frequency <f>] [<options>] --output <folder>",
+            usage: "shades stimuli tinnitus-quality [--frequency <f>] [<options>] -o <dir>",
             discussion: """
                 The five clusters of tinnitus quality (PMC8060060), each a file at the same RMS level (default -26 \
                 dBFS, where every sound fits): tonal (tinnitus-tone), steady noise (tinnitus-hiss, one octave), \
@@ -19,7 +19,7 @@ extension StimuliCommand {
                   shades stimuli tinnitus-quality --frequency 6kHz -o quality/
                 """)
 
-        @OptionGroup var set: SetOptions
+        @OptionGroup var set: SetOptions<SetHelp.TinnitusQualityLevel>
 
         @Option(parsing: .unconditional, help: "The patient's tinnitus frequency (default 6kHz).")
         var frequency: String?
@@ -27,9 +27,9 @@ extension StimuliCommand {
         @Option(parsing: .unconditional, help: "Length of each file.")
         var duration: String = "10s"
 
-        @OptionGroup var layout: ChannelsOption
+        @OptionGroup var layout: ChannelsOption<SetHelp.Channels>
 
-        @OptionGroup var seed: SeedOption
+        @OptionGroup var seed: SeedOption<SetHelp.Seed>
 
         func run() throws {
             let (_, rate, container) = try set.parsed()

@@ -124,8 +124,8 @@ enum StudyFixture {
     /// The patients' ids, P1 … P`count`.
     static func ids(_ count: Int) -> [String] { (1...count).map { "P\($0)" } }
 
-    /// Writes a cohort of `count` patients at two sites in `folder` (patients.csv): 10 audiograms (mild loss) and
-    /// 7 MMLs from the simulated listeners, shared round robin; every tenth patient with a tinnitus per ear; no music.
+    /// Writes a cohort of `count` patients at two sites in `folder` (patients.csv): 10 audiograms (mild loss) shared
+    /// round robin and 9 MMLs, one per tinnitus frequency, from the simulated listeners; every tenth patient with a tinnitus per ear; no music.
     static func makeCohort(_ count: Int, in folder: String) throws {
         for sub in ["a", "m"] { try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true) }
         for i in 0..<10 {
@@ -133,14 +133,17 @@ enum StudyFixture {
                                            "--seed", "\(i + 1)", "-o", "a/A\(i).json"], in: folder)
             try #require(audiogram.status == 0, "\(audiogram.stderr)")
         }
-        for i in 0..<7 {
-            let mml = try Shell.run(["mml", "--frequency", "6kHz", "--threshold", "-\(70 + i)", "--simulate", "20dB", "-o", "m/M\(i).json"], in: folder)
+        // One MML per tinnitus frequency, measured there (the plan refuses an MML whose band misses it).
+        for i in 0..<9 {
+            let mml = try Shell.run(["mml", "--frequency", "\(4000 + 250 * i)", "--threshold", "-\(70 + i % 7)", "--simulate", "20dB",
+                                     "-o", "m/M\(i).json"], in: folder)
             try #require(mml.status == 0, "\(mml.stderr)")
         }
         var csv = "id,site,arm,tinnitusHz,audiogram,mml,music\n"
         for i in 1...count {
             let tinnitus = i % 10 == 0 ? "left=6000 right=7000" : "\(4000 + 250 * (i % 9))"
-            csv += "P\(i),\(i % 2 == 0 ? "Ulm" : "Regensburg"),,\(tinnitus),a/A\(i % 10).json,m/M\(i % 7).json,\n"
+            // M8 is at 6000 Hz, whose octave band holds both ears' frequencies of a tinnitus per ear.
+            csv += "P\(i),\(i % 2 == 0 ? "Ulm" : "Regensburg"),,\(tinnitus),a/A\(i % 10).json,m/M\(i % 10 == 0 ? 8 : i % 9).json,\n"
         }
         try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
     }

@@ -77,7 +77,7 @@ import ShadesTestSupport
         ("render pink --duration 1s --format s8 -o out.wav", 2, "format"),
         ("render pink --duration 1s --format f32 -o out.flac", 2, "format"),
         ("render pink --duration 1s -o out.mp3", 2, "extension"),
-        ("render pink --duration 1s -o /nonexistent-folder/out.wav", 1, "folder"),
+        ("render pink --duration 1s -o /nonexistent-folder/out.wav", 2, "folder"),
         ("render white --duration 2s --level -2 -o out.wav", 1, "highest level that fits"),
         ("render tone --frequency 1kHz --duration 1s --level -1 -o out.wav", 1, "highest level that fits"),
         ("render velvet --density 100 --duration 1s --level -10 -o out.wav", 1, "highest level that fits"),
@@ -132,8 +132,40 @@ import ShadesTestSupport
     @Test func aFileInTheOutputPathIsCalledAFile() throws {
         try Data("x".utf8).write(to: URL(fileURLWithPath: "\(folder)/p5.wav"))
         let result = try Shell.run(["render", "pink", "--duration", "1s", "-o", "p5.wav/x.wav"], in: folder)
-        #expect(result.status == 1)
-        #expect(result.stderr == "shades: error: cannot write p5.wav/x.wav: p5.wav is a file, not a folder\n")
+        #expect(result.status == 2)
+        #expect(result.stderr == "shades: error: -o p5.wav/x.wav: p5.wav is a file, not a folder (allowed: a file in an existing folder)\n")
+    }
+
+    /// A mistyped command is named, with the nearest command or the list, at any depth.
+    @Test(arguments: [
+        (["rendr", "pink"], "command 'rendr' is not a shades command (did you mean 'render'?)"),
+        (["study", "plann"], "command 'plann' is not a shades study command (did you mean 'plan'?)"),
+        (["catalogue", "xyzzyq"], "command 'xyzzyq' is not a shades catalogue command (allowed commands: build, check, help)"),
+    ])
+    func aMistypedCommandIsNamed(arguments: [String], line: String) throws {
+        let result = try Shell.run(arguments, in: folder)
+        #expect(result.status == 2)
+        #expect(result.stderr == "shades: error: \(line)\n")
+    }
+
+    /// A file's missing folder is the caller's error, for every command that writes a file; only an output
+    /// given as a folder is made. Nothing is created.
+    @Test func aFilesMissingFolderIsRefusedAndOnlyAFolderOutputIsMade() throws {
+        let tone = try Shell.run(["render", "tone", "--frequency", "1kHz", "--duration", "1s", "-o", "t.wav"], in: folder)
+        #expect(tone.status == 0, "\(tone.stderr)")
+        for (arguments, option) in [(["render", "pink", "--duration", "1s", "-o", "none/x.wav"], "-o"),
+                                    (["notch", "t.wav", "--frequency", "4kHz", "-o", "none/x.wav"], "-o"),
+                                    (["notch-filter", "--frequency", "4kHz", "-o", "none/x.wav"], "-o"),
+                                    (["analyze", "t.wav", "--plot", "none/x.svg"], "--plot")] {
+            let result = try Shell.run(arguments, in: folder)
+            let output = arguments.last!
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == "shades: error: \(option) \(output): folder none does not exist (allowed: a file in an existing folder)\n")
+            #expect(!FileManager.default.fileExists(atPath: "\(folder)/none"))
+        }
+        let notched = try Shell.run(["notch", "t.wav", "--frequency", "4kHz", "-o", "made/"], in: folder)
+        #expect(notched.status == 0, "\(notched.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/made/t-notched.wav"))
     }
 
     @Test func helpShowsExamples() throws {

@@ -292,6 +292,8 @@ import ShadesRender
         ("catalogue build presets --tinnitus-frequency -5", "--tinnitus-frequency -5 Hz is out of range"),
         ("catalogue build presets --rate 5", "--rate 5 Hz is out of range"),
         ("render pink --notch 1k --width 9 --duration 1s -o x.wav", "--width 9 octaves is out of range"),
+        ("render pnk --duration 1s -o x.wav", "source 'pnk' is neither a sound (did you mean 'pink'?) nor an existing sound file"),
+        ("render song.mp3 --duration 1s -o x.wav", "source 'song.mp3' is neither a sound (allowed: white, pink, brown,"),
     ])
     func messagesNameTheOptionAsTyped(command: String, expected: String) throws {
         _ = try Shell.run(["render", "pink", "--duration", "0.1s", "-o", "in.wav"], in: folder)

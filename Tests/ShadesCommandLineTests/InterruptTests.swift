@@ -88,10 +88,10 @@ import ShadesTestSupport
         try interruptRepeatedly(["catalogue", "build", "p", "-o", "out"])
     }
 
-    /// `notch … -o nd/sub/x.wav` creates nd and nd/sub: an interrupted run leaves neither.
+    /// `notch … -o nd/sub/` creates nd and nd/sub: an interrupted run leaves neither.
     @Test func anInterruptedNotchLeavesNoFolderItCreated() throws {
         #expect(try Shell.run(["render", "pink", "--duration", "2m", "-o", "music.wav"], in: folder).status == 0)
-        try interruptRepeatedly(["notch", "music.wav", "--frequency", "4kHz", "-o", "nd/sub/x.wav"])
+        try interruptRepeatedly(["notch", "music.wav", "--frequency", "4kHz", "-o", "nd/sub/"])
     }
 
     /// A stimulus set into a folder that does not exist yet: an interrupted run leaves no staging folder

@@ -52,7 +52,7 @@ import ShadesTestSupport
         (["notch", "song.wav", "--frequency", "6kHz", "--width", "0", "-o", "out.wav"], 2, "--width 0 octaves"),
         (["notch", "song.wav", "--frequency", "6kHz", "--width", "3.5", "-o", "out.wav"], 2, "width"),
         (["notch", "song.wav", "-o", "out.wav"], 2, "frequency"),
-        (["notch", "song.wav", "--frequency", "6kHz", "-o", "/proc/shades-cannot/out.wav"], 1, "folder"),
+        (["notch", "song.wav", "--frequency", "6kHz", "-o", "/proc/shades-cannot/out.wav"], 2, "folder"),
     ])
     func badInputIsOneLineNoOutputAndTheInputUntouched(arguments: [String], status: Int32, mentions: String) throws {
         try makeInputs()

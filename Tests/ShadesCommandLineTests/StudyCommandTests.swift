@@ -17,8 +17,8 @@ import ShadesStudy
     /// The real music of the tests (`make test-deps`).
     static let musicFixtures = packageRoot + "/.build-fixtures/music"
 
-    /// A cohort of `count` patients at two sites in `folder`: audiograms (mild loss) and MMLs from the
-    /// simulated listeners, and a music folder with one song (20 s of a real song; `realSongs`: cut from
+    /// A cohort of `count` patients at two sites in `folder`: audiograms (mild loss) and MMLs (at each patient's
+    /// tinnitus frequency) from the simulated listeners, and a music folder with one song (20 s of a real song; `realSongs`: cut from
     /// the tests' music, else 2 s of modulated pink noise); every fifth patient with a tinnitus per ear.
     func makeCohort(_ count: Int, in folder: String, realSongs: Bool = false) throws {
         var csv = "id,site,arm,tinnitusHz,audiogram,mml,music\n"
@@ -29,14 +29,16 @@ import ShadesStudy
             let audiogram = try Shell.run(["audiometry", "--simulate-audiogram", "250:5,500:5,1000:10,2000:10,4000:15,8000:20",
                                            "--seed", "\(i)", "-o", "a/P\(i).json"], in: folder)
             try #require(audiogram.status == 0, "\(audiogram.stderr)")
-            let mml = try Shell.run(["mml", "--frequency", "6kHz", "--threshold", "-\(70 + i % 7)", "--simulate", "20dB", "-o", "m/P\(i).json"], in: folder)
+            // The MML measured at the patient's tinnitus frequency (the plan refuses one whose band misses it).
+            let tinnitus = i % 5 == 0 ? "left=6000 right=7000" : "\(4000 + 250 * (i % 9))"
+            let mml = try Shell.run(["mml", "--frequency", i % 5 == 0 ? "6000" : tinnitus, "--threshold", "-\(70 + i % 7)", "--simulate", "20dB",
+                                     "-o", "m/P\(i).json"], in: folder)
             try #require(mml.status == 0, "\(mml.stderr)")
             try FileManager.default.createDirectory(atPath: folder + "/songs/P\(i)", withIntermediateDirectories: true)
             let song = realSongs
                 ? try Shell.run(["render", Self.musicFixtures + "/" + songs[i % songs.count], "--duration", "20s", "-o", "songs/P\(i)/song.flac"], in: folder)
                 : try Shell.run(["render", "pink", "--duration", "2s", "--am", "0.5", "-o", "songs/P\(i)/song.flac"], in: folder)
             try #require(song.status == 0, "\(song.stderr)")
-            let tinnitus = i % 5 == 0 ? "left=6000 right=7000" : "\(4000 + 250 * (i % 9))"
             csv += "P\(i),\(i % 2 == 0 ? "Ulm" : "Regensburg"),,\(tinnitus),a/P\(i).json,m/P\(i).json,songs/P\(i)\n"
         }
         try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
@@ -284,6 +286,197 @@ import ShadesStudy
         #expect(patients.contains { $0.contains("patient P2") && $0.contains("30000") }, "\(again.stderr)")
         #expect(patients.contains { $0.contains("patient P3") && $0.contains("missing.json") }, "\(again.stderr)")
         #expect(patients.contains { $0.contains("patient P6") && $0.contains("12000") }, "\(again.stderr)")
+    }
+
+    /// A study folder keeps its allocation: a new plan may add patients after the planned ones of their site,
+    /// but one that would give a planned patient another arm (a patient inserted above them) is refused, the
+    /// key untouched; no file the plan writes may be an input, nor the folder a patient's music folder.
+    @Test func aPlanKeepsThePlannedArmsAndNeverWritesOverItsInputs() throws {
+        let folder = temporaryFolder("study-replan")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(8, in: folder)
+        let first = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
+        try #require(first.status == 0, "\(first.stderr)")
+        let keyPath = folder + "/study/key/allocation.csv"
+        let key = try String(contentsOfFile: keyPath, encoding: .utf8)
+        var rows = try String(contentsOfFile: folder + "/patients.csv", encoding: .utf8).split(separator: "\n").map(String.init)
+        let newPatient = rows[1].replacingOccurrences(of: "P1,", with: "N1,")
+
+        // Appended: the planned patients keep their arms, the key gains a line.
+        try (rows + [newPatient]).joined(separator: "\n").appending("\n").write(toFile: folder + "/more.csv", atomically: true, encoding: .utf8)
+        let appended = try Shell.run(["study", "plan", Self.example, "more.csv", "-o", "study"], in: folder)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let longer = try String(contentsOfFile: keyPath, encoding: .utf8)
+        #expect(longer.hasPrefix(key) && longer.split(separator: "\n").count == key.split(separator: "\n").count + 1, "\(longer)")
+
+        // Inserted above the site's planned patients: refused, a line per patient whose arm would change.
+        rows.insert(newPatient, at: 1)
+        try rows.joined(separator: "\n").appending("\n").write(toFile: folder + "/inserted.csv", atomically: true, encoding: .utf8)
+        let inserted = try Shell.run(["study", "plan", Self.example, "inserted.csv", "-o", "study"], in: folder)
+        #expect(inserted.status == 2, "\(inserted.stderr)")
+        #expect(inserted.stderr.hasPrefix("shades: error: -o study: patient ") && inserted.stderr.contains(" would change arm from "), "\(inserted.stderr)")
+        #expect(try String(contentsOfFile: keyPath, encoding: .utf8) == longer, "the key is untouched")
+
+        // A patient left out is refused; with the key moved away (kept apart), the plan's arms are kept.
+        try (rows.filter { !$0.hasPrefix("P8,") }).joined(separator: "\n").appending("\n").write(toFile: folder + "/fewer.csv", atomically: true, encoding: .utf8)
+        let fewer = try Shell.run(["study", "plan", Self.example, "fewer.csv", "-o", "study"], in: folder)
+        #expect(fewer.status == 2 && fewer.stderr.contains("patient P8 of the study's key is not in the patients' CSV"), "\(fewer.stderr)")
+        try FileManager.default.moveItem(atPath: folder + "/study/key", toPath: folder + "/key-kept-apart")
+        let keyAway = try Shell.run(["study", "plan", Self.example, "inserted.csv", "-o", "study"], in: folder)
+        #expect(keyAway.status == 2 && keyAway.stderr.contains(" (the study's plan) to "), "\(keyAway.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/study/key"), "no new key is written")
+
+        // Inputs where the plan writes, and a study inside a music folder.
+        try FileManager.default.createDirectory(atPath: folder + "/other/plan", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.example, toPath: folder + "/other/plan/study.json")
+        try FileManager.default.copyItem(atPath: Self.packageRoot + "/Presets/studies/example-calibration.json",
+                                         toPath: folder + "/other/plan/example-calibration.json")
+        let overProtocol = try Shell.run(["study", "plan", "other/plan/study.json", "patients.csv", "-o", "other"], in: folder)
+        #expect(overProtocol.status == 2 && overProtocol.stderr.contains("the plan writes other/plan/study.json, which is the protocol"),
+                "\(overProtocol.stderr)")
+        let inMusic = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "songs/P3/study"], in: folder)
+        #expect(inMusic.status == 2 && inMusic.stderr == "shades: error: -o songs/P3/study is inside patient P3's music folder songs/P3 "
+                + "(allowed: a study folder apart from the patients' music)\n", "\(inMusic.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/songs/P3/study"))
+    }
+
+    /// A patient whose file was cut short is not done, and a build makes it again (it was said to be "built by
+    /// another build" and left damaged).
+    @Test func aDamagedPatientIsNotDoneAndIsBuiltAgain() throws {
+        let folder = temporaryFolder("study-damaged")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(2, in: folder)
+        // A cover beside the songs is no song (it stopped the plan: "Format not recognised.").
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: folder + "/songs/P1/cover.jpg"))
+        let plan = try Shell.run(["study", "plan", Self.example, "patients.csv", "-o", "study"], in: folder)
+        try #require(plan.status == 0, "\(plan.stderr)")
+        // More tasks than patients: a task per patient.
+        let slurm = try Shell.run(["study", "slurm", "study", "--tasks", "50"], in: folder)
+        #expect(slurm.status == 0 && slurm.stdout.contains(": 2 tasks (one per patient, not --tasks 50) for 2 patients;"), "\(slurm.stdout)")
+        let built = try Shell.run(["study", "build", "study"], in: folder)
+        try #require(built.status == 0, "\(built.stderr)")
+        let patientFolder = StudyFolder(folder + "/study").patientFolder(of: "P1")
+        let sound = try #require(try FileManager.default.contentsOfDirectory(atPath: patientFolder).first { $0.hasSuffix(".flac") })
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: patientFolder + "/" + sound))
+        try handle.truncate(atOffset: 1000)
+        try handle.close()
+        let status = try Shell.run(["study", "status", "study"], in: folder)
+        #expect(status.status == 1 && status.stdout.contains("1 of 2 patients done"), "\(status.stdout)")
+        let again = try Shell.run(["study", "build", "study", "--patient", "P1"], in: folder)
+        #expect(again.status == 0 && again.stdout.contains("P1 built in "), "\(again.stdout)")
+        let check = try Shell.run(["study", "check", "study"], in: folder)
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    /// Shams of a ripple at 20 dB SL (-49 to -56 LUFS, where BS.1770's absolute gate drops the quietest blocks)
+    /// are built within 0.01 LU of their twins' loudness: one linear step left three of these 0.1 to 0.2 LU off,
+    /// and the build said nothing.
+    @Test func quietShamsMatchTheirTwinsLoudness() throws {
+        let folder = temporaryFolder("study-quiet-sham")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let audiogram = try Shell.run(["audiometry", "--simulate-audiogram", "125:10,250:5,500:5,1000:10,2000:15,3000:15,4000:15,6000:20,8000:25",
+                                       "--seed", "1", "-o", "a.json"], in: folder)
+        try #require(audiogram.status == 0, "\(audiogram.stderr)")
+        let protocolJSON = """
+            { "name": "quiet", "seed": 2026, "calibration": "\(Self.packageRoot)/Presets/studies/example-calibration.json",
+              "ceilingDBSPL": 85, "rate": 48000, "format": "flac", "sampleFormat": "s24",
+              "arms": [
+                { "name": "ripple", "sounds": [ { "name": "ripple", "level": "20 dB SL", "durationSeconds": 60,
+                    "sound": { "source": "ripple", "frequency": "{tinnitusHz}", "condition": "amplitude" } } ] },
+                { "name": "ripple-sham", "shamOf": "ripple" } ] }
+            """
+        try protocolJSON.write(toFile: folder + "/quiet.json", atomically: true, encoding: .utf8)
+        let csv = "id,site,arm,tinnitusHz,audiogram,mml,music\nS3,Ulm,ripple-sham,4000,a.json,,\nS8,Ulm,ripple-sham,4000,a.json,,\n"
+            + "T2,Ulm,ripple-sham,2000,a.json,,\n"
+        try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
+        for command in [["study", "plan", "quiet.json", "patients.csv", "-o", "study"], ["study", "build", "study"]] {
+            let run = try Shell.run(command, in: folder)
+            try #require(run.status == 0, "\(command): \(run.stderr)")
+        }
+        let study = StudyFolder(folder + "/study")
+        for id in ["S3", "S8", "T2"] {
+            let key = try JSONDecoder().decode(PatientKey.self, from: Data(contentsOf: URL(fileURLWithPath: study.keyPath(of: id))))
+            let sham = try #require(key.sounds.first)
+            let offLU = sham.integratedLUFS - (try #require(sham.twinLUFS))
+            #expect(abs(offLU) <= 0.01, "\(id): the sham is \(offLU) LU off its twin")
+        }
+        let check = try Shell.run(["study", "check", "study"], in: folder)
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    /// Measurements that cannot be the patient's: a threshold no audiometer measures, an MML measured away
+    /// from the tinnitus frequency.
+    @Test func measurementsThatCannotBeThePatientsAreRefused() throws {
+        let folder = temporaryFolder("study-measurements")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try makeCohort(1, in: folder)
+        var audiogram = try String(contentsOfFile: folder + "/a/P1.json", encoding: .utf8)
+        let threshold = try #require(audiogram.range(of: #""thresholdDB" : [0-9.]+"#, options: .regularExpression))
+        audiogram.replaceSubrange(threshold, with: "\"thresholdDB\" : -50")
+        try audiogram.write(toFile: folder + "/a/low.json", atomically: true, encoding: .utf8)
+        let tinnitus = try String(contentsOfFile: folder + "/patients.csv", encoding: .utf8).split(separator: "\n")[1]
+            .split(separator: ",", omittingEmptySubsequences: false)[3]
+        let cases: [(row: String, expected: String)] = [
+            ("P1,Ulm,ripple,\(tinnitus),a/low.json,,", "patient P1: a/low.json: the "),
+            ("P1,Ulm,ripple,2000,a/P1.json,m/P1.json,", "patient P1: the MML m/P1.json was measured at \(tinnitus) Hz, 1 octave wide, away from the tinnitusHz 2000"),
+        ]
+        for (row, expected) in cases {
+            try "id,site,arm,tinnitusHz,audiogram,mml,music\n\(row)\n".write(toFile: folder + "/one.csv", atomically: true, encoding: .utf8)
+            let run = try Shell.run(["study", "plan", Self.example, "one.csv", "-o", "study"], in: folder)
+            #expect(run.status == 1 && run.stderr.hasPrefix("shades: error: \(expected)"), "\(run.stderr)")
+            #expect(row.contains("low") ? run.stderr.contains("-50 dB HL, is out of range (allowed: -10 … 120 dB HL)") : true, "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/study"))
+        }
+    }
+
+    /// The blinding scan reads a file's tags, not its binary fields: arms named A and B were "found" in the
+    /// random bytes of a FLAC's STREAMINFO and in libFLAC's version; a tag that names a sound still is.
+    @Test(arguments: ["flac", "wav"])
+    func theBlindingScanReadsTagsNotBinaryFields(container: String) throws {
+        let folder = temporaryFolder("study-scan")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let protocolJSON = """
+            { "name": "ab", "seed": 7, "calibration": "\(Self.packageRoot)/Presets/studies/example-calibration.json",
+              "ceilingDBSPL": 85, "rate": 48000, "format": "\(container)", "sampleFormat": "s24",
+              "arms": [ { "name": "A", "sounds": [ { "name": "2", "level": "-30 LUFS", "durationSeconds": 5,
+                                                     "sound": { "source": "pink", "am": { "rateHz": 10, "depth": 1 } } } ] },
+                        { "name": "B", "shamOf": "A" } ] }
+            """
+        try protocolJSON.write(toFile: folder + "/ab.json", atomically: true, encoding: .utf8)
+        var csv = "id,site,arm,tinnitusHz,audiogram,mml,music\n"
+        for i in 1...6 { csv += "P\(i),Ulm,,6000,,,\n" }
+        try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
+        for command in [["study", "plan", "ab.json", "patients.csv", "-o", "study"], ["study", "build", "study"], ["study", "check", "study"]] {
+            let run = try Shell.run(command, in: folder)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+        }
+        let patientFolder = StudyFolder(folder + "/study").patientFolder(of: "P1")
+        let sound = try #require(try FileManager.default.contentsOfDirectory(atPath: patientFolder).first { $0.hasSuffix("." + container) })
+        try FileManager.default.removeItem(atPath: patientFolder + "/" + sound)
+        let tagged = try Shell.run(["render", "pink", "--duration", "5s", "--format", "s24", "-o", patientFolder + "/" + sound], in: folder)
+        try #require(tagged.status == 0, "\(tagged.stderr)")
+        let check = try Shell.run(["study", "check", "study"], in: folder)
+        #expect(check.status == 1 && check.stderr.contains("patient P1: \(sound): its metadata holds 'pink'"), "\(check.stderr)")
+    }
+
+    /// A problem of the protocol (a sham of a sound that has none) is the same for every patient of its arm:
+    /// said once, naming them, with exit status 2 (500 patients printed 168 identical lines, exit 1).
+    @Test func aProtocolsProblemIsSaidOnceForItsPatients() throws {
+        let folder = temporaryFolder("study-protocol-problem")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let protocolJSON = """
+            { "name": "pp", "seed": 7, "calibration": "\(Self.packageRoot)/Presets/studies/example-calibration.json",
+              "ceilingDBSPL": 85, "rate": 48000, "format": "flac", "sampleFormat": "s24",
+              "arms": [ { "name": "A", "sounds": [ { "name": "pink", "level": "-30 LUFS", "durationSeconds": 5, "sound": { "source": "pink" } } ] },
+                        { "name": "B", "shamOf": "A" } ] }
+            """
+        try protocolJSON.write(toFile: folder + "/p.json", atomically: true, encoding: .utf8)
+        let csv = "id,site,arm,tinnitusHz,audiogram,mml,music\n" + (1...6).map { "P\($0),Ulm,B,6000,,,\n" }.joined()
+        try csv.write(toFile: folder + "/patients.csv", atomically: true, encoding: .utf8)
+        let run = try Shell.run(["study", "plan", "p.json", "patients.csv", "-o", "study"], in: folder)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.hasPrefix("shades: error: patients P1, P2, P3 and 3 more, sound pink: sham of "),
+                "\(run.stderr)")
     }
 }
 

@@ -58,28 +58,21 @@ import ShadesDSP
         #expect(rate.within("loudness").description == "loudness: defaults: sample rate 4000 Hz is out of range (allowed: 8000 … 192000 Hz)")
     }
 
-    /// The old initialisers still compile and give the lines they gave, the parameter mapped to its
-    /// identity where there is one.
-    @Test func theOldStringPathStillWorks() {
-        let error = ShadesError(parameter: "frequency", value: "30000 Hz", allowed: "above 0 and below Nyquist (24000 Hz)")
+    /// A value given as text composes the same line as a typed one, named by its identity.
+    @Test func aValueAsTextComposesItsLine() {
+        let error = ShadesError(parameter: .frequency, value: "30000 Hz", allowed: "above 0 and below Nyquist (24000 Hz)")
         #expect(error.description == "frequency 30000 Hz is out of range (allowed: above 0 and below Nyquist (24000 Hz))")
         #expect(error.parameter == .frequency && error.problem == .outOfRange && error.value == .text("30000 Hz"))
         #expect(error.allowed == "above 0 and below Nyquist (24000 Hz)")
-        #expect(ShadesError(parameter: "fade", value: "1 s", problem: "cannot be combined with loop", allowed: "no loop").description
+        #expect(ShadesError(parameter: .fade, value: "1 s", problem: "cannot be combined with loop", allowed: "no loop").description
             == "fade 1 s cannot be combined with loop (allowed: no loop)")
-        // A name with an identity is shown by the identity's name; the caller's mapping applies to it.
-        let old = ShadesError(parameter: "mml-step", value: "3 dB", allowed: "1 or 2 dB")
-        #expect(old.parameter == .mmlStep && old.description == "MML step 3 dB is out of range (allowed: 1 or 2 dB)")
-        #expect(old.described(naming: { $0 == .mmlStep ? "--mml-step" : nil }) == "--mml-step 3 dB is out of range (allowed: 1 or 2 dB)")
-        // A name without one stays as it is.
-        let free = ShadesError(parameter: "octave-check", value: "3 Hz", allowed: "a tone")
-        #expect(free.parameter?.rawValue == "octave-check" && free.description == "octave-check 3 Hz is out of range (allowed: a tone)")
-        let loudness = ShadesError(.parameter, "loudness: channels 0 is out of range (allowed: 1 … 64)", parameter: "channels")
+        // The caller's mapping names it.
+        let step = ShadesError(parameter: .mmlStep, value: "3 dB", allowed: "1 or 2 dB")
+        #expect(step.description == "MML step 3 dB is out of range (allowed: 1 or 2 dB)")
+        #expect(step.described(naming: { $0 == .mmlStep ? "--mml-step" : nil }) == "--mml-step 3 dB is out of range (allowed: 1 or 2 dB)")
+        let loudness = ShadesError(.parameter, "loudness: channels 0 is out of range (allowed: 1 … 64)", parameter: .channels)
         #expect(loudness.parameter == .channels && loudness.problem == nil)
         #expect(loudness.description == "loudness: channels 0 is out of range (allowed: 1 … 64)")
-        #expect(ParameterID(legacyName: "am-depth") == .amDepth && ParameterID(legacyName: "am") == .amRate)
-        #expect(ParameterID(legacyName: "notch") == .notchCentre && ParameterID(legacyName: "sample rate") == .rate)
-        #expect(ParameterID(legacyName: "amDepth") == .amDepth)
     }
 
     @Test func settingTheMessageMakesAnErrorOfText() {

@@ -17,7 +17,15 @@ import ShadesStudy
         #expect(kubernetes == (try StudyBuild.Shard(index: 0, count: 4)))
         #expect(try StudyBuild.Shard.fromEnvironment([:], count: nil) == nil)
         #expect(throws: ShadesError.self) { try StudyBuild.Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "0"], count: nil) }
-        #expect(throws: ShadesError.self) { try StudyBuild.Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_COUNT": "8"], count: nil) }
+        // A task the variables put outside the array is named by them, not by a --shard the user never typed.
+        do {
+            _ = try StudyBuild.Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_COUNT": "8"], count: nil)
+            Issue.record("task 9 of 8 was taken")
+        } catch {
+            #expect(error.message == "SLURM_ARRAY_TASK_ID 9, SLURM_ARRAY_TASK_MIN 0 and SLURM_ARRAY_TASK_COUNT give task 9 of 8 (allowed: a task 0 … N-1 of N ≥ 1)")
+        }
+        // --shard-count without a task index would build every patient in every task.
+        #expect(throws: ShadesError.self) { try StudyBuild.Shard.fromEnvironment([:], count: 4) }
         #expect(throws: ShadesError.self) { try StudyBuild.Shard("3/3") }
         #expect(throws: ShadesError.self) { try StudyBuild.Shard("a/3") }
         // Places 0 … 9 over 4 shards: each place in exactly one.
@@ -37,6 +45,8 @@ import ShadesStudy
             #expect(text.contains(line + "\n"), "\(line)")
         }
         #expect(!text.contains("srun"))
+        #expect(SlurmScript.shellWord("/work/study/slurm/build.sbatch") == "/work/study/slurm/build.sbatch")
+        #expect(SlurmScript.shellWord("/work/stüdy'x$HOME/build.sbatch") == "'/work/stüdy'\\''x$HOME/build.sbatch'")
         var bad = script
         bad.partition = "cpu; rm -rf /"
         #expect(throws: ShadesError.self) { try bad.validate() }

@@ -53,6 +53,32 @@ struct CohortTests {
         }
     }
 
+    /// A spreadsheet's byte order mark is no part of the first column; ids and sites that differ only in case
+    /// (one folder on macOS, two strata of the allocation), hexadecimal and one ear alone are refused.
+    @Test func readsASpreadsheetsCSVAndRefusesCaseTwinsHexAndOneEar() throws {
+        let table = try PatientTable(csv: "\u{FEFF}id,site,arm,tinnitusHz,audiogram,mml,music\nP01,Ulm,am,6000,,,\n", path: "p.csv", arms: arms)
+        #expect(table.patients.map(\.id) == ["P01"])
+        let csv = """
+            id,site,arm,tinnitusHz,audiogram,mml,music
+            P01,Ulm,am,6000,,,
+            p01,Ulm,am,6000,,,
+            P03,ulm,am,6000,,,
+            P04,Ulm,am,0x1770,,,
+            P05,Ulm,am,left=4000,,,
+            """
+        do {
+            _ = try PatientTable(csv: csv, path: "p.csv", arms: arms)
+            Issue.record("the table was read")
+        } catch {
+            #expect(error.message.split(separator: "\n").map(String.init) == [
+                "p.csv:3: patient p01: id p01 is P01 of line 2 in another case (allowed: ids that differ in more than case)",
+                "p.csv:4: patient P03: site 'ulm' is 'Ulm' of line 2 in another case (allowed: one spelling per site)",
+                "p.csv:5: patient P04: tinnitusHz '0x1770' is not a frequency (allowed: Hz above 0, e.g. 6000, or left=6000 right=7400)",
+                "p.csv:6: patient P05: tinnitusHz 'left=4000' gives one ear only (allowed: one frequency for both ears, or left=6000 right=7400)",
+            ])
+        }
+    }
+
     @Test func refusesAWrongHeaderAndAnEmptyTable() {
         #expect(throws: ShadesError.self) { try PatientTable(csv: "", path: "p.csv", arms: arms) }
         do {

@@ -63,7 +63,8 @@ func patientBuildBenchmark(_ arm: String) {
 }
 
 /// A synthetic study of `count` patients at three sites planned in `folder` (two arms of 2-s sounds at MML + 6 dB and
-/// 20 dB SL, and their shams; every patient with the fixtures' audiogram and MML, tinnitus 4000 … 5999 Hz).
+/// 20 dB SL, and their shams; every patient with the fixtures' audiogram and MML, tinnitus 4250 … 6249 Hz: inside the
+/// MML's octave band at 6 kHz, as a plan requires).
 func planSyntheticStudy(_ count: Int, in folder: URL) throws -> (StudyFolder, StudyPlan) {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let calibration = packageFolder.appendingPathComponent("Presets/studies/example-calibration.json").path
@@ -82,7 +83,7 @@ func planSyntheticStudy(_ count: Int, in folder: URL) throws -> (StudyFolder, St
     var csv = "id,site,arm,tinnitusHz,audiogram,mml,music\n"
     let sites = ["Ulm", "Mainz", "Jena"]
     for i in 0..<count {
-        csv += "S\(i),\(sites[i % 3]),,\(4000 + i % 2000),\(fixtures.path)/audiogram.json,\(fixtures.path)/mml.json,\n"
+        csv += "S\(i),\(sites[i % 3]),,\(4250 + i % 2000),\(fixtures.path)/audiogram.json,\(fixtures.path)/mml.json,\n"
     }
     let patients = folder.appendingPathComponent("patients.csv").path
     try csv.write(toFile: patients, atomically: true, encoding: .utf8)

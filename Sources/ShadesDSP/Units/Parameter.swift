@@ -107,28 +107,6 @@ extension ParameterID {
         .signal, .reference, .segmentLength, .modulationRates, .carrierBand, .calibration,
     ]
 
-    /// The old path: the identity for a parameter name as errors spelled it before identities (`"am-depth"`,
-    /// `"notch"`, `"sample rate"`), or an identity named by `name` itself when there is none. Only for
-    /// ``ShadesError``'s string initialisers and ``ValueParsing``'s string overloads, until their callers
-    /// pass identities.
-    package init(legacyName name: String) {
-        self = Self.legacyNames[name] ?? Self.known.first { $0.rawValue == name } ?? ParameterID(rawValue: name)
-    }
-
-    private static let legacyNames: [String: ParameterID] = [
-        "rate": .rate, "sample rate": .rate, "duration": .duration, "level": .level, "seed": .seed, "loop": .loop,
-        "layout": .layout, "channels": .channels, "beta": .beta, "distribution": .distribution,
-        "frequency": .frequency, "width": .width, "length": .loopLength,
-        "cycle-rate": .cycleRate, "tone-length": .toneLength, "tone-ramp": .toneRamp, "on-cycles": .onCycles,
-        "off-cycles": .offCycles, "tone-gains": .toneGains, "band-gains": .bandGains,
-        "am": .amRate, "am-depth": .amDepth, "am-phase": .amPhase, "fade": .fade, "fade-in": .fadeIn,
-        "fade-out": .fadeOut, "pulse": .pulse, "ramp": .ramp, "pulse-count": .pulseCount, "swell": .swellPeriod,
-        "swell-depth": .swellDepth, "layers": .layers, "notch": .notchCentre, "notch-width": .notchWidth,
-        "edge-boost": .edgeBoost, "edge-width": .edgeWidth, "centre": .bandCentre, "format": .sampleFormat,
-        "output": .output, "loudness": .loudness, "ceiling": .ceiling, "mml-step": .mmlStep, "file": .signal,
-        "reference": .reference, "segment-length": .segmentLength, "rate-range": .modulationRates,
-        "carrier-band": .carrierBand, "calibration": .calibration,
-    ]
 }
 
 /// The unit of a parameter's values; every value and range in a message carries it.

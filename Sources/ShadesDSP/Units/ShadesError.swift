@@ -57,23 +57,11 @@ public struct ShadesError: Error, Sendable, Equatable, CustomStringConvertible {
         (self.kind, self.text, self.parameter) = (kind, message, parameter)
     }
 
-    /// The old path: a free-form parameter name (mapped to its identity where there is one,
-    /// ``ParameterID/init(legacyName:)``). Pass a ``ParameterID``, or throw a definition's error.
-    package init(_ kind: Kind, _ message: String, parameter: String?) {
-        self.init(kind, message, parameter: parameter.map(ParameterID.init(legacyName:)))
-    }
-
-    /// The old path: a value outside its allowed range, as text. Use ``Parameter/outOfRange(_:allowed:)``
-    /// or ``init(_:_:value:allowed:kind:)``.
-    package init(parameter: String, value: String, allowed: String) {
-        self.init(parameter: parameter, value: value, problem: "is out of range", allowed: allowed)
-    }
-
-    /// The old path: a bad value as text; `problem` says what is wrong, e.g. "is out of range" or "cannot be
-    /// combined with loop". Use ``init(_:_:value:allowed:kind:)``.
-    package init(parameter: String, value: String, problem: String, allowed: String) {
-        self.init(ParameterID(legacyName: parameter), problem == "is out of range" ? .outOfRange : .other(problem),
-                  value: .text(value), allowed: AllowedValues(note: allowed))
+    /// A bad value of `parameter`, as text: `problem` says what is wrong ("is out of range", "cannot be
+    /// combined with loop"), `allowed` what is allowed.
+    package init(parameter: ParameterID, value: String, problem: String = "is out of range", allowed: String) {
+        self.init(parameter, problem == "is out of range" ? .outOfRange : .other(problem), value: .text(value),
+                  allowed: AllowedValues(note: allowed))
     }
 
     /// A problem at a place in a file (a catalogue file's line and column).

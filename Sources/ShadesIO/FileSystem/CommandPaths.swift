@@ -13,7 +13,7 @@ package struct CommandInput: Sendable {
     }
 
     /// "the input song.wav", "--sound rain.json", "the presets folder Presets".
-    var described: String { name.map { "\($0) \(path)" } ?? "the input \(path)" }
+    package var described: String { name.map { "\($0) \(path)" } ?? "the input \(path)" }
 }
 
 /// The one check of the paths a command reads and writes, made before any work:
@@ -84,7 +84,8 @@ package enum CommandPaths {
 
     /// Checks the output file `output` before any work: not empty, not any of `inputs` (the same file by
     /// any spelling, symbolic or hard link), not a folder, and in a folder that exists and is writable
-    /// (``AtomicFile/checkWritable(_:)``), or with `createsFolders` one whose missing folders can be made
+    /// (``AtomicFile/checkWritable(_:)``; a missing one is the caller's error, "-o out/a.wav: folder out does
+    /// not exist"), or with `createsFolders` (an output given as a folder) one whose missing folders can be made
     /// (``FolderCreation/missingFolders(for:isFolder:)``). `option` names it as the user gave it ("-o",
     /// "--plot").
     package static func checkOutput(_ output: String, option: String = "-o", inputs: [CommandInput],
@@ -96,9 +97,17 @@ package enum CommandPaths {
         }
         if createsFolders {
             _ = try FolderCreation.missingFolders(for: output)
-        } else {
-            try AtomicFile.checkWritable(output)
+            return
         }
+        // A file's folder must exist (only a folder given as the output is made), and the output is no folder:
+        // the caller's path, exit 2.
+        let folder = AtomicFile.directory(of: output)
+        let isFolder = { (path: String) in (try? FileSystem.status(path)).map { ($0.st_mode & S_IFMT) == S_IFDIR } == true }
+        guard isFolder(folder) else {
+            throw .usage("\(option) \(output): \(FolderCreation.notAFolder(folder)) (allowed: a file in an existing folder)")
+        }
+        if isFolder(output) { throw .usage("\(option) \(output) is a folder (allowed: a file in an existing folder)") }
+        try AtomicFile.checkWritable(output)
     }
 
     /// Checks the files `names` a command writes into `folder` (made if missing) as
@@ -128,6 +137,21 @@ package enum CommandPaths {
             }
             if let problem {
                 throw .usage("\(option) \(folder) \(problem) (allowed: a folder apart from every input; the folder is replaced whole)")
+            }
+        }
+    }
+
+    /// Refuses the output folder `folder` (written into, not replaced) when it is, or lies inside, one of the
+    /// input folders `folders`, by any spelling or link; `allowed` says what may be given instead.
+    package static func checkOutside(_ folder: String, option: String = "-o", folders: [CommandInput], allowed: String) throws(ShadesError) {
+        try checkNotEmpty(folder, option: option)
+        let target = PathIdentity(folder), places = spellings(folder)
+        for input in folders {
+            if PathIdentity(input.path) == target {
+                throw .usage("\(option) \(folder) is \(input.described) (allowed: \(allowed))")
+            }
+            if places.contains(where: { inside($0, any: spellings(input.path)) }) {
+                throw .usage("\(option) \(folder) is inside \(input.described) (allowed: \(allowed))")
             }
         }
     }

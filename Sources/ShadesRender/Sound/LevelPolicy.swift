@@ -315,6 +315,9 @@ extension RenderRequest {
     /// Largest loudness difference, LU, between twins that ``shamTwins(loudness:)`` accepts before it steps
     /// again: a tenth of the ±0.1 LU a study promises.
     package static let twinLoudnessToleranceLU = 0.01
+    /// The loudness difference, LU, a study promises between twins (`study check`'s limit): a sham still
+    /// further off after its steps is refused.
+    package static let twinLoudnessPromiseLU = 0.1
 
     /// This request and its sham twin: the sham's sound (``Sound/shamTwin()``) with the same length, rate,
     /// layout, seed and loop, both at one integrated loudness (``LevelPolicy/twinLevels(activeLUFS:shamLUFS:)``).
@@ -329,11 +332,29 @@ extension RenderRequest {
         let activeLUFS = try loudness(self)
         (active.level, sham.level) = level.twinLevels(activeLUFS: activeLUFS, shamLUFS: try loudness(sham))
         guard case .rms = level else { return (active, sham) }
-        for _ in 0..<3 {
-            let offLU = activeLUFS - (try loudness(sham))
-            guard abs(offLU) > Self.twinLoudnessToleranceLU else { break }
-            sham.level = .rms(dBFS: sham.levelDBFS + offLU)
-        }
+        sham.level = .rms(dBFS: try sham.rmsLevel(forLoudness: activeLUFS, loudness: loudness))
         return (active, sham)
+    }
+
+    /// The RMS level, dBFS, that gives this request (at an RMS level, one step from the target) the integrated
+    /// loudness `targetLUFS` within ``twinLoudnessToleranceLU``: measured at its level, then stepped by the
+    /// difference while it is outside, at most three times. Loudness follows the gain dB for dB except where
+    /// BS.1770's absolute gate (-70 LUFS) drops a quiet sound's quietest blocks, which a step then moves. A level
+    /// still more than ``twinLoudnessPromiseLU`` off after the steps is refused.
+    package func rmsLevel(forLoudness targetLUFS: Double,
+                          loudness: (RenderRequest) throws(ShadesError) -> Double) throws(ShadesError) -> Double {
+        var probe = self
+        for step in 0...3 {
+            let offLU = targetLUFS - (try loudness(probe))
+            if abs(offLU) <= Self.twinLoudnessToleranceLU || (step == 3 && abs(offLU) <= Self.twinLoudnessPromiseLU) {
+                return probe.levelDBFS
+            }
+            guard step < 3 else {
+                throw .runtime("a sham's loudness stays \(formatNumber(offLU, roundedTo: 2)) LU from its twin's \(formatNumber(targetLUFS, roundedTo: 2)) "
+                               + "LUFS after 3 steps (allowed: within \(formatNumber(Self.twinLoudnessPromiseLU)) LU)")
+            }
+            probe.level = .rms(dBFS: probe.levelDBFS + offLU)
+        }
+        return probe.levelDBFS
     }
 }

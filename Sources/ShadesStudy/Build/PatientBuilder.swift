@@ -27,9 +27,7 @@ public enum PatientBuilder {
 
     /// Whether `patient`'s folder matches its plan line (milliseconds: a small file read and a `stat` per file).
     public static func isBuilt(_ patient: StudyPlan.PatientPlan, in study: StudyFolder) -> Bool {
-        let folder = study.patientFolder(of: patient.id)
-        guard let manifest = PatientManifest.read(in: folder), manifest.plan == patient.digest else { return false }
-        return manifest.filesPresent(in: folder)
+        PatientManifest.isComplete(study.patientFolder(of: patient.id), plan: patient.digest)
     }
 
     /// Builds `patient` into `study` unless it is built.
@@ -37,8 +35,9 @@ public enum PatientBuilder {
         if isBuilt(patient, in: study) { return .skipped(byAnotherBuild: false) }
         let started = ContinuousClock.now
         let shard = study.patientsShardFolder(of: patient.id), target = study.patientFolder(of: patient.id)
-        try makeFolders(shard)
+        // The key's folder first: a key that cannot be written leaves no empty shard folder behind.
         try makeFolders(AtomicFile.directory(of: study.keyPath(of: patient.id)))
+        try makeFolders(shard)
         let building = shard + "/." + patient.id + ".build-" + Self.builderName
         InterruptCleanup.register(building, .tree)
         defer { InterruptCleanup.forget(building) }
@@ -107,8 +106,10 @@ public enum PatientBuilder {
         return (manifest, PatientKey(patient: patient.id, arm: patient.arm, plan: patient.digest, sounds: keys))
     }
 
-    /// A sham's level: the RMS that gives it its active twin's integrated loudness (the twin rendered in memory
-    /// at the plan's level; both measured by libebur128 as `format` holds them), and that loudness, LUFS.
+    /// A sham's level: the RMS that gives it its active twin's integrated loudness within
+    /// ``RenderRequest/twinLoudnessToleranceLU`` (the twin rendered in memory at the plan's level; both measured
+    /// by libebur128 as `format` holds them), and that loudness, LUFS. One step from the reference level, then
+    /// again while the absolute gate moves the loudness of a quiet sham (``RenderRequest/rmsLevel(forLoudness:loudness:)``).
     static func shamLevel(_ sham: RenderRequest, twin: Sound, format: SampleFormat) throws(ShadesError) -> (LevelPolicy, Double) {
         var active = sham
         active.sound = twin
@@ -116,7 +117,11 @@ public enum PatientBuilder {
         var probe = sham
         probe.level = .rms(dBFS: RenderRequest.referenceLevelDBFS)
         let shamLUFS = try probe.integratedLoudness(format: format)
-        return (.rms(dBFS: RenderRequest.referenceLevelDBFS + twinLUFS - shamLUFS), twinLUFS)
+        probe.level = .rms(dBFS: RenderRequest.referenceLevelDBFS + twinLUFS - shamLUFS)
+        let dBFS = try probe.rmsLevel(forLoudness: twinLUFS) { (request: RenderRequest) throws(ShadesError) in
+            try request.integratedLoudness(format: format)
+        }
+        return (.rms(dBFS: dBFS), twinLUFS)
     }
 
     /// The comment tag of a patient's file: a digest only (SHA-256 of the patient's plan line and the code),
@@ -126,15 +131,16 @@ public enum PatientBuilder {
     }
 
     /// Puts the built folder in place: true when it is, false when another build's complete folder is
-    /// already there (this one is then removed). A folder from an older plan is replaced.
+    /// already there (this one is then removed). A folder from an older plan, or a damaged one, is replaced.
     private static func install(_ building: String, at target: String, plan digest: String) throws(ShadesError) -> Bool {
         do throws(ShadesError) {
             try FileSystem.rename(building, to: target)
             return true
         } catch where error.code == ENOTEMPTY || error.code == EEXIST {
             // Another build of the same plan line won: this one's folder goes. (The digest is this build's, not
-            // read back from its folder, which nobody else touches while this builder lives.)
-            if PatientManifest.read(in: target)?.plan == digest {
+            // read back from its folder, which nobody else touches while this builder lives.) A folder of the same
+            // plan with a file missing or cut short is damaged, not a build: it is replaced like an older plan's.
+            if PatientManifest.isComplete(target, plan: digest) {
                 try? FileSystem.removeTree(building)
                 return false
             }
@@ -178,7 +184,9 @@ public enum PatientBuilder {
     static func makeFolders(_ folder: String) throws(ShadesError) {
         if (try? FileSystem.status(folder)) != nil { return }
         try makeFolders(AtomicFile.directory(of: folder))
-        do throws(ShadesError) { try FileSystem.makeFolder(folder) } catch where error.code == EEXIST {}
+        do throws(ShadesError) { try FileSystem.makeFolder(folder) } catch where error.code == EEXIST {} catch {
+            throw .runtime("cannot create folder \(folder): \(FolderCreation.notWritable(AtomicFile.directory(of: folder)) ?? error.reason)")
+        }
     }
 
     /// This builder's name in its building folders: host and process, so builds on several nodes never share one.

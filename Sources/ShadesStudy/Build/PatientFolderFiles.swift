@@ -43,6 +43,13 @@ public struct PatientManifest: Sendable, Codable, Equatable {
         return try? JSONDecoder().decode(PatientManifest.self, from: Data(bytes))
     }
 
+    /// Whether `folder` holds a patient built from the plan line of SHA-256 `digest`: its manifest names that
+    /// line and every file has its recorded size (a file cut short or removed is not built).
+    static func isComplete(_ folder: String, plan digest: String) -> Bool {
+        guard let manifest = read(in: folder), manifest.plan == digest else { return false }
+        return manifest.filesPresent(in: folder)
+    }
+
     /// Whether `folder` holds this manifest's files at their recorded sizes (one `stat` each: milliseconds,
     /// not a read of the audio; `study check` reads and hashes them).
     func filesPresent(in folder: String) -> Bool {

@@ -38,17 +38,32 @@ public enum StudyBuild {
                 guard let value = Int(text) else { throw ShadesError(.parameter, "\(name) '\(text)' is not a whole number") }
                 return value
             }
+            // A shard the scheduler's variables give is named by them, not by a --shard the user never typed.
+            func shard(_ index: Int, of count: Int, from names: String) throws(ShadesError) -> Shard {
+                guard count >= 1, (0..<count).contains(index) else {
+                    throw ShadesError(.parameter, "\(names) give task \(index) of \(count) (allowed: a task 0 … N-1 of N ≥ 1)")
+                }
+                return try Shard(index: index, count: count)
+            }
             if let task = try number("SLURM_ARRAY_TASK_ID") {
-                if let count { return try Shard(index: task, count: count) }
-                if let total = try number("SLURM_ARRAY_TASK_COUNT") { return try Shard(index: task - (try number("SLURM_ARRAY_TASK_MIN") ?? 0), count: total) }
+                if let count { return try shard(task, of: count, from: "SLURM_ARRAY_TASK_ID and --shard-count") }
+                if let total = try number("SLURM_ARRAY_TASK_COUNT") {
+                    let low = try number("SLURM_ARRAY_TASK_MIN") ?? 0
+                    return try shard(task - low, of: total, from: "SLURM_ARRAY_TASK_ID \(task), SLURM_ARRAY_TASK_MIN \(low) and SLURM_ARRAY_TASK_COUNT")
+                }
                 if let low = try number("SLURM_ARRAY_TASK_MIN"), let high = try number("SLURM_ARRAY_TASK_MAX") {
-                    return try Shard(index: task - low, count: high - low + 1)
+                    return try shard(task - low, of: high - low + 1, from: "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_MIN … MAX")
                 }
                 throw ShadesError(.parameter, "SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT (allowed: --shard I/N or --shard-count N)")
             }
             if let index = try number("JOB_COMPLETION_INDEX") {
                 guard let count else { throw ShadesError(.parameter, "JOB_COMPLETION_INDEX is set without --shard-count (allowed: --shard-count N, the Job's completions)") }
-                return try Shard(index: index, count: count)
+                return try shard(index, of: count, from: "JOB_COMPLETION_INDEX and --shard-count")
+            }
+            if let count {
+                // Without an index every patient would be built by every task.
+                throw ShadesError(.parameter, "--shard-count \(count) needs the task's index, and neither SLURM_ARRAY_TASK_ID nor "
+                                  + "JOB_COMPLETION_INDEX is set (allowed: --shard I/N, or --shard-count inside a job array)")
             }
             return nil
         }

@@ -33,10 +33,11 @@ public struct SlurmScript: Sendable {
         try Parameter.arrayTasks.check(Double(tasks))
         if let maxRunning { try Parameter.maxRunning.check(Double(maxRunning)) }
         try Parameter.taskCPUs.check(Double(cpus))
+        let examples: [ParameterID: String] = [.partition: "cpu, short", .timeLimit: "02:00:00", .taskMemory: "4G"]
         for (parameter, value) in [(ParameterID.partition, partition ?? "main"), (.timeLimit, time), (.taskMemory, memory)] {
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-:_.".contains($0)) }) else {
                 throw ShadesError(parameter, .other("is not allowed in an sbatch line"), value: .text("'\(value)'"),
-                                  allowed: AllowedValues(note: "letters, digits, '-', ':', '_', '.', e.g. 02:00:00, 4G"))
+                                  allowed: AllowedValues(note: "letters, digits, '-', ':', '_', '.', e.g. \(examples[parameter]!)"))
             }
         }
         guard Self.isTimeLimit(time) else {
@@ -66,9 +67,17 @@ public struct SlurmScript: Sendable {
         return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
+    /// `text` as one word of a POSIX shell command: in single quotes (a quote in it as `'\''`), or as it is
+    /// when it holds only letters, digits and `/ . _ - + , :` (unless `quotedAlways`).
+    package static func shellWord(_ text: String, quotedAlways: Bool = false) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+,:".contains($0)) }
+        if plain && !quotedAlways { return text }
+        return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     /// The script's text.
     public func text(studyName: String) -> String {
-        let quoted = { (s: String) in "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" }
+        let quoted = { (s: String) in Self.shellWord(s, quotedAlways: true) }
         var lines = ["#!/bin/sh",
                      "# The build of study \(studyName): task I of \(tasks) builds shard I/\(tasks) (written by shades study slurm).",
                      "# Exit status 0: the shard is done; 1: a failure worth retrying (resubmit: sbatch --array=I,J this file);",

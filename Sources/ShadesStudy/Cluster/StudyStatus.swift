@@ -6,11 +6,10 @@ import Foundation
 import ShadesDSP
 import ShadesIO
 
-/// Where every patient of a planned study stands: done (its folder is in place, built from its plan line:
-/// folders appear whole, and `study check` reads their audio), failed (the reason its last build gave) or not
-/// yet built, per site. Reads the plan's index (`plan/index.tsv`: id,
-/// plan-line digest and site per patient), each patient's small manifest and the failure records, never the
-/// audio.
+/// Where every patient of a planned study stands: done (its folder is in place, built from its plan line, each
+/// file of the size its manifest records; `study check` reads the audio), failed (the reason its last build
+/// gave) or not yet built, per site. Reads the plan's index (`plan/index.tsv`: id, plan-line digest and site
+/// per patient), each patient's small manifest, its files' sizes and the failure records, never the audio.
 public struct StudyStatus: Sendable {
     public struct Site: Sendable, Equatable {
         public var name: String
@@ -29,8 +28,8 @@ public struct StudyStatus: Sendable {
     public var notBuilt: Int { sites.map(\.notBuilt).reduce(0, +) }
     public var isComplete: Bool { failed == 0 && notBuilt == 0 }
 
-    /// Reads the status of `study`: one listing of each shard folder, then the manifest of each patient that
-    /// has a folder (its plan digest looked up in its bytes) and the record of each that failed.
+    /// Reads the status of `study`: one listing of each shard folder, then the manifest and files' sizes of each
+    /// patient that has a folder and the record of each that failed.
     public static func read(_ study: StudyFolder) throws(ShadesError) -> StudyStatus {
         let withFolder = idsInShards(study.path + "/patients", suffix: "")
         let withFailure = idsInShards(FailureRecord.folder(study), suffix: ".txt")
@@ -49,7 +48,7 @@ public struct StudyStatus: Sendable {
                 siteIndex[site] = status.sites.count - 1
                 return status.sites.count - 1
             }()
-            if withFolder.contains(id), manifest(of: study.patientFolder(of: id), names: cells[1]) {
+            if withFolder.contains(id), PatientManifest.isComplete(study.patientFolder(of: id), plan: String(decoding: cells[1], as: UTF8.self)) {
                 status.sites[s].done += 1
             } else if withFailure.contains(id), let reason = FailureRecord.read(study, id: id) {
                 status.sites[s].failed += 1
@@ -70,15 +69,6 @@ public struct StudyStatus: Sendable {
             }
         }
         return ids
-    }
-
-    /// Whether the manifest in `folder` names the plan digest `digest` (a byte search: no JSON decoding).
-    private static func manifest(of folder: String, names digest: ArraySlice<UInt8>) -> Bool {
-        guard let bytes = try? FileSystem.readFile(folder + "/" + PatientManifest.fileName, upTo: 16 << 20) else { return false }
-        // The digest in quotes: the manifest's other 64-hex strings are its files' SHA-256.
-        let key = [UInt8(ascii: "\"")] + digest + [UInt8(ascii: "\"")]
-        guard bytes.count >= key.count else { return false }
-        return (0...(bytes.count - key.count)).contains { bytes[$0..<$0 + key.count].elementsEqual(key) }
     }
 }
 

@@ -27,7 +27,8 @@ public struct Patient: Sendable, Equatable {
     }
 }
 
-/// A frequency measured per ear, Hz: `6000` (both ears), or `left=6000 right=7400` (either alone for one ear).
+/// A frequency measured per ear, Hz: `6000` (both ears), or `left=6000 right=7400`. One ear alone is refused:
+/// every sound is made for both ears, and the other ear's frequency would be a guess.
 public struct EarFrequencies: Sendable, Equatable {
     public var leftHz: Double?
     public var rightHz: Double?
@@ -50,11 +51,12 @@ public struct EarFrequencies: Sendable, Equatable {
             default: return nil
             }
         }
-        if leftHz == nil && rightHz == nil { return nil }
+        if leftHz == nil || rightHz == nil { return nil }
     }
 
     private static func hertz(_ text: String) -> Double? {
-        guard let value = Double(text), value.isFinite, value > 0 else { return nil }
+        // Decimal numbers only: Double("0x1770") would read hexadecimal.
+        guard text.allSatisfy({ "0123456789.eE+-".contains($0) }), let value = Double(text), value.isFinite, value > 0 else { return nil }
         return value
     }
 
@@ -76,7 +78,8 @@ public struct PatientTable: Sendable {
     /// Reads `text` (the CSV at `path`; relative paths in it are resolved against its folder). `arms` are the
     /// protocol's arm names. Throws one error whose message has one line per offending row.
     public init(csv text: String, path: String, arms: [String]) throws(ShadesError) {
-        let rows = CSVRows.parse(text)
+        // A spreadsheet's "CSV UTF-8" starts with a byte order mark, which is no part of the first column's name.
+        let rows = CSVRows.parse(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text)
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : nil
         guard let header = rows.first?.cells.map({ $0.trimmedOfSpaces }) else {
             throw ShadesError.input("\(path): is empty (allowed: a header line \(Self.columns.joined(separator: ",")) and one line per patient)")
@@ -92,7 +95,10 @@ public struct PatientTable: Sendable {
         }
         var patients: [Patient] = []
         var problems: [String] = []
-        var lineOfID: [String: Int] = [:]
+        // Ids and sites are compared without case: a patient's folder is named by the id, and macOS and
+        // Windows take P01 and p01 for one folder; sites in two spellings would be two strata of the allocation.
+        var lineOfID: [String: (line: Int, id: String)] = [:]
+        var siteSpelling: [String: (line: Int, site: String)] = [:]
         for row in rows.dropFirst() where !row.cells.allSatisfy({ $0.trimmedOfSpaces.isEmpty }) {
             var cell: [String: String] = [:]
             for (name, value) in zip(header, row.cells) { cell[name] = value.trimmedOfSpaces }
@@ -103,15 +109,28 @@ public struct PatientTable: Sendable {
                 continue
             }
             if !Self.isCode(id) { refuse("id '\(id)' is not a code (allowed: 1 … 64 letters, digits, '-' and '_')") }
-            if let first = lineOfID[id] { refuse("id \(id) is repeated (first on line \(first))") } else { lineOfID[id] = row.line }
+            if let first = lineOfID[id.lowercased()] {
+                refuse(first.id == id ? "id \(id) is repeated (first on line \(first.line))"
+                                      : "id \(id) is \(first.id) of line \(first.line) in another case (allowed: ids that differ in more than case)")
+            } else {
+                lineOfID[id.lowercased()] = (row.line, id)
+            }
             let site = cell["site"] ?? ""
             if site.isEmpty { refuse("site is empty (allowed: the site's name)") }
+            if let first = siteSpelling[site.lowercased()], first.site != site {
+                refuse("site '\(site)' is '\(first.site)' of line \(first.line) in another case (allowed: one spelling per site)")
+            } else if !site.isEmpty {
+                siteSpelling[site.lowercased()] = siteSpelling[site.lowercased()] ?? (row.line, site)
+            }
             let arm = cell["arm"].flatMap { $0.isEmpty ? nil : $0 }
             if let arm, !arms.contains(arm) {
                 refuse("arm '\(arm)' is not one of the protocol's (allowed: \(arms.joined(separator: ", ")), or empty to allocate)")
             }
             let tinnitus = EarFrequencies(cell: cell["tinnitusHz"] ?? "")
-            if tinnitus == nil {
+            let text = (cell["tinnitusHz"] ?? "").trimmedOfSpaces
+            if tinnitus == nil, !text.contains(" "), text.hasPrefix("left=") || text.hasPrefix("right=") {
+                refuse("tinnitusHz '\(text)' gives one ear only (allowed: one frequency for both ears, or left=6000 right=7400)")
+            } else if tinnitus == nil {
                 refuse("tinnitusHz '\(cell["tinnitusHz"] ?? "")' is not a frequency (allowed: Hz above 0, e.g. 6000, or left=6000 right=7400)")
             }
             func resolved(_ key: String) -> String? {

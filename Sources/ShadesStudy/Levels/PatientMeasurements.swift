@@ -26,8 +26,24 @@ public struct PatientMeasurements: Sendable, Equatable {
     /// Reads the JSON files `shades audiometry -o` and `shades mml -o` write (either path may be nil); a
     /// missing or unreadable file is refused in one line naming the patient and the file.
     public static func read(id: String, audiogramPath: String?, mmlPath: String?) throws(ShadesError) -> PatientMeasurements {
-        PatientMeasurements(id: id, audiogram: try audiogramPath.map { (p: String) throws(ShadesError) in try decode(Audiogram.self, p, id: id, what: "`shades audiometry`") },
-                            mml: try mmlPath.map { (p: String) throws(ShadesError) in try decode(MinimumMaskingLevel.Result.self, p, id: id, what: "`shades mml`") })
+        let audiogram = try audiogramPath.map { (p: String) throws(ShadesError) in try decode(Audiogram.self, p, id: id, what: "`shades audiometry`") }
+        if let audiogram, let audiogramPath { try checkThresholds(of: audiogram, path: audiogramPath, id: id) }
+        return PatientMeasurements(id: id, audiogram: audiogram,
+                                   mml: try mmlPath.map { (p: String) throws(ShadesError) in try decode(MinimumMaskingLevel.Result.self, p, id: id, what: "`shades mml`") })
+    }
+
+    /// Refuses a threshold outside what an audiometer measures (``Audiometry/hearingLevelRangeDB``,
+    /// ``Audiometry/fullScaleRangeDB``): a typed -50 dB HL would put a sound in dB SL below hearing.
+    private static func checkThresholds(of audiogram: Audiogram, path: String, id: String) throws(ShadesError) {
+        let range = audiogram.scale == .hearingLevel ? Audiometry.hearingLevelRangeDB : Audiometry.fullScaleRangeDB
+        for (ear, thresholds) in [("left", audiogram.left), ("right", audiogram.right)] {
+            for threshold in thresholds ?? [] {
+                guard let dB = threshold.thresholdDB, !range.contains(dB) else { continue }
+                throw ShadesError(.input, "patient \(id): \(path): the \(ear) ear's threshold at \(formatNumber(threshold.frequencyHz)) Hz, "
+                                  + "\(formatNumber(dB)) \(audiogram.scale.rawValue), is out of range "
+                                  + "(allowed: \(formatNumber(range.lowerBound)) … \(formatNumber(range.upperBound)) \(audiogram.scale.rawValue))")
+            }
+        }
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ path: String, id: String, what: String) throws(ShadesError) -> T {

@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import ShadesDSP
+import ShadesIO
+import ShadesPlatform
 import ShadesRender
 
 /// One of a patient's sounds: an arm's sound with the patient's values put in, before its level is resolved.
@@ -25,8 +27,8 @@ public struct PatientSound: Sendable {
 
 extension StudyProtocol {
     /// The sounds of `arm` for `patient`: each arm sound with `"{tinnitusHz}"` replaced by the patient's
-    /// frequency and `"{music}"` by each song of the patient's music folder (sorted by name; hidden files
-    /// skipped). Ears with different tinnitus frequencies get a notch each (a notch of one ear), or, for any
+    /// frequency and `"{music}"` by each song of the patient's music folder (sorted by name; hidden files and
+    /// covers, playlists and notes skipped: ``isCompanionFile(_:)``). Ears with different tinnitus frequencies get a notch each (a notch of one ear), or, for any
     /// other use of the frequency, a stereo mix of the two ears' sounds. A sham arm has its twin's sounds'
     /// shams (``Sound/shamTwin()``).
     public func sounds(of arm: String, for patient: Patient) throws(ShadesError) -> [PatientSound] {
@@ -58,13 +60,26 @@ extension StudyProtocol {
             throw ShadesError.input("patient \(patient.id): no music folder (allowed: a folder of the patient's songs in the column music)")
         }
         let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
-            throw ShadesError.input("patient \(patient.id): music folder \(folder) cannot be read")
+        do throws(ShadesError) { names = try FileSystem.entries(inFolder: folder) } catch {
+            let reason = error.code == ENOTDIR || error.code == ENOENT ? FolderCreation.notAFolder(folder) : error.reason
+            throw ShadesError.input("patient \(patient.id): music folder \(folder) cannot be read: \(reason) (allowed: a folder of the patient's songs)")
         }
-        let songs = names.filter { !$0.hasPrefix(".") }.sorted()
+        let songs = names.filter { !$0.hasPrefix(".") && !isCompanionFile($0) }.sorted()
         guard !songs.isEmpty else { throw ShadesError.input("patient \(patient.id): music folder \(folder) is empty (allowed: one or more songs)") }
         return songs
     }
+
+    /// What a music folder holds beside its songs, left out: cover images, playlists, cue sheets, notes and
+    /// the thumbnails a file manager writes. Any other file is a song, refused at planning if it cannot be read.
+    static func isCompanionFile(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        if lower == "thumbs.db" || lower == "desktop.ini" { return true }
+        guard let dot = lower.lastIndex(of: ".") else { return false }
+        return companionExtensions.contains(String(lower[lower.index(after: dot)...]))
+    }
+
+    private static let companionExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "bmp", "webp", "txt", "nfo", "pdf",
+                                                           "m3u", "m3u8", "pls", "cue", "log", "url", "sfv", "md5"]
 
     /// The sound of `armSound` with the patient's values in it.
     func resolved(_ armSound: StudySound, song: String?, tinnitus: EarFrequencies) throws(ShadesError) -> Sound {

@@ -4,9 +4,11 @@ import FoundationEssentials
 import Foundation
 #endif
 import ShadesDSP
+import ShadesPlatform
 import ShadesRender
 import ShadesCatalogue
 import ShadesIO
+import ShadesProcedures
 
 /// A study's plan: every patient's arm and sounds, each sound's render request at its resolved level, and the
 /// SHA-256 of every input it was made from. `shades study plan` writes it as ``StudyFolder/planHeaderPath``
@@ -16,6 +18,8 @@ import ShadesIO
 public struct StudyPlan: Sendable {
     public var header: Header
     public var patients: [PatientPlan]
+    /// Each patient's music folder, as the CSV resolves it (not written: the songs are in ``PatientPlan/inputs``).
+    package var musicFolders: [(patient: String, folder: String)] = []
 
     /// What is common to every patient.
     public struct Header: Sendable, Codable, Equatable {
@@ -178,24 +182,25 @@ extension StudyPlan {
         let table = try PatientTable(csv: csv, path: patientsPath, arms: p.armNames)
         let allocation = Allocation(patients: table.patients, arms: p.armNames, seed: p.seed, blockMultiples: p.blockMultiples)
         var patients: [PatientPlan] = []
-        var problems: [String] = []
+        var problems = PatientProblems()
         for (patient, entry) in zip(table.patients, allocation.entries) {
             do throws(ShadesError) {
                 patients.append(try plan(patient, arm: entry.arm, block: entry.block, studyProtocol: p, resolver: resolver, inputs: &inputFiles))
             } catch {
-                let text = error.description
-                problems.append(text.hasPrefix("patient \(patient.id)") ? text : "patient \(patient.id): \(text)")
+                problems.add(error, patient: patient.id)
             }
         }
-        guard problems.isEmpty else { throw ShadesError.input(problems.joined(separator: "\n")) }
+        if let error = problems.error { throw error }
         let header = Header(study: p.name, inputs: inputs, calibration: calibration, ceilingDBSPL: p.ceilingDBSPL, container: p.format,
                             sampleFormat: p.sampleFormat, patientCount: patients.count)
-        return (StudyPlan(header: header, patients: patients), allocation)
+        let musicFolders = table.patients.compactMap { patient in patient.musicFolder.map { (patient.id, $0) } }
+        return (StudyPlan(header: header, patients: patients, musicFolders: musicFolders), allocation)
     }
 
     private static func plan(_ patient: Patient, arm: String, block: Int?, studyProtocol p: StudyProtocol,
                              resolver: LevelResolver, inputs inputFiles: inout InputFiles) throws(ShadesError) -> PatientPlan {
         let measurements = try inputFiles.measurements(of: patient)
+        if let mml = measurements.mml, let path = patient.mmlPath { try checkMMLFrequency(mml, path: path, of: patient) }
         var inputs: [InputFile] = []
         if let a = patient.audiogramPath { inputs.append(try inputFiles.file(a, what: "audiogram")) }
         if let m = patient.mmlPath { inputs.append(try inputFiles.file(m, what: "MML")) }
@@ -204,7 +209,11 @@ extension StudyPlan {
         for (index, s) in try p.sounds(of: arm, for: patient).enumerated() {
             if let song = s.song, let folder = patient.musicFolder {
                 // A song must be a readable sound file now, not when the folder is built.
-                do throws(ShadesError) { _ = try AudioFileSource.openInput(path: folder + "/" + song) } catch { throw error.within("song \(song)") }
+                do throws(ShadesError) { _ = try AudioFileSource.openInput(path: folder + "/" + song) } catch {
+                    var refused = error.within("song \(song)")
+                    refused.message = refused.description + " (allowed in a music folder: sound files such as WAV, FLAC, Ogg and MP3; covers, playlists and notes, which are skipped)"
+                    throw refused
+                }
                 inputs.append(try InputFile(folder + "/" + song, what: "song"))
             }
             // The level is the active sound's (a sham's twin's): a sham is rendered at its twin's loudness.
@@ -239,6 +248,17 @@ extension StudyPlan {
                            inputs: inputs, sounds: sounds)
     }
 
+    /// Refuses an MML measured with a noise band that holds neither ear's tinnitus frequency (the MML of another
+    /// patient, or of another measurement): its centre must lie within half the band's width of one of them.
+    private static func checkMMLFrequency(_ mml: MinimumMaskingLevel.Result, path: String, of patient: Patient) throws(ShadesError) {
+        let tinnitus = [patient.tinnitusHz.leftHz, patient.tinnitusHz.rightHz].compactMap { $0 }
+        let halfBand = max(mml.widthOctaves, 0) / 2
+        guard !tinnitus.contains(where: { abs(log2(mml.frequencyHz / $0)) <= halfBand + 1e-9 }) else { return }
+        throw ShadesError.input("patient \(patient.id): the MML \(path) was measured at \(formatNumber(mml.frequencyHz)) Hz, "
+                                + "\(formatNumber(mml.widthOctaves)) octave wide, away from the tinnitusHz \(patient.tinnitusHz.text) "
+                                + "(allowed: an MML whose noise band holds the patient's tinnitus frequency)")
+    }
+
     /// A sound's code in a patient's folder: 8 hex digits of the SHA-256 of the study's seed, the patient and
     /// the sound's place, so it names nothing of the arm.
     static func neutralCode(seed: UInt64, patient: String, index: Int) -> String {
@@ -261,6 +281,42 @@ extension Sound {
         var copy = self
         copy.source = .mix(layers)
         return copy
+    }
+}
+
+/// The patients a plan refuses, a line each; a problem of the protocol (kind ``ShadesError/Kind/parameter``: a
+/// sound no patient's measurements can give) is the same for every patient of its arm, and is said once,
+/// naming them. A problem of a patient's data (a missing file) keeps its own line, so every patient is named.
+struct PatientProblems {
+    private var lines: [(problem: String, patients: [String], kind: ShadesError.Kind)] = []
+
+    /// Adds `error` of patient `id`; its line is kept after the patient's name (": …" or ", sound …: …").
+    mutating func add(_ error: ShadesError, patient id: String) {
+        var problem = error.description
+        let named = "patient \(id)"
+        if problem.hasPrefix(named + ":") || problem.hasPrefix(named + ",") {
+            problem.removeFirst(named.count)
+        } else {
+            problem = ": " + problem
+        }
+        if error.kind == .parameter, let index = lines.firstIndex(where: { $0.kind == .parameter && $0.problem == problem }) {
+            lines[index].patients.append(id)
+        } else {
+            lines.append((problem, [id], error.kind))
+        }
+    }
+
+    /// One error, a line per problem ("patients P01, P02, P03 and 5 more: …"); a problem of the caller's input
+    /// (exit 2) when every problem is; nil when there is none.
+    var error: ShadesError? {
+        guard !lines.isEmpty else { return nil }
+        let text = lines.map { line in
+            let named = line.patients.prefix(3).joined(separator: ", ")
+            let who = line.patients.count == 1 ? "patient \(named)"
+                : "patients \(named)" + (line.patients.count > 3 ? " and \(line.patients.count - 3) more" : "")
+            return who + line.problem
+        }.joined(separator: "\n")
+        return ShadesError(lines.allSatisfy { $0.kind == .parameter } ? .parameter : .input, text)
     }
 }
 

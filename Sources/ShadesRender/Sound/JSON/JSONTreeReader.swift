@@ -128,7 +128,8 @@ package struct JSONObjectReader {
         switch value.kind {
         case .number(let number, _): return number
         case .string(let text) where form == .hertz:
-            do throws(ShadesError) { return try ValueParsing.hertz(text, parameter: key) } catch {
+            // Named by the key as the file spells it.
+            do throws(ShadesError) { return try ValueParsing.hertz(text, parameter: ParameterID(rawValue: key)) } catch {
                 throw reader.error(value.location, "\(error)")
             }
         default:
@@ -173,10 +174,11 @@ package struct JSONObjectReader {
     }
 }
 
-/// " (did you mean 'x'?)" for the nearest name within 3 edits, else " (allowed <noun>: a, b, c)".
-package func suggestion(for name: String, among names: [String], noun: String) -> String {
+/// " (did you mean 'x'?)" for the nearest name within `maxEdits` edits (default 3), else " (allowed <noun>: a,
+/// b, c)".
+package func suggestion(for name: String, among names: [String], noun: String, maxEdits: Int = 3) -> String {
     let scored = names.map { (name: $0, distance: levenshtein(name.lowercased(), $0.lowercased())) }
-    if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= 3 {
+    if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= maxEdits {
         return " (did you mean '\(best.name)'?)"
     }
     return " (allowed \(noun): \(names.joined(separator: ", ")))"

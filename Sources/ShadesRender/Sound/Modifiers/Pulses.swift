@@ -58,10 +58,10 @@ package enum PulsesModifier: FieldModifierKind {
         if let pulse = values.texts["pulse"] {
             let parts = pulse.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2 else {
-                throw ShadesError(parameter: "pulse", value: "'\(pulse)'", problem: "is not an on/off pair", allowed: "on/off times such as 200ms/200ms")
+                throw ShadesError(parameter: .pulse, value: "'\(pulse)'", problem: "is not an on/off pair", allowed: "on/off times such as 200ms/200ms")
             }
-            pulses.onSeconds = try ValueParsing.seconds(String(parts[0]), parameter: "pulse")
-            pulses.offSeconds = try ValueParsing.seconds(String(parts[1]), parameter: "pulse")
+            pulses.onSeconds = try ValueParsing.seconds(String(parts[0]), parameter: .pulse)
+            pulses.offSeconds = try ValueParsing.seconds(String(parts[1]), parameter: .pulse)
         }
         return pulses
     }
