@@ -125,8 +125,7 @@ public enum BlindingScan {
     }
 
     /// A FLAC VORBIS_COMMENT block's comments (`KEY=value`), a line each, without the vendor string and Shades'
-    /// software tag; the whole
-    /// block when it does not parse (nothing is hidden from the scan).
+    /// software tag; the whole block when it does not parse (nothing is hidden from the scan).
     static func vorbisComments(_ block: [UInt8]) -> [UInt8] {
         guard let vendor = uint32LE(block, 0), let count = uint32LE(block, 4 + vendor) else { return block }
         var text: [UInt8] = [], offset = 8 + vendor
