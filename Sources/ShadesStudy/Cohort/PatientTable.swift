@@ -78,8 +78,7 @@ public struct PatientTable: Sendable {
     /// Reads `text` (the CSV at `path`; relative paths in it are resolved against its folder). `arms` are the
     /// protocol's arm names. Throws one error whose message has one line per offending row.
     public init(csv text: String, path: String, arms: [String]) throws(ShadesError) {
-        // A spreadsheet's "CSV UTF-8" starts with a byte order mark, which is no part of the first column's name.
-        let rows = CSVRows.parse(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text)
+        let rows = CSVRows.parse(text)
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : nil
         guard let header = rows.first?.cells.map({ $0.trimmedOfSpaces }) else {
             throw ShadesError.input("\(path): is empty (allowed: a header line \(Self.columns.joined(separator: ",")) and one line per patient)")
@@ -167,7 +166,8 @@ extension String {
 }
 
 /// Rows of a CSV (RFC 4180: fields in double quotes may hold commas, quotes doubled, and line breaks), each
-/// with the line it starts on.
+/// with the line it starts on. A leading byte order mark (a spreadsheet's "CSV UTF-8") is no part of the first
+/// cell.
 struct CSVRows {
     struct Row { var cells: [String]; var line: Int }
 
@@ -177,7 +177,7 @@ struct CSVRows {
         var field = ""
         var quoted = false
         var line = 1, rowLine = 1
-        var characters = text.makeIterator()
+        var characters = (text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)).makeIterator()
         var pending: Character? = nil
         func endRow() {
             cells.append(field)

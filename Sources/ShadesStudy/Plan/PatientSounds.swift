@@ -28,9 +28,9 @@ public struct PatientSound: Sendable {
 extension StudyProtocol {
     /// The sounds of `arm` for `patient`: each arm sound with `"{tinnitusHz}"` replaced by the patient's
     /// frequency and `"{music}"` by each song of the patient's music folder (sorted by name; hidden files and
-    /// covers, playlists and notes skipped: ``isCompanionFile(_:)``). Ears with different tinnitus frequencies get a notch each (a notch of one ear), or, for any
-    /// other use of the frequency, a stereo mix of the two ears' sounds. A sham arm has its twin's sounds'
-    /// shams (``Sound/shamTwin()``).
+    /// covers, playlists and notes skipped: ``isCompanionFile(_:)``). Ears with different tinnitus frequencies
+    /// get a notch each (a notch of one ear), or, for any other use of the frequency, a stereo mix of the two
+    /// ears' sounds. A sham arm has its twin's sounds' shams (``Sound/shamTwin()``).
     public func sounds(of arm: String, for patient: Patient) throws(ShadesError) -> [PatientSound] {
         guard let index = arms.firstIndex(where: { $0.name == arm }) else {
             throw ShadesError.input("patient \(patient.id): arm '\(arm)' is not one of the protocol's")

@@ -67,7 +67,7 @@ extension StudyPlan {
                 throw .input("\(option) \(folder.path) holds a study whose key cannot be read (\(error.description)) "
                              + "(allowed: the study's key restored, or a new study folder)")
             }
-            let rows = CSVRows.parse(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text)
+            let rows = CSVRows.parse(text)
             let notAKey = ShadesError.input("\(keyPath): is not an allocation key (allowed: the id,site,arm,block CSV that shades "
                                             + "study plan writes, restored, or a new study folder)")
             guard let header = rows.first?.cells, let idColumn = header.firstIndex(of: "id"), let armColumn = header.firstIndex(of: "arm") else {
